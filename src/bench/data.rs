@@ -1,0 +1,134 @@
+//! The bytes a run writes: seeded, incompressible, and regenerable, so `--verify` can
+//! check every byte read without keeping a copy of the file.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Memory alignment good enough for O_DIRECT on every device we know (page size).
+pub const ALIGN: usize = 4096;
+
+/// Random data is repeated every this many bytes: far beyond any compressor's window
+/// that works per block (btrfs: 128 KiB, ZFS: a record), and fixed, so memory does not
+/// grow with the file size.
+const POOL_BYTES: usize = 8 << 20;
+
+/// A heap buffer whose start is aligned to [`ALIGN`]; safe code, by over-allocating.
+pub struct AlignedBuf {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl AlignedBuf {
+    pub fn zeroed(len: usize) -> Self {
+        let storage = vec![0u8; len + ALIGN];
+        let start = storage.as_ptr().align_offset(ALIGN);
+        AlignedBuf {
+            storage,
+            start,
+            len,
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.storage[self.start..self.start + self.len]
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
+    }
+}
+
+/// The content of a test file: record `i` holds the pool slice at `i * record` modulo
+/// the pool length, which is a whole number of records so no record wraps.
+pub struct DataPool {
+    buf: AlignedBuf,
+    record: usize,
+    records_in_pool: u64,
+}
+
+impl DataPool {
+    pub fn new(seed: u64, record: usize, file_size: u64) -> Self {
+        let per_pool = (POOL_BYTES / record).max(1);
+        let records_in_file = (file_size / record as u64).max(1);
+        let records_in_pool = (per_pool as u64).min(records_in_file);
+        let mut buf = AlignedBuf::zeroed(records_in_pool as usize * record);
+        Xoshiro256PlusPlus::seed_from_u64(seed).fill_bytes(buf.as_mut_slice());
+        DataPool {
+            buf,
+            record,
+            records_in_pool,
+        }
+    }
+
+    /// The bytes record `index` holds.
+    #[inline]
+    pub fn record(&self, index: u64) -> &[u8] {
+        let start = (index % self.records_in_pool) as usize * self.record;
+        &self.buf.as_slice()[start..start + self.record]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_aligned() {
+        for len in [1, 512, 4096, 65536] {
+            let buf = AlignedBuf::zeroed(len);
+            assert_eq!(buf.as_slice().as_ptr() as usize % ALIGN, 0);
+            assert_eq!(buf.as_slice().len(), len);
+        }
+    }
+
+    #[test]
+    fn pool_is_seeded_and_not_repetitive_within_the_file() {
+        let a = DataPool::new(7, 512, 1 << 20);
+        let b = DataPool::new(7, 512, 1 << 20);
+        let c = DataPool::new(8, 512, 1 << 20);
+        assert_eq!(a.record(5), b.record(5));
+        assert_ne!(a.record(5), c.record(5));
+        assert_ne!(a.record(0), a.record(1));
+        assert!(a.record(3).iter().any(|&b| b != 0));
+        // a 1 MiB file of 512 B records never repeats a record
+        assert_ne!(a.record(0), a.record(2047));
+    }
+
+    #[test]
+    fn pool_wraps_on_whole_records() {
+        let record = 3000;
+        let pool = DataPool::new(1, record, 1 << 30);
+        let per_pool = (POOL_BYTES / record) as u64;
+        assert_eq!(pool.record(0), pool.record(per_pool));
+        assert_eq!(pool.record(per_pool - 1).len(), record);
+    }
+
+    #[test]
+    fn records_larger_than_the_pool_still_fit() {
+        let record = 16 << 20;
+        let pool = DataPool::new(1, record, 32 << 20);
+        assert_eq!(pool.record(1).len(), record);
+    }
+
+    #[test]
+    fn data_does_not_compress() {
+        let pool = DataPool::new(42, 65536, 1 << 20);
+        let bytes = pool.record(0);
+        let mut counts = [0u32; 256];
+        for &b in bytes {
+            counts[b as usize] += 1;
+        }
+        // near-uniform byte histogram: entropy close to 8 bits per byte
+        let n = bytes.len() as f64;
+        let entropy: f64 = counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = c as f64 / n;
+                -p * p.log2()
+            })
+            .sum();
+        assert!(entropy > 7.99, "entropy {entropy}");
+    }
+}

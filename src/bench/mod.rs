@@ -1,0 +1,327 @@
+//! The measuring engine: turns a [`Plan`] into [`Measurement`]s. It knows files, the
+//! page cache and clocks; nothing of databases, tables or the command line.
+
+mod data;
+mod file;
+mod io;
+mod latency;
+mod order;
+mod preflight;
+mod worker;
+
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use order::DEFAULT_STRIDE;
+pub use preflight::preflight;
+
+use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
+use crate::units::ByteSize;
+use worker::{PhaseTiming, Worker};
+
+/// What to measure, validated by [`Plan::validate`] before anything touches the disk.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub dir: PathBuf,
+    /// Ascending. More than one only in auto mode.
+    pub file_sizes: Vec<u64>,
+    pub record_sizes: Vec<u64>,
+    /// Canonical order, no duplicates.
+    pub tests: Vec<TestKind>,
+    pub cache: CacheMode,
+    pub engine: EngineKind,
+    pub threads: u32,
+    pub repeat: u32,
+    pub seed: u64,
+    pub verify: bool,
+    pub read_pct: u8,
+    pub stride_records: u64,
+    pub latency: bool,
+    /// Auto mode skips record sizes larger than the file instead of refusing them.
+    pub auto: bool,
+}
+
+/// Why a plan could not be measured. Every message names the problem and the way out.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("{0}")]
+    InvalidPlan(String),
+    #[error("directory {0} does not exist")]
+    DirMissing(PathBuf),
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error("{0} is on a read-only filesystem; choose a writable directory with --dir")]
+    ReadOnly(PathBuf),
+    #[error("no permission to create files in {0}; choose a writable directory with --dir")]
+    NoPermission(PathBuf),
+    #[error(
+        "not enough free space in {dir}: the run needs {needed} but only {available} is free; \
+         use a smaller --size or fewer --threads"
+    )]
+    NoSpace {
+        dir: PathBuf,
+        needed: ByteSize,
+        available: ByteSize,
+    },
+    #[error(
+        "the filesystem at {0} does not support O_DIRECT (tmpfs does not); use --cache flush instead"
+    )]
+    DirectUnsupported(PathBuf),
+    #[error(
+        "O_DIRECT on {dir} needs record sizes that are multiples of {align} bytes; {record} is not"
+    )]
+    DirectUnaligned {
+        dir: PathBuf,
+        record: u64,
+        align: u64,
+    },
+    #[error("no space left on device while {context}")]
+    DiskFull { context: String },
+    #[error("I/O error while {context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "verification failed: {path} at byte {offset} holds {found:#04x}, {expected:#04x} was written"
+    )]
+    Verify {
+        path: PathBuf,
+        offset: u64,
+        expected: u8,
+        found: u8,
+    },
+    #[error("interrupted; the test files were removed")]
+    Interrupted,
+}
+
+impl BenchError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        let context = context.into();
+        match source.raw_os_error() {
+            Some(code)
+                if code == rustix::io::Errno::NOSPC.raw_os_error()
+                    || code == rustix::io::Errno::DQUOT.raw_os_error() =>
+            {
+                BenchError::DiskFull { context }
+            }
+            _ => BenchError::Io { context, source },
+        }
+    }
+}
+
+/// One timed phase about to start; given to the [`Observer`] outside the timed region.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// 1-based position among all phases of the run.
+    pub index: u64,
+    pub test: TestKind,
+    pub file_size: u64,
+    pub record_size: u64,
+    pub repetition: u32,
+    pub repeat: u32,
+}
+
+/// Progress reporting. Called between timed regions only, never inside one.
+pub trait Observer: Sync {
+    fn step(&self, step: &Step);
+    fn measured(&self, measurement: &Measurement);
+}
+
+/// Stops every worker at the next operation: set by a signal, or by a worker's failure.
+pub(crate) struct Cancel<'a> {
+    signal: &'a AtomicBool,
+    failed: AtomicBool,
+}
+
+impl Cancel<'_> {
+    #[inline]
+    pub(crate) fn is_set(&self) -> bool {
+        self.signal.load(Ordering::Relaxed) || self.failed.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn fail(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn by_signal(&self) -> bool {
+        self.signal.load(Ordering::Relaxed)
+    }
+}
+
+impl Plan {
+    /// Checks what can be checked without touching the filesystem.
+    pub fn validate(&self) -> Result<(), BenchError> {
+        let bad = |msg: String| Err(BenchError::InvalidPlan(msg));
+        if self.threads == 0 {
+            return bad("--threads must be at least 1".into());
+        }
+        if self.repeat == 0 {
+            return bad("--repeat must be at least 1".into());
+        }
+        if self.read_pct > 100 {
+            return bad(format!("--read-pct must be 0..100, not {}", self.read_pct));
+        }
+        if self.tests.is_empty() || self.file_sizes.is_empty() || self.record_sizes.is_empty() {
+            return bad("nothing to measure: no tests, file sizes or record sizes".into());
+        }
+        if self.cache == CacheMode::Direct
+            && matches!(self.engine, EngineKind::Mmap | EngineKind::Stdio)
+        {
+            return bad(format!(
+                "--engine {} goes through the page cache and cannot do --cache direct; \
+                 use --engine posix or pread",
+                self.engine.name()
+            ));
+        }
+        if self.combinations().is_empty() {
+            let (file, record) = (self.file_sizes[0], self.record_sizes[0]);
+            return bad(format!(
+                "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
+                ByteSize(record),
+                ByteSize(file)
+            ));
+        }
+        for &file in &self.file_sizes {
+            for &record in &self.record_sizes {
+                if record > file && !self.auto {
+                    return bad(format!(
+                        "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
+                        ByteSize(record),
+                        ByteSize(file)
+                    ));
+                }
+                if record <= file && file % record != 0 {
+                    return bad(format!(
+                        "file size {} is not a whole number of {}-byte records; choose sizes that divide",
+                        ByteSize(file),
+                        record
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The (file size, record size) pairs measured, in order.
+    pub fn combinations(&self) -> Vec<(u64, u64)> {
+        let mut pairs = Vec::new();
+        for &file in &self.file_sizes {
+            for &record in &self.record_sizes {
+                if record <= file {
+                    pairs.push((file, record));
+                }
+            }
+        }
+        pairs
+    }
+
+    /// How many timed phases the run has, for progress.
+    pub fn phase_count(&self) -> u64 {
+        self.combinations().len() as u64 * self.repeat as u64 * self.tests.len() as u64
+    }
+}
+
+/// Runs the plan; `signal` is set from outside (Ctrl-C, SIGTERM) to stop early.
+pub fn execute(
+    plan: &Plan,
+    observer: &dyn Observer,
+    signal: &AtomicBool,
+) -> Result<Vec<Measurement>, BenchError> {
+    let run_tag = format!("{:08x}", rand::random::<u32>());
+    let mut measurements = Vec::new();
+    let mut first_step = 1;
+    for (file_size, record) in plan.combinations() {
+        let cancel = Cancel {
+            signal,
+            failed: AtomicBool::new(false),
+        };
+        let barrier = Barrier::new(plan.threads as usize);
+        let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..plan.threads)
+                .map(|index| {
+                    let worker = Worker {
+                        plan,
+                        index,
+                        file_size,
+                        record,
+                        run_tag: &run_tag,
+                        cancel: &cancel,
+                        barrier: &barrier,
+                        observer: (index == 0).then_some(observer),
+                        first_step,
+                    };
+                    scope.spawn(move || worker.run())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        first_step += plan.repeat as u64 * plan.tests.len() as u64;
+        let per_worker = first_error(results, &cancel)?;
+        for m in combine(per_worker, file_size, record) {
+            observer.measured(&m);
+            measurements.push(m);
+        }
+    }
+    Ok(measurements)
+}
+
+/// The error that caused the stop: a real fault beats the cancellations it triggered.
+fn first_error(
+    results: Vec<Result<Vec<PhaseTiming>, BenchError>>,
+    cancel: &Cancel,
+) -> Result<Vec<Vec<PhaseTiming>>, BenchError> {
+    let mut ok = Vec::new();
+    let mut interrupted = false;
+    for r in results {
+        match r {
+            Ok(t) => ok.push(t),
+            Err(BenchError::Interrupted) => interrupted = true,
+            Err(e) => return Err(e),
+        }
+    }
+    if interrupted || cancel.by_signal() {
+        return Err(BenchError::Interrupted);
+    }
+    Ok(ok)
+}
+
+/// Folds the workers' phases into one measurement per phase: bytes summed, time from
+/// the first worker's start to the last one's end, latency histograms merged.
+fn combine(per_worker: Vec<Vec<PhaseTiming>>, file_size: u64, record: u64) -> Vec<Measurement> {
+    let mut workers = per_worker.into_iter();
+    let Some(mut merged) = workers.next() else {
+        return Vec::new();
+    };
+    for phases in workers {
+        for (acc, p) in merged.iter_mut().zip(phases) {
+            acc.bytes += p.bytes;
+            acc.start = acc.start.min(p.start);
+            acc.end = acc.end.max(p.end);
+            if let (Some(h), Some(other)) = (&mut acc.histogram, &p.histogram) {
+                h.add(other)
+                    .expect("histograms auto-resize, so adding cannot overflow");
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .map(|p| {
+            let elapsed_ns = p.end.duration_since(p.start).as_nanos().max(1) as u64;
+            Measurement {
+                test: p.test,
+                file_size: ByteSize(file_size),
+                record_size: ByteSize(record),
+                repetition: p.repetition,
+                bytes: p.bytes,
+                elapsed_ns,
+                throughput: p.bytes as f64 * 1e9 / elapsed_ns as f64,
+                latency_ns: p.histogram.as_ref().and_then(latency::summarize),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,137 @@
+//! Checks made before the first timed byte: the directory exists and is writable, the
+//! files fit, and O_DIRECT works with every record size. A refusal here leaves nothing
+//! behind and explains itself.
+
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use rustix::fs::{AtFlags, StatVfsMountFlags, StatxFlags};
+use rustix::io::Errno;
+
+use super::data::AlignedBuf;
+use super::file::TestFile;
+use super::{BenchError, Plan};
+use crate::model::CacheMode;
+use crate::units::ByteSize;
+
+/// What the checks learned about the filesystem, and what the user should know.
+#[derive(Debug, Default)]
+pub struct Preflight {
+    pub block_size: Option<u64>,
+    pub total_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    /// Things that make figures mean something else than the user may think.
+    pub warnings: Vec<String>,
+}
+
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+const RAMFS_MAGIC: i64 = 0x8584_58f6;
+
+pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
+    let dir = plan.dir.as_path();
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(BenchError::DirMissing(dir.to_path_buf()));
+        }
+        Err(e) => return Err(BenchError::io(format!("examining {}", dir.display()), e)),
+        Ok(m) if !m.is_dir() => return Err(BenchError::NotADirectory(dir.to_path_buf())),
+        Ok(_) => {}
+    }
+    let vfs = rustix::fs::statvfs(dir)
+        .map_err(|e| BenchError::io(format!("examining {}", dir.display()), e.into()))?;
+    if vfs.f_flag.contains(StatVfsMountFlags::RDONLY) {
+        return Err(BenchError::ReadOnly(dir.to_path_buf()));
+    }
+    let free = vfs.f_bavail * vfs.f_frsize;
+    let largest = plan.file_sizes.iter().copied().max().unwrap_or(0);
+    let needed = largest.saturating_mul(u64::from(plan.threads));
+    if needed > free {
+        return Err(BenchError::NoSpace {
+            dir: dir.to_path_buf(),
+            needed: ByteSize(needed),
+            available: ByteSize(free),
+        });
+    }
+    probe(plan)?;
+    let mut report = Preflight {
+        block_size: Some(vfs.f_bsize),
+        total_bytes: Some(vfs.f_blocks * vfs.f_frsize),
+        free_bytes: Some(free),
+        warnings: Vec::new(),
+    };
+    if let Ok(fs) = rustix::fs::statfs(dir) {
+        // f_type's integer type differs between architectures
+        #[allow(clippy::unnecessary_cast)]
+        let magic = fs.f_type as i64;
+        if matches!(magic, TMPFS_MAGIC | RAMFS_MAGIC) && plan.cache == CacheMode::Flush {
+            report.warnings.push(
+                "this is a memory filesystem: its pages cannot be evicted, so cold reads are warm"
+                    .to_string(),
+            );
+        }
+    }
+    Ok(report)
+}
+
+/// Creates a file the way the run will, writes one record of each size with the run's
+/// flags, and removes it: this is what finds a read-only mount, a missing permission,
+/// or O_DIRECT refused or misaligned, before any measurement starts.
+fn probe(plan: &Plan) -> Result<(), BenchError> {
+    let dir = plan.dir.as_path();
+    let mut file = TestFile::new(dir, &format!("probe{:08x}", rand::random::<u32>()), 0);
+    let handle = file.create(plan.cache).map_err(|e| open_error(plan, e))?;
+    if plan.cache != CacheMode::Direct {
+        return Ok(());
+    }
+    let align = dio_alignment(file.path());
+    for &record in &plan.record_sizes {
+        if record % align != 0 {
+            return Err(unaligned(dir, record, align));
+        }
+    }
+    // statx may not know (kernels before 6.1): a real write of each size settles it
+    for &record in &plan.record_sizes {
+        let buf = AlignedBuf::zeroed(record as usize);
+        match handle.write_all_at(buf.as_slice(), 0) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(Errno::INVAL.raw_os_error()) => {
+                return Err(unaligned(dir, record, align.max(4096)));
+            }
+            Err(e) => return Err(BenchError::io(format!("probing {}", dir.display()), e)),
+        }
+    }
+    Ok(())
+}
+
+fn open_error(plan: &Plan, e: io::Error) -> BenchError {
+    let dir = plan.dir.to_path_buf();
+    match e.raw_os_error().map(Errno::from_raw_os_error) {
+        Some(Errno::ROFS) => BenchError::ReadOnly(dir),
+        Some(Errno::ACCESS | Errno::PERM) => BenchError::NoPermission(dir),
+        Some(Errno::INVAL) if plan.cache == CacheMode::Direct => BenchError::DirectUnsupported(dir),
+        _ => BenchError::io(format!("creating a test file in {}", dir.display()), e),
+    }
+}
+
+fn unaligned(dir: &Path, record: u64, align: u64) -> BenchError {
+    BenchError::DirectUnaligned {
+        dir: dir.to_path_buf(),
+        record,
+        align,
+    }
+}
+
+/// The file offset alignment O_DIRECT needs here: statx's `dio_offset_align` where the
+/// kernel reports it, else 512, the smallest logical block any device has.
+fn dio_alignment(path: &Path) -> u64 {
+    rustix::fs::statx(
+        rustix::fs::CWD,
+        path,
+        AtFlags::empty(),
+        StatxFlags::DIOALIGN,
+    )
+    .ok()
+    .filter(|s| s.stx_mask & StatxFlags::DIOALIGN.bits() != 0 && s.stx_dio_offset_align > 0)
+    .map_or(512, |s| u64::from(s.stx_dio_offset_align))
+}

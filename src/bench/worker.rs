@@ -1,0 +1,301 @@
+//! One worker: its own file, run through every repetition and test of one
+//! (file size, record size) pair in lockstep with the other workers.
+
+use std::path::Path;
+use std::sync::Barrier;
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::data::{AlignedBuf, DataPool};
+use super::file::{TestFile, evict};
+use super::io::{Engine, RecordIo};
+use super::latency::Sampler;
+use super::order::{Order, Permutation};
+use super::{BenchError, Cancel, Observer, Plan, Step};
+use crate::model::{CacheMode, TestKind};
+use crate::units::ByteSize;
+
+/// One worker's figures for one timed phase.
+pub(crate) struct PhaseTiming {
+    pub test: TestKind,
+    pub repetition: u32,
+    pub start: Instant,
+    pub end: Instant,
+    pub bytes: u64,
+    pub histogram: Option<Histogram<u64>>,
+}
+
+pub(crate) struct Worker<'a> {
+    pub plan: &'a Plan,
+    pub index: u32,
+    pub file_size: u64,
+    pub record: u64,
+    pub run_tag: &'a str,
+    pub cancel: &'a Cancel<'a>,
+    pub barrier: &'a Barrier,
+    /// Only worker 0 reports progress, while the others wait at the barrier.
+    pub observer: Option<&'a dyn Observer>,
+    pub first_step: u64,
+}
+
+/// What a phase does with each record it visits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Write,
+    Read,
+    Mix,
+}
+
+fn access(test: TestKind) -> Access {
+    match test {
+        TestKind::Mix => Access::Mix,
+        t if t.is_read() => Access::Read,
+        _ => Access::Write,
+    }
+}
+
+impl Worker<'_> {
+    pub fn run(self) -> Result<Vec<PhaseTiming>, BenchError> {
+        let plan = self.plan;
+        let mut file = TestFile::new(&plan.dir, self.run_tag, self.index);
+        let pool = DataPool::new(
+            plan.seed.wrapping_add(u64::from(self.index)),
+            self.record as usize,
+            self.file_size,
+        );
+        let mut buf = AlignedBuf::zeroed(self.record as usize);
+        let mut timings = Vec::new();
+        let mut error = None;
+        let mut step = self.first_step;
+        for repetition in 1..=plan.repeat {
+            for &test in &plan.tests {
+                let engine = match error.is_none() && !self.cancel.is_set() {
+                    true => self.prepare(test, &mut file, &pool).map_err(|e| {
+                        self.cancel.fail();
+                        error = Some(e);
+                    }),
+                    false => Err(()),
+                };
+                self.report(step, test, repetition);
+                step += 1;
+                // every worker reaches every barrier, failed or not, so none waits forever
+                self.barrier.wait();
+                let Ok(engine) = engine else { continue };
+                match self.measure(test, repetition, engine, &pool, &mut buf, file.path()) {
+                    Ok(t) => timings.push(t),
+                    Err(e) => {
+                        self.cancel.fail();
+                        error.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        match error {
+            Some(e) => Err(e),
+            None if self.cancel.is_set() => Err(BenchError::Interrupted),
+            None => Ok(timings),
+        }
+    }
+
+    fn report(&self, index: u64, test: TestKind, repetition: u32) {
+        if let Some(observer) = self.observer {
+            observer.step(&Step {
+                index,
+                test,
+                file_size: self.file_size,
+                record_size: self.record,
+                repetition,
+                repeat: self.plan.repeat,
+            });
+        }
+    }
+
+    fn context(&self, doing: &str, path: &Path, test: TestKind) -> String {
+        format!(
+            "{doing} {} ({test} test, {} records)",
+            path.display(),
+            ByteSize(self.record)
+        )
+    }
+
+    /// Everything before the clock starts: creating or opening the file, evicting it
+    /// for a cold read, mapping it.
+    fn prepare(
+        &self,
+        test: TestKind,
+        file: &mut TestFile,
+        pool: &DataPool,
+    ) -> Result<Engine, BenchError> {
+        let cache = self.plan.cache;
+        let handle = if test == TestKind::Write {
+            file.create(cache)
+                .map_err(|e| BenchError::io(self.context("creating", file.path(), test), e))?
+        } else {
+            if !file.exists() {
+                self.fill(file, pool, test)?;
+            }
+            let handle = file
+                .open(cache)
+                .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))?;
+            if test.starts_cold() && matches!(cache, CacheMode::Flush | CacheMode::Direct) {
+                evict(&handle, self.file_size)
+                    .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
+            }
+            handle
+        };
+        Engine::open(self.plan.engine, handle, self.file_size, cache)
+            .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))
+    }
+
+    /// Writes the file untimed, for runs whose tests do not include `write`.
+    fn fill(&self, file: &mut TestFile, pool: &DataPool, test: TestKind) -> Result<(), BenchError> {
+        use std::os::unix::fs::FileExt;
+        let path = file.path().to_path_buf();
+        let err = |e| BenchError::io(self.context("preparing", &path, test), e);
+        let handle = file.create(CacheMode::Buffered).map_err(err)?;
+        for r in 0..self.file_size / self.record {
+            if self.cancel.is_set() {
+                return Err(BenchError::Interrupted);
+            }
+            handle
+                .write_all_at(pool.record(r), r * self.record)
+                .map_err(err)?;
+        }
+        handle.sync_data().map_err(err)
+    }
+
+    fn measure(
+        &self,
+        test: TestKind,
+        repetition: u32,
+        mut engine: Engine,
+        pool: &DataPool,
+        buf: &mut AlignedBuf,
+        path: &Path,
+    ) -> Result<PhaseTiming, BenchError> {
+        let n = self.file_size / self.record;
+        let seed = self.plan.seed
+            ^ (u64::from(repetition) << 40 | (test as u64) << 32 | u64::from(self.index));
+        let order = match test {
+            TestKind::Write | TestKind::Rewrite | TestKind::Read | TestKind::Reread => {
+                Order::Sequential
+            }
+            TestKind::RandomRead | TestKind::RandomWrite | TestKind::Mix => {
+                Order::Random(Permutation::new(n, seed))
+            }
+            TestKind::BackwardRead => Order::Backward,
+            TestKind::RecordRewrite => Order::Same,
+            TestKind::StrideRead => Order::stride(self.plan.stride_records, n),
+        };
+        let mut phase = Phase {
+            worker: self,
+            test,
+            n,
+            order,
+            pool,
+            buf: buf.as_mut_slice(),
+            sampler: Sampler::new(self.plan.latency, self.record),
+            mix: Xoshiro256PlusPlus::seed_from_u64(seed),
+            path,
+        };
+        let start = Instant::now();
+        match &mut engine {
+            Engine::Posix(io) => phase.drive(io),
+            Engine::Pread(io) => phase.drive(io),
+            Engine::Mmap(io) => phase.drive(io),
+            Engine::Stdio(io) => phase.drive(io),
+        }?;
+        let end = Instant::now();
+        drop(engine);
+        Ok(PhaseTiming {
+            test,
+            repetition,
+            start,
+            end,
+            bytes: n * self.record,
+            histogram: phase.sampler.into_histogram(),
+        })
+    }
+}
+
+/// One timed phase's loop state.
+struct Phase<'a> {
+    worker: &'a Worker<'a>,
+    test: TestKind,
+    n: u64,
+    order: Order,
+    pool: &'a DataPool,
+    buf: &'a mut [u8],
+    sampler: Sampler,
+    mix: Xoshiro256PlusPlus,
+    path: &'a Path,
+}
+
+impl Phase<'_> {
+    /// The timed loop. Everything here runs once per operation, so it stays minimal:
+    /// a relaxed load for cancellation, the access order, the sampler's countdown.
+    fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
+        let record = self.worker.record;
+        let access = access(self.test);
+        let read_pct = u64::from(self.worker.plan.read_pct);
+        let verify = self.worker.plan.verify;
+        for i in 0..self.n {
+            if self.worker.cancel.is_set() {
+                return Err(BenchError::Interrupted);
+            }
+            let r = self.order.record(i, self.n);
+            let reading = match access {
+                Access::Read => true,
+                Access::Write => false,
+                Access::Mix => self.mix.next_u64() % 100 < read_pct,
+            };
+            let timer = self.sampler.due().then(Instant::now);
+            let result = if reading {
+                io.read_at(r * record, self.buf)
+            } else {
+                io.write_at(r * record, self.pool.record(r))
+            };
+            if let Some(t) = timer {
+                self.sampler.record(t.elapsed());
+            }
+            if let Err(e) = result {
+                let doing = if reading { "reading" } else { "writing" };
+                return Err(self.error(doing, e));
+            }
+            if reading && verify {
+                self.check(r)?;
+            }
+        }
+        if access != Access::Read {
+            io.finish(self.worker.plan.cache)
+                .map_err(|e| self.error("syncing", e))?;
+        }
+        Ok(())
+    }
+
+    fn error(&self, doing: &str, e: std::io::Error) -> BenchError {
+        BenchError::io(self.worker.context(doing, self.path, self.test), e)
+    }
+
+    fn check(&self, r: u64) -> Result<(), BenchError> {
+        let expected = self.pool.record(r);
+        if self.buf == expected {
+            return Ok(());
+        }
+        let at = self
+            .buf
+            .iter()
+            .zip(expected)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        Err(BenchError::Verify {
+            path: self.path.to_path_buf(),
+            offset: r * self.worker.record + at as u64,
+            expected: expected[at],
+            found: self.buf[at],
+        })
+    }
+}

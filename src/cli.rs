@@ -1,0 +1,196 @@
+//! The command line, as clap derive types. Nothing here reaches the engine: each
+//! subcommand turns its args into model values first (see `cmd/`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::model::{CacheMode, EngineKind, TestKind};
+use crate::shell::ColorChoice;
+use crate::units::{ByteSize, RateUnit};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "iozone",
+    version,
+    about = "Measure file I/O throughput honestly, record every run, and tell what got slower.",
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// When to colour output (NO_COLOR is honoured in auto)
+    #[arg(long, global = true, value_enum, default_value_t)]
+    pub color: ColorChoice,
+    /// Print only data and errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more about what is happening
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure file I/O throughput in a directory
+    Run(RunArgs),
+}
+
+/// Output formats of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum RunFormat {
+    #[default]
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    allow_negative_numbers = true,
+    after_help = "Sizes take units: 512, 4k, 64KiB, 32M, 1G (k = 1024). In flags a bare number is \
+bytes; only the classic positional form `iozone run 32 512` means MB and bytes. Beware: in iozone3 \
+`-r 512` means 512 KiB, here it means 512 bytes."
+)]
+pub struct RunArgs {
+    /// File size; a bare number is MB, as in the classic `iozone run 32 512`
+    #[arg(value_name = "SIZE_MB", value_parser = ByteSize::parse_megabytes)]
+    pub size_mb: Option<ByteSize>,
+
+    /// Record size; a bare number is bytes
+    #[arg(value_name = "RECORD_BYTES", value_parser = ByteSize::parse_bytes)]
+    pub record_bytes: Option<ByteSize>,
+
+    /// File size [default: 32M]
+    #[arg(short = 's', long = "size", value_parser = ByteSize::parse_bytes,
+          conflicts_with_all = ["size_mb", "auto"])]
+    pub size: Option<ByteSize>,
+
+    /// Record size(s), a list or repeated [default: 512,1k,4k,16k,64k]
+    #[arg(short = 'r', long = "record", value_delimiter = ',',
+          value_parser = ByteSize::parse_bytes, conflicts_with = "record_bytes")]
+    pub records: Vec<ByteSize>,
+
+    /// Tests by name or iozone3 number: write (0), read (1), random (2), backward (3),
+    /// record-rewrite (4), stride (5), mix (8), all [default: write,read]
+    #[arg(short = 'i', long = "test", value_delimiter = ',', value_parser = TestKind::parse_group)]
+    pub tests: Vec<Vec<TestKind>>,
+
+    /// Directory to measure in
+    #[arg(short = 'd', long, default_value = ".")]
+    pub dir: PathBuf,
+
+    /// How the page cache takes part
+    #[arg(long, value_enum, default_value_t)]
+    pub cache: CacheMode,
+
+    /// The system interface the I/O goes through
+    #[arg(long, value_enum, default_value_t)]
+    pub engine: EngineKind,
+
+    /// Workers, one file each; throughput is their aggregate
+    #[arg(short = 't', long, default_value_t = 1)]
+    pub threads: u32,
+
+    /// Repetitions of every measurement (10 recommended for a baseline)
+    #[arg(short = 'n', long, default_value_t = 5)]
+    pub repeat: u32,
+
+    /// Check every byte read against what was written
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Free-form label, e.g. DR9 or kernel-6.12; repeatable
+    #[arg(short = 'l', long = "label")]
+    pub labels: Vec<String>,
+
+    /// key=value, e.g. os=dr9; repeatable
+    #[arg(long = "tag", value_parser = parse_tag)]
+    pub tags: Vec<(String, String)>,
+
+    /// Free text kept with the run
+    #[arg(long)]
+    pub note: Option<String>,
+
+    /// Measure and print, store nothing
+    #[arg(long)]
+    pub no_record: bool,
+
+    /// iozone3 auto mode: sweep file sizes (--min-size..--max-size) × record sizes
+    #[arg(short = 'a', long)]
+    pub auto: bool,
+
+    /// Smallest file size in auto mode
+    #[arg(long, value_parser = ByteSize::parse_bytes, default_value = "64k", requires = "auto")]
+    pub min_size: ByteSize,
+
+    /// Largest file size in auto mode (iozone3 -g)
+    #[arg(short = 'g', long, value_parser = ByteSize::parse_bytes, default_value = "512M",
+          requires = "auto")]
+    pub max_size: ByteSize,
+
+    /// Unit of the rates shown
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
+
+    /// Share of reads in `mix`, in percent
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub read_pct: u8,
+
+    /// Distance between records read by `stride`, in records (iozone3 -j)
+    #[arg(long, default_value_t = crate::bench::DEFAULT_STRIDE,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub stride: u64,
+
+    /// Do not time single operations (no latency percentiles)
+    #[arg(long)]
+    pub no_latency: bool,
+
+    /// Seed for the data and the random orders [default: random, and recorded]
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: RunFormat,
+}
+
+fn parse_tag(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("invalid tag '{text}': expected key=value")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn classic_positional_form_means_megabytes_and_bytes() {
+        let cli = Cli::try_parse_from(["iozone", "run", "32", "512"]).unwrap();
+        let Command::Run(run) = cli.command;
+        assert_eq!(run.size_mb, Some(ByteSize(32 << 20)));
+        assert_eq!(run.record_bytes, Some(ByteSize(512)));
+    }
+
+    #[test]
+    fn tags_split_on_the_first_equals() {
+        assert_eq!(parse_tag("os=dr9").unwrap(), ("os".into(), "dr9".into()));
+        assert_eq!(parse_tag("a=b=c").unwrap(), ("a".into(), "b=c".into()));
+        assert!(parse_tag("novalue").is_err());
+        assert!(parse_tag("=x").is_err());
+    }
+}

@@ -1,0 +1,278 @@
+//! `iozone run`: arguments → plan → preflight → measure → run value → output.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+use chrono::Utc;
+use indicatif::ProgressBar;
+use signal_hook::consts::{SIGINT, SIGTERM};
+
+use crate::bench::{self, Observer, Plan, Step};
+use crate::cli::{RunArgs, RunFormat};
+use crate::host;
+use crate::model::{Filesystem, Measurement, Params, Run, RunStatus, TestKind};
+use crate::render;
+use crate::shell::Shell;
+use crate::units::{ByteSize, RateUnit, format_nanos};
+
+/// The seed's sweep, as the classic README measured it.
+const DEFAULT_RECORDS: [u64; 5] = [512, 1 << 10, 4 << 10, 16 << 10, 64 << 10];
+const DEFAULT_SIZE: u64 = 32 << 20;
+/// iozone3's auto mode record range: 4 KiB..16 MiB.
+const AUTO_RECORDS: (u64, u64) = (4 << 10, 16 << 20);
+
+/// A run stopped by a signal; main turns it into exit status 128 + signal.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by {}; the test files were removed", signal_name(*.0))]
+pub struct Interrupted(pub i32);
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        SIGINT => "Ctrl-C (SIGINT)",
+        SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+pub fn exec(args: RunArgs, shell: &Shell) -> anyhow::Result<()> {
+    let plan = plan_from(&args)?;
+    plan.validate()?;
+    let checks = bench::preflight(&plan)?;
+    announce(shell, &plan);
+    for warning in &checks.warnings {
+        shell.warn(warning);
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let caught = Arc::new(AtomicUsize::new(0));
+    for signal in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("installing the signal handler")?;
+        signal_hook::flag::register_usize(signal, Arc::clone(&caught), signal as usize)
+            .context("installing the signal handler")?;
+    }
+
+    let started_at = Utc::now();
+    let clock = Instant::now();
+    let progress = Progress {
+        bar: shell.progress(plan.phase_count()),
+        shell,
+    };
+    let outcome = bench::execute(&plan, &progress, &stop);
+    progress.bar.finish_and_clear();
+    let results = match outcome {
+        Err(bench::BenchError::Interrupted) => {
+            return Err(Interrupted(caught.load(Ordering::Relaxed) as i32).into());
+        }
+        other => other?,
+    };
+    shell.status(
+        "Finished",
+        format!(
+            "{} measurements in {:.1} s",
+            results.len(),
+            clock.elapsed().as_secs_f64()
+        ),
+    );
+
+    let run = Run {
+        id: None,
+        uuid: uuid::Uuid::new_v4(),
+        started_at,
+        finished_at: Some(Utc::now()),
+        status: RunStatus::Complete,
+        labels: args.labels.clone(),
+        tags: args.tags.iter().cloned().collect(),
+        note: args.note.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        params: params(&plan, &args),
+        host: host::probe_host(),
+        filesystem: Filesystem {
+            block_size: checks.block_size,
+            total_bytes: checks.total_bytes,
+            free_bytes: checks.free_bytes,
+            ..Filesystem::default()
+        },
+        results,
+    };
+    let text = match args.format {
+        RunFormat::Table => render::run_table(&run, args.units, shell.stdout_color()),
+        RunFormat::Json => render::json(&run),
+    };
+    super::print_stdout(&text)?;
+    Ok(())
+}
+
+fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
+    let file_sizes = if args.auto {
+        doubling(args.min_size.bytes(), args.max_size.bytes())
+    } else {
+        let size = args
+            .size_mb
+            .or(args.size)
+            .map_or(DEFAULT_SIZE, ByteSize::bytes);
+        vec![size]
+    };
+    if file_sizes.is_empty() {
+        anyhow::bail!(
+            "--min-size {} is larger than --max-size {}",
+            args.min_size,
+            args.max_size
+        );
+    }
+    let mut record_sizes: Vec<u64> = match (&args.record_bytes, args.records.is_empty()) {
+        (Some(r), _) => vec![r.bytes()],
+        (None, false) => args.records.iter().map(|r| r.bytes()).collect(),
+        (None, true) if args.auto => doubling(AUTO_RECORDS.0, AUTO_RECORDS.1),
+        (None, true) => DEFAULT_RECORDS.to_vec(),
+    };
+    record_sizes.sort_unstable();
+    record_sizes.dedup();
+    let mut tests: Vec<TestKind> = args.tests.iter().flatten().copied().collect();
+    if tests.is_empty() {
+        tests = vec![
+            TestKind::Write,
+            TestKind::Rewrite,
+            TestKind::Read,
+            TestKind::Reread,
+        ];
+    }
+    tests.sort_unstable();
+    tests.dedup();
+    Ok(Plan {
+        dir: args.dir.clone(),
+        file_sizes,
+        record_sizes,
+        tests,
+        cache: args.cache,
+        engine: args.engine,
+        threads: args.threads,
+        repeat: args.repeat,
+        seed: args.seed.unwrap_or_else(rand::random),
+        verify: args.verify,
+        read_pct: args.read_pct,
+        stride_records: args.stride,
+        latency: !args.no_latency,
+        auto: args.auto,
+    })
+}
+
+/// `from`, `2·from`, … up to and including `to`.
+fn doubling(from: u64, to: u64) -> Vec<u64> {
+    std::iter::successors(Some(from), |&s| s.checked_mul(2))
+        .take_while(|&s| s <= to)
+        .collect()
+}
+
+fn params(plan: &Plan, args: &RunArgs) -> Params {
+    Params {
+        engine: plan.engine,
+        cache: plan.cache,
+        threads: plan.threads,
+        file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
+        file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),
+        record_sizes: plan.record_sizes.iter().copied().map(ByteSize).collect(),
+        tests: plan.tests.clone(),
+        repeat: plan.repeat,
+        seed: plan.seed,
+        auto: plan.auto,
+        verify: plan.verify,
+        read_pct: plan.read_pct,
+        stride_records: plan.stride_records,
+        latency: plan.latency,
+        dir: args.dir.display().to_string(),
+    }
+}
+
+/// The run header: every size as interpreted, so nobody is fooled by units.
+fn announce(shell: &Shell, plan: &Plan) {
+    let list = |sizes: &[u64]| {
+        sizes
+            .iter()
+            .map(|&s| ByteSize(s).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let files = list(&plan.file_sizes);
+    shell.status(
+        "Measuring",
+        format!(
+            "{}: {files} file{}, records {}",
+            plan.dir.display(),
+            if plan.file_sizes.len() > 1 { "s" } else { "" },
+            list(&plan.record_sizes)
+        ),
+    );
+    let tests: Vec<&str> = plan.tests.iter().map(|t| t.name()).collect();
+    shell.status(
+        "",
+        format!(
+            "tests {}; cache {}; engine {}; {} thread{}; {} repetition{}; seed {}",
+            tests.join(", "),
+            plan.cache.name(),
+            plan.engine.name(),
+            plan.threads,
+            if plan.threads == 1 { "" } else { "s" },
+            plan.repeat,
+            if plan.repeat == 1 { "" } else { "s" },
+            plan.seed
+        ),
+    );
+}
+
+/// Progress on stderr, updated by the engine between timed regions.
+struct Progress<'a> {
+    bar: ProgressBar,
+    shell: &'a Shell,
+}
+
+impl Observer for Progress<'_> {
+    fn step(&self, step: &Step) {
+        self.bar.set_position(step.index - 1);
+        self.bar.set_message(format!(
+            "{} {} in {} [{}/{}]",
+            step.test,
+            ByteSize(step.record_size),
+            ByteSize(step.file_size),
+            step.repetition,
+            step.repeat
+        ));
+    }
+
+    fn measured(&self, m: &Measurement) {
+        self.bar.suspend(|| {
+            self.shell.verbose_status(
+                "Measured",
+                format!(
+                    "{} {} in {} [{}]: {} {}{}",
+                    m.test,
+                    m.record_size,
+                    m.file_size,
+                    m.repetition,
+                    RateUnit::MiB.format(m.throughput),
+                    RateUnit::MiB.label(),
+                    m.latency_ns.map_or(String::new(), |l| format!(
+                        ", latency p50 {} p99 {} max {}",
+                        format_nanos(l.p50),
+                        format_nanos(l.p99),
+                        format_nanos(l.max)
+                    ))
+                ),
+            )
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubling_includes_both_ends() {
+        assert_eq!(doubling(4, 32), [4, 8, 16, 32]);
+        assert_eq!(doubling(4, 31), [4, 8, 16]);
+        assert!(doubling(8, 4).is_empty());
+    }
+}

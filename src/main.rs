@@ -1,0 +1,72 @@
+//! `iozone`: measure file I/O throughput, record it, and tell what got slower.
+
+mod bench;
+mod cli;
+mod cmd;
+mod host;
+mod model;
+mod render;
+mod shell;
+mod stats;
+mod units;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::shell::{Shell, Verbosity};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    let verbosity = match (cli.global.quiet, cli.global.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (_, true) => Verbosity::Verbose,
+        _ => Verbosity::Normal,
+    };
+    let shell = Shell::new(cli.global.color, verbosity);
+    match cmd::dispatch(cli.command, &shell) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => failure(&e, &shell),
+    }
+}
+
+/// Help and version print as clap likes; a usage error is one line and status 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let text = e.to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("invalid arguments");
+    match lines.find(|l| l.starts_with("[possible values:")) {
+        Some(values) => eprintln!("{first} {values}"),
+        None => eprintln!("{first}"),
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        eprintln!("Run 'iozone --help' for the commands.");
+    }
+    ExitCode::from(2)
+}
+
+/// A closed stdout pipe is success (as in ripgrep); a signal gives 128 + its number;
+/// everything else is one line and status 2.
+fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
+    let broken_pipe = e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
+    shell.error(format!("{e:#}"));
+    match e.downcast_ref::<cmd::Interrupted>() {
+        Some(cmd::Interrupted(signal)) => ExitCode::from((128 + signal) as u8),
+        None => ExitCode::from(2),
+    }
+}

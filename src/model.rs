@@ -1,0 +1,334 @@
+//! The shared vocabulary: what a run is, what it measured, and the parameters it ran
+//! with. These types are the JSON interface of DESIGN §3, so fields are only ever added.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::units::ByteSize;
+
+/// One of iozone3's tests, under the name it has in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestKind {
+    Write,
+    Rewrite,
+    Read,
+    Reread,
+    RandomRead,
+    RandomWrite,
+    BackwardRead,
+    RecordRewrite,
+    StrideRead,
+    Mix,
+}
+
+impl TestKind {
+    /// Canonical order: the order iozone3 runs them in, which is also the order that
+    /// makes each test's preconditions hold (write creates the file, reread follows read).
+    pub const ALL: [TestKind; 10] = [
+        TestKind::Write,
+        TestKind::Rewrite,
+        TestKind::Read,
+        TestKind::Reread,
+        TestKind::RandomRead,
+        TestKind::RandomWrite,
+        TestKind::BackwardRead,
+        TestKind::RecordRewrite,
+        TestKind::StrideRead,
+        TestKind::Mix,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TestKind::Write => "write",
+            TestKind::Rewrite => "rewrite",
+            TestKind::Read => "read",
+            TestKind::Reread => "reread",
+            TestKind::RandomRead => "random_read",
+            TestKind::RandomWrite => "random_write",
+            TestKind::BackwardRead => "backward_read",
+            TestKind::RecordRewrite => "record_rewrite",
+            TestKind::StrideRead => "stride_read",
+            TestKind::Mix => "mix",
+        }
+    }
+
+    /// Whether the test only reads the file (and so must start cold in `flush` mode).
+    pub fn is_read(self) -> bool {
+        matches!(
+            self,
+            TestKind::Read
+                | TestKind::Reread
+                | TestKind::RandomRead
+                | TestKind::BackwardRead
+                | TestKind::StrideRead
+        )
+    }
+
+    /// Whether the test starts with the file's pages evicted when the cache mode allows.
+    /// Reread is the warm read by definition; mix reads too, so it starts cold.
+    pub fn starts_cold(self) -> bool {
+        (self.is_read() && self != TestKind::Reread) || self == TestKind::Mix
+    }
+
+    /// Parses a test or test group, by name or iozone3 number, into the tests it means.
+    pub fn parse_group(text: &str) -> Result<Vec<TestKind>, String> {
+        let key = text.trim().to_ascii_lowercase().replace('-', "_");
+        let tests = match key.as_str() {
+            "0" | "write" => vec![TestKind::Write, TestKind::Rewrite],
+            "1" | "read" => vec![TestKind::Read, TestKind::Reread],
+            "2" | "random" => vec![TestKind::RandomRead, TestKind::RandomWrite],
+            "3" | "backward" | "backward_read" => vec![TestKind::BackwardRead],
+            "4" | "record_rewrite" => vec![TestKind::RecordRewrite],
+            "5" | "stride" | "stride_read" => vec![TestKind::StrideRead],
+            "8" | "mix" => vec![TestKind::Mix],
+            "rewrite" => vec![TestKind::Rewrite],
+            "reread" => vec![TestKind::Reread],
+            "random_read" => vec![TestKind::RandomRead],
+            "random_write" => vec![TestKind::RandomWrite],
+            "all" => TestKind::ALL.to_vec(),
+            _ => {
+                return Err(format!(
+                    "unknown test '{text}': expected write (0), read (1), random (2), backward (3), \
+                     record-rewrite (4), stride (5), mix (8), all, or one of rewrite, reread, \
+                     random-read, random-write"
+                ));
+            }
+        };
+        Ok(tests)
+    }
+}
+
+impl fmt::Display for TestKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the page cache takes part in a measurement.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheMode {
+    /// writes include fdatasync in their time; cold reads start with the file evicted
+    #[default]
+    Flush,
+    /// through the page cache, nothing forced (iozone3's default)
+    Buffered,
+    /// O_DIRECT: around the page cache
+    Direct,
+    /// O_SYNC: every write durable before it returns
+    Sync,
+}
+
+impl CacheMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheMode::Flush => "flush",
+            CacheMode::Buffered => "buffered",
+            CacheMode::Direct => "direct",
+            CacheMode::Sync => "sync",
+        }
+    }
+}
+
+/// The system interface the I/O goes through.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// read(2)/write(2), with lseek(2) only where the access is not sequential
+    #[default]
+    Posix,
+    /// pread(2)/pwrite(2) at explicit offsets
+    Pread,
+    /// the file mapped into memory and copied to or from
+    Mmap,
+    /// a user-space buffered stream, like fread/fwrite
+    Stdio,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Posix => "posix",
+            EngineKind::Pread => "pread",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Stdio => "stdio",
+        }
+    }
+}
+
+/// Everything a run was asked to do. Serialized as the `params` object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub engine: EngineKind,
+    pub cache: CacheMode,
+    pub threads: u32,
+    /// The largest file size measured (the only one unless `auto`).
+    pub file_size: ByteSize,
+    /// Every file size measured, ascending.
+    pub file_sizes: Vec<ByteSize>,
+    pub record_sizes: Vec<ByteSize>,
+    pub tests: Vec<TestKind>,
+    pub repeat: u32,
+    pub seed: u64,
+    pub auto: bool,
+    pub verify: bool,
+    /// Share of reads in `mix`, in percent.
+    pub read_pct: u8,
+    /// Stride of `stride_read`, in records.
+    pub stride_records: u64,
+    /// Whether per-operation latency was recorded.
+    pub latency: bool,
+    /// The directory measured in, as given.
+    pub dir: String,
+}
+
+/// Per-operation latency percentiles, in nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Latency {
+    pub p50: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    /// How many operations were timed individually (see README: sampling).
+    pub samples: u64,
+}
+
+/// One measurement: one test at one file size and record size, in one repetition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub test: TestKind,
+    pub file_size: ByteSize,
+    pub record_size: ByteSize,
+    /// 1-based.
+    pub repetition: u32,
+    /// Bytes moved by all workers together.
+    pub bytes: u64,
+    /// Wall time from the first worker's start to the last worker's end.
+    pub elapsed_ns: u64,
+    /// bytes / elapsed, in bytes per second.
+    pub throughput: f64,
+    pub latency_ns: Option<Latency>,
+}
+
+/// Facts about the machine. Filled by host probing; unknown values stay `None`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: Option<String>,
+    pub os: Option<String>,
+    pub os_version: Option<String>,
+    pub kernel: Option<String>,
+    pub arch: Option<String>,
+    pub cpu_model: Option<String>,
+    pub cpus: Option<u32>,
+    pub memory_bytes: Option<u64>,
+}
+
+/// Facts about the filesystem under the measured directory; unknown values are `None`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Filesystem {
+    pub mount_point: Option<String>,
+    #[serde(rename = "type")]
+    pub fs_type: Option<String>,
+    pub device: Option<String>,
+    pub mount_options: Option<String>,
+    pub block_size: Option<u64>,
+    pub total_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    pub device_model: Option<String>,
+    pub rotational: Option<bool>,
+    pub scheduler: Option<String>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Complete,
+    Aborted,
+    Failed,
+}
+
+/// A run: what was asked, where, and every figure it measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The store's id; `None` until the run is recorded.
+    pub id: Option<i64>,
+    pub uuid: uuid::Uuid,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub status: RunStatus,
+    pub labels: Vec<String>,
+    pub tags: BTreeMap<String, String>,
+    pub note: Option<String>,
+    pub tool_version: String,
+    pub params: Params,
+    pub host: Host,
+    pub filesystem: Filesystem,
+    pub results: Vec<Measurement>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_expand_as_iozone3_numbers_do() {
+        assert_eq!(
+            TestKind::parse_group("0").unwrap(),
+            vec![TestKind::Write, TestKind::Rewrite]
+        );
+        assert_eq!(
+            TestKind::parse_group("read").unwrap(),
+            vec![TestKind::Read, TestKind::Reread]
+        );
+        assert_eq!(
+            TestKind::parse_group("record-rewrite").unwrap(),
+            vec![TestKind::RecordRewrite]
+        );
+        assert_eq!(
+            TestKind::parse_group("random-write").unwrap(),
+            vec![TestKind::RandomWrite]
+        );
+        assert!(TestKind::parse_group("7").is_err());
+        assert!(TestKind::parse_group("frobnicate").is_err());
+    }
+
+    #[test]
+    fn json_names_are_the_documented_ones() {
+        let names: Vec<String> = TestKind::ALL
+            .iter()
+            .map(|t| {
+                serde_json::to_value(t)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        let documented = [
+            "write",
+            "rewrite",
+            "read",
+            "reread",
+            "random_read",
+            "random_write",
+            "backward_read",
+            "record_rewrite",
+            "stride_read",
+            "mix",
+        ];
+        assert_eq!(names, documented);
+        for t in TestKind::ALL {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.name());
+        }
+    }
+}

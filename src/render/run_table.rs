@@ -1,0 +1,108 @@
+//! The classic table of a run: a row per file and record size, a column per test, each
+//! cell the median of the repetitions with their spread.
+
+use std::collections::BTreeMap;
+
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
+
+use crate::model::{Run, TestKind};
+use crate::stats::{NOISY_RANGE, Summary};
+use crate::units::{ByteSize, RateUnit};
+
+type Row = (ByteSize, ByteSize);
+
+pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
+    let mut cells: BTreeMap<Row, BTreeMap<TestKind, Vec<f64>>> = BTreeMap::new();
+    for m in &run.results {
+        cells
+            .entry((m.file_size, m.record_size))
+            .or_default()
+            .entry(m.test)
+            .or_default()
+            .push(m.throughput);
+    }
+    let summaries: BTreeMap<Row, BTreeMap<TestKind, Summary>> = cells
+        .into_iter()
+        .map(|(row, tests)| {
+            let s = tests
+                .into_iter()
+                .filter_map(|(t, v)| Summary::of(&v).map(|s| (t, s)))
+                .collect();
+            (row, s)
+        })
+        .collect();
+    let unit = unit.resolve(
+        summaries
+            .values()
+            .flat_map(|t| t.values().map(|s| s.median)),
+    );
+    let tests: Vec<TestKind> = run.params.tests.clone();
+
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED.with_rounded_corners())
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if color {
+        table.enforce_styling();
+    }
+    let mut header = vec![Cell::new("File"), Cell::new("Record")];
+    header.extend(tests.iter().map(|t| Cell::new(t.name())));
+    table.set_header(header);
+
+    let mut any_noisy = false;
+    for ((file, record), row) in &summaries {
+        let mut line = vec![
+            Cell::new(file.to_string()).set_alignment(CellAlignment::Right),
+            Cell::new(record.to_string()).set_alignment(CellAlignment::Right),
+        ];
+        for test in &tests {
+            line.push(match row.get(test) {
+                Some(s) => {
+                    any_noisy |= s.is_noisy();
+                    cell(s, unit, color)
+                }
+                None => Cell::new(""),
+            });
+        }
+        table.add_row(line);
+    }
+
+    let mut out = table.to_string();
+    out.push('\n');
+    let repeat = run.params.repeat;
+    out.push_str(&format!(
+        "{}, median of {repeat} repetition{} ± half their range",
+        unit.label(),
+        if repeat == 1 { "" } else { "s" }
+    ));
+    if run.params.threads > 1 {
+        out.push_str(&format!(", {} threads aggregated", run.params.threads));
+    }
+    out.push('\n');
+    if any_noisy {
+        out.push_str(&format!(
+            "~ noisy: repetitions vary by more than {:.0}%; try more --repeat, a bigger --size or a quieter machine\n",
+            NOISY_RANGE * 100.0
+        ));
+    }
+    out
+}
+
+fn cell(s: &Summary, unit: RateUnit, color: bool) -> Cell {
+    let text = if s.n > 1 {
+        format!(
+            "{} ±{:.1}%{}",
+            unit.format(s.median),
+            s.spread_pct(),
+            if s.is_noisy() { " ~" } else { "" }
+        )
+    } else {
+        unit.format(s.median)
+    };
+    let cell = Cell::new(text).set_alignment(CellAlignment::Right);
+    if color && s.is_noisy() {
+        cell.fg(Color::Yellow)
+    } else {
+        cell
+    }
+}

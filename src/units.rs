@@ -1,0 +1,222 @@
+//! Sizes and rates: parsing `4k`/`32M`/`1G` (k = 1024) and printing them back the way
+//! a storage engineer reads them.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A number of bytes: a file size or a record size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ByteSize(pub u64);
+
+/// Why a size given on the command line was not accepted.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ParseSizeError {
+    #[error(
+        "invalid size '{0}': expected a number with an optional unit, e.g. 512, 4k, 64KiB, 32M, 1G"
+    )]
+    Invalid(String),
+    #[error("invalid size '{0}': sizes must be greater than zero")]
+    Zero(String),
+    #[error("invalid size '{0}': too large")]
+    TooLarge(String),
+}
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * KIB;
+const GIB: u64 = 1024 * MIB;
+
+impl ByteSize {
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+
+    /// Parses a size where a bare number means bytes (as in fio); units are binary.
+    pub fn parse_bytes(text: &str) -> Result<Self, ParseSizeError> {
+        Self::parse_with_bare_unit(text, 1)
+    }
+
+    /// Parses a size where a bare number means MiB, the classic `iozone 32 512` form.
+    pub fn parse_megabytes(text: &str) -> Result<Self, ParseSizeError> {
+        Self::parse_with_bare_unit(text, MIB)
+    }
+
+    fn parse_with_bare_unit(text: &str, bare_unit: u64) -> Result<Self, ParseSizeError> {
+        let trimmed = text.trim();
+        let config = parse_size::Config::new().with_binary();
+        let value = config.parse_size(trimmed).map_err(|e| match e {
+            parse_size::Error::PosOverflow => ParseSizeError::TooLarge(text.to_string()),
+            _ => ParseSizeError::Invalid(text.to_string()),
+        })?;
+        let is_bare = trimmed.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+        let value = if is_bare {
+            value
+                .checked_mul(bare_unit)
+                .ok_or_else(|| ParseSizeError::TooLarge(text.to_string()))?
+        } else {
+            value
+        };
+        if value == 0 {
+            return Err(ParseSizeError::Zero(text.to_string()));
+        }
+        Ok(ByteSize(value))
+    }
+}
+
+impl FromStr for ByteSize {
+    type Err = ParseSizeError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse_bytes(s)
+    }
+}
+
+impl fmt::Display for ByteSize {
+    /// Exact multiples print as whole units (`64 KiB`, `32 MiB`); others keep one decimal.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        for (unit, name) in [(GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")] {
+            if b >= unit {
+                return if b % unit == 0 {
+                    write!(f, "{} {name}", b / unit)
+                } else {
+                    write!(f, "{:.1} {name}", b as f64 / unit as f64)
+                };
+            }
+        }
+        write!(f, "{b} B")
+    }
+}
+
+/// The unit rates are shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+pub enum RateUnit {
+    /// bytes/s, like the classic table
+    #[value(name = "B")]
+    Bytes,
+    /// KiB/s, like iozone3's kB/s
+    #[value(name = "kB")]
+    KiB,
+    /// MiB/s
+    #[value(name = "MiB")]
+    MiB,
+    /// GiB/s
+    #[value(name = "GiB")]
+    GiB,
+    /// the largest unit that keeps every figure of a table at 1 or more
+    #[value(name = "auto")]
+    Auto,
+}
+
+impl RateUnit {
+    /// Resolves `Auto` against the figures a table will show, so one table has one unit.
+    pub fn resolve(self, rates: impl IntoIterator<Item = f64>) -> RateUnit {
+        if self != RateUnit::Auto {
+            return self;
+        }
+        let smallest = rates
+            .into_iter()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        match smallest {
+            s if s.is_infinite() => RateUnit::MiB,
+            s if s >= GIB as f64 => RateUnit::GiB,
+            s if s >= MIB as f64 => RateUnit::MiB,
+            s if s >= KIB as f64 => RateUnit::KiB,
+            _ => RateUnit::Bytes,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RateUnit::Bytes => "B/s",
+            RateUnit::KiB => "KiB/s",
+            RateUnit::MiB | RateUnit::Auto => "MiB/s",
+            RateUnit::GiB => "GiB/s",
+        }
+    }
+
+    /// Formats bytes/s in this unit, without the unit label.
+    pub fn format(self, bytes_per_sec: f64) -> String {
+        match self {
+            RateUnit::Bytes => format!("{:.0}", bytes_per_sec),
+            RateUnit::KiB => format!("{:.0}", bytes_per_sec / KIB as f64),
+            RateUnit::MiB | RateUnit::Auto => format!("{:.1}", bytes_per_sec / MIB as f64),
+            RateUnit::GiB => format!("{:.2}", bytes_per_sec / GIB as f64),
+        }
+    }
+}
+
+/// Formats a duration in nanoseconds with a unit that keeps 3 significant figures.
+pub fn format_nanos(ns: u64) -> String {
+    match ns {
+        n if n >= 1_000_000_000 => format!("{:.2} s", n as f64 / 1e9),
+        n if n >= 1_000_000 => format!("{:.2} ms", n as f64 / 1e6),
+        n if n >= 1_000 => format!("{:.1} µs", n as f64 / 1e3),
+        n => format!("{n} ns"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_numbers_in_flags_are_bytes() {
+        assert_eq!(ByteSize::parse_bytes("512"), Ok(ByteSize(512)));
+        assert_eq!(ByteSize::parse_bytes("4k"), Ok(ByteSize(4096)));
+        assert_eq!(ByteSize::parse_bytes("64KiB"), Ok(ByteSize(65536)));
+        assert_eq!(ByteSize::parse_bytes("32M"), Ok(ByteSize(32 * MIB)));
+        assert_eq!(ByteSize::parse_bytes("1G"), Ok(ByteSize(GIB)));
+        assert_eq!(ByteSize::parse_bytes("1KB"), Ok(ByteSize(1024)));
+    }
+
+    #[test]
+    fn bare_numbers_in_the_classic_form_are_megabytes() {
+        assert_eq!(ByteSize::parse_megabytes("32"), Ok(ByteSize(32 * MIB)));
+        assert_eq!(ByteSize::parse_megabytes("512k"), Ok(ByteSize(512 * KIB)));
+    }
+
+    #[test]
+    fn bad_sizes_say_what_was_wrong() {
+        assert!(matches!(
+            ByteSize::parse_bytes("32X"),
+            Err(ParseSizeError::Invalid(_))
+        ));
+        assert!(matches!(
+            ByteSize::parse_bytes("-5"),
+            Err(ParseSizeError::Invalid(_))
+        ));
+        assert!(matches!(
+            ByteSize::parse_bytes("0"),
+            Err(ParseSizeError::Zero(_))
+        ));
+        assert!(matches!(
+            ByteSize::parse_bytes(""),
+            Err(ParseSizeError::Invalid(_))
+        ));
+        assert!(matches!(
+            ByteSize::parse_megabytes("99999999999999999"),
+            Err(ParseSizeError::TooLarge(_))
+        ));
+    }
+
+    #[test]
+    fn sizes_print_in_whole_units_when_exact() {
+        assert_eq!(ByteSize(512).to_string(), "512 B");
+        assert_eq!(ByteSize(65536).to_string(), "64 KiB");
+        assert_eq!(ByteSize(32 * MIB).to_string(), "32 MiB");
+        assert_eq!(ByteSize(1536).to_string(), "1.5 KiB");
+    }
+
+    #[test]
+    fn auto_unit_keeps_the_smallest_figure_above_one() {
+        let rates = [3.0 * MIB as f64, 2.0 * GIB as f64];
+        assert_eq!(RateUnit::Auto.resolve(rates), RateUnit::MiB);
+        assert_eq!(RateUnit::Auto.resolve([900.0]), RateUnit::Bytes);
+        assert_eq!(RateUnit::KiB.resolve([900.0]), RateUnit::KiB);
+        assert_eq!(RateUnit::MiB.format(1.5 * MIB as f64), "1.5");
+        assert_eq!(RateUnit::Bytes.format(773910.4), "773910");
+    }
+}
