@@ -9,6 +9,9 @@ use crate::model::{CacheMode, EngineKind, TestKind};
 use crate::shell::ColorChoice;
 use crate::units::{ByteSize, RateUnit};
 
+/// Seeds stay below 2^53 so they survive JSON readers that use doubles, and SQLite.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "iozone",
@@ -153,7 +156,7 @@ pub struct RunArgs {
     pub no_latency: bool,
 
     /// Seed for the data and the random orders [default: random, and recorded]
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(..=MAX_SEED))]
     pub seed: Option<u64>,
 
     /// Output format

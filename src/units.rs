@@ -27,6 +27,9 @@ pub enum ParseSizeError {
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
 const GIB: u64 = 1024 * MIB;
+const TIB: u64 = 1024 * GIB;
+const PIB: u64 = 1024 * TIB;
+const EIB: u64 = 1024 * PIB;
 
 impl ByteSize {
     pub fn bytes(self) -> u64 {
@@ -76,7 +79,14 @@ impl fmt::Display for ByteSize {
     /// Exact multiples print as whole units (`64 KiB`, `32 MiB`); others keep one decimal.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        for (unit, name) in [(GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")] {
+        for (unit, name) in [
+            (EIB, "EiB"),
+            (PIB, "PiB"),
+            (TIB, "TiB"),
+            (GIB, "GiB"),
+            (MIB, "MiB"),
+            (KIB, "KiB"),
+        ] {
             if b >= unit {
                 return if b % unit == 0 {
                     write!(f, "{} {name}", b / unit)
@@ -208,6 +218,8 @@ mod tests {
         assert_eq!(ByteSize(65536).to_string(), "64 KiB");
         assert_eq!(ByteSize(32 * MIB).to_string(), "32 MiB");
         assert_eq!(ByteSize(1536).to_string(), "1.5 KiB");
+        assert_eq!(ByteSize(1 << 60).to_string(), "1 EiB");
+        assert_eq!(ByteSize(3 << 40).to_string(), "3 TiB");
     }
 
     #[test]

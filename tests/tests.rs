@@ -1,1 +1,5 @@
-// integration tests: see below
+//! All end-to-end tests in one binary (one link step), driving the real `iozone`
+//! against real files, real filesystems and, where root allows, real mounts.
+
+mod common;
+mod run;

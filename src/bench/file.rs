@@ -39,9 +39,20 @@ impl TestFile {
     /// so a file or symlink planted under the name is never written through.
     pub fn create(&mut self, cache: CacheMode) -> io::Result<File> {
         self.remove()?;
-        let file = options(cache).create_new(true).open(&self.path)?;
-        self.exists = true;
-        Ok(file)
+        match options(cache).create_new(true).open(&self.path) {
+            Ok(file) => {
+                self.exists = true;
+                Ok(file)
+            }
+            // Some filesystems (ramfs) create the inode and only then refuse a flag
+            // such as O_DIRECT. Nothing was there before (that would be EEXIST), so
+            // whatever is there now is ours to remove.
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                let _ = std::fs::remove_file(&self.path);
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Opens the existing file, never through a symlink.

@@ -43,10 +43,12 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
     if vfs.f_flag.contains(StatVfsMountFlags::RDONLY) {
         return Err(BenchError::ReadOnly(dir.to_path_buf()));
     }
+    // ramfs and some pseudo filesystems report no size at all: capacity unknown
+    let sized = vfs.f_blocks > 0;
     let free = vfs.f_bavail * vfs.f_frsize;
     let largest = plan.file_sizes.iter().copied().max().unwrap_or(0);
     let needed = largest.saturating_mul(u64::from(plan.threads));
-    if needed > free {
+    if sized && needed > free {
         return Err(BenchError::NoSpace {
             dir: dir.to_path_buf(),
             needed: ByteSize(needed),
@@ -56,8 +58,8 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
     probe(plan)?;
     let mut report = Preflight {
         block_size: Some(vfs.f_bsize),
-        total_bytes: Some(vfs.f_blocks * vfs.f_frsize),
-        free_bytes: Some(free),
+        total_bytes: sized.then_some(vfs.f_blocks * vfs.f_frsize),
+        free_bytes: sized.then_some(free),
         warnings: Vec::new(),
     };
     if let Ok(fs) = rustix::fs::statfs(dir) {

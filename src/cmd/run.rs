@@ -150,7 +150,9 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         engine: args.engine,
         threads: args.threads,
         repeat: args.repeat,
-        seed: args.seed.unwrap_or_else(rand::random),
+        seed: args
+            .seed
+            .unwrap_or_else(|| rand::random::<u64>() & crate::cli::MAX_SEED),
         verify: args.verify,
         read_pct: args.read_pct,
         stride_records: args.stride,

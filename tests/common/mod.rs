@@ -1,0 +1,189 @@
+//! Helpers shared by the end-to-end tests: the binary, leftover-file checks, and
+//! small throwaway mounts for the scenarios that need a filesystem of their own.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempfile::TempDir;
+
+/// The `iozone` binary, with colour and environment settled for stable output.
+pub fn iozone() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("iozone").expect("binary is built");
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// The same binary as a plain `std::process::Command`, for tests that signal it.
+pub fn iozone_process() -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("iozone"));
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// Test files a run left behind in `dir`.
+pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("iozone-"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn assert_no_leftovers(dir: &Path) {
+    let left = leftovers(dir);
+    assert!(left.is_empty(), "test files left behind: {left:?}");
+}
+
+/// Runs `iozone` expecting exit status 2 and one line on stderr; returns that line.
+pub fn expect_bad_input(dir: &Path, args: &[&str]) -> String {
+    let out = iozone().args(args).arg("-d").arg(dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?} should exit 2; stderr: {stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{args:?}: expected one line, got {stderr:?}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert_no_leftovers(dir);
+    lines[0].to_string()
+}
+
+/// Whether this process may mount filesystems. Tests that need it call
+/// [`require_root`], which fails loudly instead of passing when it cannot.
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// Fails the test unless running as root, or returns false (with a loud line on
+/// stderr) when `IOZONE_SKIP_ROOT_TESTS=1` explicitly allows skipping.
+pub fn require_root(what: &str) -> bool {
+    if is_root() {
+        return true;
+    }
+    if std::env::var("IOZONE_SKIP_ROOT_TESTS").as_deref() == Ok("1") {
+        eprintln!("SKIPPED (not root, IOZONE_SKIP_ROOT_TESTS=1): {what}");
+        return false;
+    }
+    panic!(
+        "this test needs root to {what}; run the tests as root (CI does), or set \
+         IOZONE_SKIP_ROOT_TESTS=1 to skip the root-only tests knowingly"
+    );
+}
+
+/// A filesystem mounted for one test, unmounted (and its backing file removed) on drop.
+pub struct Mount {
+    dir: TempDir,
+    loop_image: Option<PathBuf>,
+}
+
+impl Mount {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A tmpfs of `size` (e.g. "8m") with extra mount options.
+    pub fn tmpfs(size: &str, options: &str) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = format!("size={size}");
+        if !options.is_empty() {
+            opts = format!("{opts},{options}");
+        }
+        run_ok(
+            Command::new("mount")
+                .args(["-t", "tmpfs", "-o", &opts, "tmpfs"])
+                .arg(dir.path()),
+        );
+        Mount {
+            dir,
+            loop_image: None,
+        }
+    }
+
+    /// A ramfs: page cache only, no O_DIRECT.
+    pub fn ramfs() -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        run_ok(
+            Command::new("mount")
+                .args(["-t", "ramfs", "ramfs"])
+                .arg(dir.path()),
+        );
+        Mount {
+            dir,
+            loop_image: None,
+        }
+    }
+
+    /// An ext4 filesystem on a loop device backed by a sparse file of `mib` MiB.
+    pub fn ext4(mib: u64, options: &str) -> Mount {
+        let image = tempfile::Builder::new()
+            .prefix("iozone-test-ext4-")
+            .suffix(".img")
+            .tempfile()
+            .unwrap()
+            .into_temp_path()
+            .keep()
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&image)
+            .unwrap()
+            .set_len(mib << 20)
+            .unwrap();
+        run_ok(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = "loop".to_string();
+        if !options.is_empty() {
+            opts = format!("{opts},{options}");
+        }
+        run_ok(
+            Command::new("mount")
+                .args(["-o", &opts])
+                .arg(&image)
+                .arg(dir.path()),
+        );
+        Mount {
+            dir,
+            loop_image: Some(image),
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+        if let Some(image) = &self.loop_image {
+            let _ = std::fs::remove_file(image);
+        }
+    }
+}
+
+fn run_ok(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Parses `run --format json` output.
+pub fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}

@@ -1,0 +1,6 @@
+//! `iozone run` end to end.
+
+mod bad_input;
+mod faults;
+mod matrix;
+mod output;
