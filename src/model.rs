@@ -186,7 +186,7 @@ pub struct Params {
     pub stride_records: u64,
     /// Whether per-operation latency was recorded.
     pub latency: bool,
-    /// The directory measured in, as given.
+    /// The directory measured in, as an absolute path.
     pub dir: String,
 }
 

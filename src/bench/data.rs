@@ -7,13 +7,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Memory alignment good enough for O_DIRECT on every device we know (page size).
 pub const ALIGN: usize = 4096;
 
-/// Random data repeats every this many bytes. That is beyond the unit of every
-/// compressing filesystem in common use (btrfs: 128 KiB extents; ZFS: one record,
-/// 128 KiB by default, 1 MiB for large files), so no block compresses, while the pool
-/// stays within the CPU's caches and TLB reach: an 8 MiB pool cost 10% of 512-byte
-/// write throughput here in cache and TLB misses that belong to us, not the filesystem.
-/// Fixed, so memory does not grow with the file size.
-const POOL_BYTES: usize = 2 << 20;
+/// Random data repeats every this many bytes, so no compression unit up to 1 MiB
+/// compresses (btrfs: 128 KiB extents; ZFS: one record, 128 KiB by default, 1 MiB
+/// for large files), while the pool stays within a core's L2 cache and TLB reach:
+/// an 8 MiB pool cost 10% of 512-byte write throughput here, 2 MiB cost 4% at 64 KiB,
+/// in cache misses that belong to the harness, not the filesystem. Fixed, so memory
+/// does not grow with the file size.
+const POOL_BYTES: usize = 1 << 20;
 
 /// A heap buffer whose start is aligned to [`ALIGN`]; safe code, by over-allocating.
 pub struct AlignedBuf {

@@ -198,7 +198,7 @@ impl Worker<'_> {
             order,
             pool,
             buf: buf.as_mut_slice(),
-            sampler: Sampler::new(self.plan.latency, self.record),
+            sampler: Sampler::new(self.plan.latency, self.record, seed),
             mix: Xoshiro256PlusPlus::seed_from_u64(seed),
             path,
         };

@@ -87,7 +87,7 @@ pub fn exec(args: RunArgs, shell: &Shell) -> anyhow::Result<()> {
         tags: args.tags.iter().cloned().collect(),
         note: args.note.clone(),
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        params: params(&plan, &args),
+        params: params(&plan),
         host: host::probe_host(),
         filesystem: Filesystem {
             block_size: checks.block_size,
@@ -141,8 +141,11 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
     }
     tests.sort_unstable();
     tests.dedup();
+    // the absolute path says which filesystem was measured; a missing directory is
+    // left as given for preflight to report
+    let dir = std::fs::canonicalize(&args.dir).unwrap_or_else(|_| args.dir.clone());
     Ok(Plan {
-        dir: args.dir.clone(),
+        dir,
         file_sizes,
         record_sizes,
         tests,
@@ -168,7 +171,7 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
         .collect()
 }
 
-fn params(plan: &Plan, args: &RunArgs) -> Params {
+fn params(plan: &Plan) -> Params {
     Params {
         engine: plan.engine,
         cache: plan.cache,
@@ -184,7 +187,7 @@ fn params(plan: &Plan, args: &RunArgs) -> Params {
         read_pct: plan.read_pct,
         stride_records: plan.stride_records,
         latency: plan.latency,
-        dir: args.dir.display().to_string(),
+        dir: plan.dir.display().to_string(),
     }
 }
 

@@ -63,8 +63,11 @@ fn check_results(run: &Value, threads: u64, label: &str) {
             );
             let lat = &r["latency_ns"];
             let samples = lat["samples"].as_u64().unwrap();
-            // 64 records, each timed by the 4 KiB sampling interval of 2, per worker
-            assert_eq!(samples, 32 * threads, "{label}: {test}");
+            // 64 records, timed one in 4 on average (the 4 KiB sampling interval), per worker
+            assert!(
+                (6 * threads..=40 * threads).contains(&samples),
+                "{label}: {test}: {samples} samples"
+            );
             let (p50, p99, max) = (
                 lat["p50"].as_u64().unwrap(),
                 lat["p99"].as_u64().unwrap(),
