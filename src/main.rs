@@ -37,9 +37,17 @@ fn main() -> ExitCode {
 /// Help and version print as clap likes; a usage error is one line and status 2.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        let _ = e.print();
-        return ExitCode::SUCCESS;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        // `iozone` alone: the help is the most useful answer, but it is still an error
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        _ => {}
     }
     let text = e.to_string();
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
@@ -47,9 +55,6 @@ fn usage_error(e: clap::Error) -> ExitCode {
     match lines.find(|l| l.starts_with("[possible values:")) {
         Some(values) => eprintln!("{first} {values}"),
         None => eprintln!("{first}"),
-    }
-    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        eprintln!("Run 'iozone --help' for the commands.");
     }
     ExitCode::from(2)
 }

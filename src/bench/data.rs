@@ -48,6 +48,9 @@ pub struct DataPool {
     buf: AlignedBuf,
     record: usize,
     records_in_pool: u64,
+    /// `records_in_pool - 1` when that is a power of two (always, for power-of-two
+    /// records): spares the per-operation division, a few ns of a 512-byte write.
+    mask: Option<u64>,
 }
 
 impl DataPool {
@@ -61,13 +64,20 @@ impl DataPool {
             buf,
             record,
             records_in_pool,
+            mask: records_in_pool
+                .is_power_of_two()
+                .then(|| records_in_pool - 1),
         }
     }
 
     /// The bytes record `index` holds.
     #[inline]
     pub fn record(&self, index: u64) -> &[u8] {
-        let start = (index % self.records_in_pool) as usize * self.record;
+        let slot = match self.mask {
+            Some(mask) => index & mask,
+            None => index % self.records_in_pool,
+        };
+        let start = slot as usize * self.record;
         &self.buf.as_slice()[start..start + self.record]
     }
 }

@@ -20,6 +20,11 @@ use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
 use crate::units::ByteSize;
 use worker::{PhaseTiming, Worker};
 
+/// More workers than this is a typo, not a benchmark; each holds buffers and a thread.
+pub const MAX_THREADS: u32 = 256;
+/// Records are held in memory (a read buffer and the data pool), so they are bounded.
+pub const MAX_RECORD: u64 = 1 << 30;
+
 /// What to measure, validated by [`Plan::validate`] before anything touches the disk.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -156,6 +161,17 @@ impl Plan {
         let bad = |msg: String| Err(BenchError::InvalidPlan(msg));
         if self.threads == 0 {
             return bad("--threads must be at least 1".into());
+        }
+        if self.threads > MAX_THREADS {
+            return bad(format!("--threads must be at most {MAX_THREADS}"));
+        }
+        if let Some(&r) = self.record_sizes.iter().find(|&&r| r > MAX_RECORD) {
+            return bad(format!(
+                "record size {} is too large: each worker holds a record and a pool of \
+                 records in memory; use at most {}",
+                ByteSize(r),
+                ByteSize(MAX_RECORD)
+            ));
         }
         if self.repeat == 0 {
             return bad("--repeat must be at least 1".into());

@@ -82,15 +82,22 @@ impl Worker<'_> {
                 };
                 self.report(step, test, repetition);
                 step += 1;
-                // every worker reaches every barrier, failed or not, so none waits forever
+                // Every worker reaches every barrier, failed or not, so none waits
+                // forever. The first starts the phase together; the second keeps any
+                // worker from preparing the next phase (creating, syncing, evicting
+                // its file) while another is still being timed.
                 self.barrier.wait();
-                let Ok(engine) = engine else { continue };
-                match self.measure(test, repetition, engine, &pool, &mut buf, file.path()) {
-                    Ok(t) => timings.push(t),
-                    Err(e) => {
+                let outcome = engine.ok().map(|engine| {
+                    self.measure(test, repetition, engine, &pool, &mut buf, file.path())
+                });
+                self.barrier.wait();
+                match outcome {
+                    Some(Ok(t)) => timings.push(t),
+                    Some(Err(e)) => {
                         self.cancel.fail();
                         error.get_or_insert(e);
                     }
+                    None => {}
                 }
             }
         }

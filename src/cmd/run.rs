@@ -39,12 +39,6 @@ fn signal_name(signal: i32) -> &'static str {
 pub fn exec(args: RunArgs, shell: &Shell) -> anyhow::Result<()> {
     let plan = plan_from(&args)?;
     plan.validate()?;
-    let checks = bench::preflight(&plan)?;
-    announce(shell, &plan);
-    for warning in &checks.warnings {
-        shell.warn(warning);
-    }
-
     let stop = Arc::new(AtomicBool::new(false));
     let caught = Arc::new(AtomicUsize::new(0));
     for signal in [SIGINT, SIGTERM] {
@@ -52,6 +46,12 @@ pub fn exec(args: RunArgs, shell: &Shell) -> anyhow::Result<()> {
             .context("installing the signal handler")?;
         signal_hook::flag::register_usize(signal, Arc::clone(&caught), signal as usize)
             .context("installing the signal handler")?;
+    }
+
+    let checks = bench::preflight(&plan)?;
+    announce(shell, &plan);
+    for warning in &checks.warnings {
+        shell.warn(warning);
     }
 
     let started_at = Utc::now();

@@ -66,6 +66,18 @@ fn zero_threads_or_repetitions() {
         &expect_bad_input(dir.path(), &["run", "-s", "64k", "-n", "0"]),
         "--repeat must be at least 1",
     );
+    assert_says(
+        &expect_bad_input(dir.path(), &["run", "-s", "64k", "-t", "100000"]),
+        "--threads must be at most 256",
+    );
+    assert_says(
+        &expect_bad_input(dir.path(), &["run", "-s", "4G", "-r", "2G"]),
+        "record size 2 GiB is too large",
+    );
+    assert_says(
+        &expect_bad_input(dir.path(), &["run", "-s", "64k", "-t", "99999999999"]),
+        "invalid value",
+    );
 }
 
 #[test]

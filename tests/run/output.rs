@@ -224,4 +224,9 @@ fn help_and_version_exit_zero() {
         .assert()
         .success()
         .stdout(predicate::str::contains("--cache"));
+    // no subcommand: the help, but as an error
+    iozone()
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("Commands:"));
 }
