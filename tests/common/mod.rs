@@ -22,6 +22,32 @@ pub fn iozone_process() -> Command {
     cmd
 }
 
+/// Runs `iozone ARGS -d DIR` to the end.
+pub fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    iozone().args(args).arg("-d").arg(dir).output().unwrap()
+}
+
+/// Runs `iozone ARGS --format json -q -d DIR`, which must succeed; returns the run.
+pub fn run_json_in(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let out = run_in(dir, &[args, &["--format", "json", "-q"]].concat());
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+/// Asserts that a JSON object has every one of `keys` (null counts: it is documented).
+pub fn assert_has_keys(object: &serde_json::Value, what: &str, keys: &[&str]) {
+    for key in keys {
+        assert!(
+            object.get(key).is_some(),
+            "missing {what}.{key} in {object}"
+        );
+    }
+}
+
 /// Test files a run left behind in `dir`.
 pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
@@ -46,7 +72,7 @@ pub fn assert_no_leftovers(dir: &Path) {
 
 /// Runs `iozone` expecting exit status 2 and one line on stderr; returns that line.
 pub fn expect_bad_input(dir: &Path, args: &[&str]) -> String {
-    let out = iozone().args(args).arg("-d").arg(dir).output().unwrap();
+    let out = run_in(dir, args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(
         out.status.code(),

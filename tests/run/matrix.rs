@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{assert_no_leftovers, iozone, json};
+use crate::common::{assert_no_leftovers, run_in, run_json_in};
 
 const ALL_TESTS: [&str; 10] = [
     "write",
@@ -18,25 +18,13 @@ const ALL_TESTS: [&str; 10] = [
     "mix",
 ];
 
-fn run_json(dir: &std::path::Path, cache: &str, engine: &str, extra: &[&str]) -> Value {
-    let out = iozone()
-        .args([
-            "run", "-s", "256k", "-r", "4k", "-i", "all", "-n", "2", "--verify",
-        ])
-        .args([
-            "--cache", cache, "--engine", engine, "--format", "json", "-q",
-        ])
-        .args(extra)
-        .arg("-d")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{cache}/{engine}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out.stdout)
+/// Every test, twice, on a 256 KiB file of 4 KiB records.
+fn run_all_tests(dir: &std::path::Path, cache: &str, engine: &str, extra: &[&str]) -> Value {
+    let args = [
+        "run", "-s", "256k", "-r", "4k", "-i", "all", "-n", "2", "--verify",
+    ];
+    let mode = ["--cache", cache, "--engine", engine];
+    run_json_in(dir, &[&args[..], &mode, extra].concat())
 }
 
 fn check_results(run: &Value, threads: u64, label: &str) {
@@ -92,20 +80,16 @@ fn every_test_cache_mode_and_engine() {
         for engine in ["posix", "pread", "mmap", "stdio"] {
             let label = format!("{cache}/{engine}");
             if cache == "direct" && (engine == "mmap" || engine == "stdio") {
-                let out = iozone()
-                    .args([
-                        "run", "-s", "256k", "-r", "4k", "--cache", cache, "--engine", engine,
-                    ])
-                    .arg("-d")
-                    .arg(dir.path())
-                    .output()
-                    .unwrap();
+                let args = [
+                    "run", "-s", "256k", "-r", "4k", "--cache", cache, "--engine", engine,
+                ];
+                let out = run_in(dir.path(), &args);
                 assert_eq!(out.status.code(), Some(2), "{label}");
                 let err = String::from_utf8_lossy(&out.stderr);
                 assert!(err.contains("cannot do --cache direct"), "{label}: {err}");
                 continue;
             }
-            let run = run_json(dir.path(), cache, engine, &[]);
+            let run = run_all_tests(dir.path(), cache, engine, &[]);
             assert_eq!(run["params"]["cache"], cache);
             assert_eq!(run["params"]["engine"], engine);
             assert_eq!(run["params"]["verify"], true);
@@ -118,7 +102,7 @@ fn every_test_cache_mode_and_engine() {
 #[test]
 fn workers_each_write_their_own_file_and_add_up() {
     let dir = tempfile::tempdir().unwrap();
-    let run = run_json(dir.path(), "buffered", "pread", &["--threads", "3"]);
+    let run = run_all_tests(dir.path(), "buffered", "pread", &["--threads", "3"]);
     assert_eq!(run["params"]["threads"], 3);
     check_results(&run, 3, "3 threads");
     assert_no_leftovers(dir.path());
@@ -128,21 +112,10 @@ fn workers_each_write_their_own_file_and_add_up() {
 fn mix_honours_the_read_share_and_still_verifies() {
     let dir = tempfile::tempdir().unwrap();
     for pct in ["0", "100"] {
-        let out = iozone()
-            .args([
-                "run", "-s", "128k", "-r", "4k", "-i", "mix", "-n", "1", "--verify",
-            ])
-            .args(["--read-pct", pct, "--format", "json", "-q"])
-            .arg("-d")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let run = json(&out.stdout);
+        let args = [
+            "run", "-s", "128k", "-r", "4k", "-i", "mix", "-n", "1", "--verify",
+        ];
+        let run = run_json_in(dir.path(), &[&args[..], &["--read-pct", pct]].concat());
         assert_eq!(
             run["params"]["read_pct"].as_u64(),
             Some(pct.parse().unwrap())
@@ -154,22 +127,25 @@ fn mix_honours_the_read_share_and_still_verifies() {
 #[test]
 fn auto_mode_sweeps_file_sizes_and_skips_records_larger_than_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iozone()
-        .args(["run", "--auto", "--min-size", "64k", "--max-size", "256k"])
-        .args([
-            "-r", "4k,128k", "-i", "write", "-n", "1", "--cache", "buffered",
-        ])
-        .args(["--format", "json", "-q"])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = run_json_in(
+        dir.path(),
+        &[
+            "run",
+            "--auto",
+            "--min-size",
+            "64k",
+            "--max-size",
+            "256k",
+            "-r",
+            "4k,128k",
+            "-i",
+            "write",
+            "-n",
+            "1",
+            "--cache",
+            "buffered",
+        ],
     );
-    let run = json(&out.stdout);
     assert_eq!(
         run["params"]["file_sizes"],
         serde_json::json!([65536, 131072, 262144])
@@ -199,11 +175,11 @@ fn auto_mode_sweeps_file_sizes_and_skips_records_larger_than_the_file() {
 }
 
 #[test]
-fn the_same_seed_gives_the_same_data_and_orders() {
+fn a_given_seed_is_used_and_recorded() {
     // --seed is recorded and reused; two runs with it must both verify
     let dir = tempfile::tempdir().unwrap();
     for _ in 0..2 {
-        let run = run_json(dir.path(), "buffered", "posix", &["--seed", "12345"]);
+        let run = run_all_tests(dir.path(), "buffered", "posix", &["--seed", "12345"]);
         assert_eq!(run["params"]["seed"], 12345);
     }
 }

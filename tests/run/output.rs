@@ -2,25 +2,15 @@
 
 use predicates::prelude::*;
 
-use crate::common::{assert_no_leftovers, iozone, json};
+use crate::common::{assert_has_keys, assert_no_leftovers, iozone, run_in, run_json_in};
 
 #[test]
 fn classic_form_32_512_reports_the_four_basic_tests() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iozone()
-        .args([
-            "run", "32", "512", "--format", "json", "-n", "1", "--cache", "buffered",
-        ])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = run_json_in(
+        dir.path(),
+        &["run", "32", "512", "-n", "1", "--cache", "buffered"],
     );
-    let run = json(&out.stdout);
     assert_eq!(run["params"]["file_size"], 33554432);
     assert_eq!(run["params"]["record_sizes"], serde_json::json!([512]));
     let results = run["results"].as_array().unwrap();
@@ -44,11 +34,16 @@ fn classic_form_32_512_reports_the_four_basic_tests() {
 #[test]
 fn json_run_object_has_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iozone()
-        .args([
-            "run", "-s", "64k", "-r", "4k", "-n", "1", "--format", "json",
-        ])
-        .args([
+    let run = run_json_in(
+        dir.path(),
+        &[
+            "run",
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-n",
+            "1",
             "-l",
             "DR9",
             "-l",
@@ -57,71 +52,71 @@ fn json_run_object_has_the_documented_fields() {
             "os=dr9",
             "--note",
             "after upgrade",
-        ])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let run = json(&out.stdout);
-    for key in [
-        "id",
-        "uuid",
-        "started_at",
-        "finished_at",
-        "status",
-        "labels",
-        "tags",
-        "note",
-        "tool_version",
+        ],
+    );
+    assert_has_keys(
+        &run,
+        "run",
+        &[
+            "id",
+            "uuid",
+            "started_at",
+            "finished_at",
+            "status",
+            "labels",
+            "tags",
+            "note",
+            "tool_version",
+            "params",
+            "host",
+            "filesystem",
+            "results",
+        ],
+    );
+    assert_has_keys(
+        &run["params"],
         "params",
+        &[
+            "engine",
+            "cache",
+            "threads",
+            "file_size",
+            "record_sizes",
+            "tests",
+            "repeat",
+            "seed",
+        ],
+    );
+    assert_has_keys(
+        &run["host"],
         "host",
+        &[
+            "hostname",
+            "os",
+            "os_version",
+            "kernel",
+            "arch",
+            "cpu_model",
+            "cpus",
+            "memory_bytes",
+        ],
+    );
+    assert_has_keys(
+        &run["filesystem"],
         "filesystem",
-        "results",
-    ] {
-        assert!(run.get(key).is_some(), "missing {key}");
-    }
-    for key in [
-        "engine",
-        "cache",
-        "threads",
-        "file_size",
-        "record_sizes",
-        "tests",
-        "repeat",
-        "seed",
-    ] {
-        assert!(run["params"].get(key).is_some(), "missing params.{key}");
-    }
-    for key in [
-        "hostname",
-        "os",
-        "os_version",
-        "kernel",
-        "arch",
-        "cpu_model",
-        "cpus",
-        "memory_bytes",
-    ] {
-        assert!(run["host"].get(key).is_some(), "missing host.{key}");
-    }
-    for key in [
-        "mount_point",
-        "type",
-        "device",
-        "mount_options",
-        "block_size",
-        "total_bytes",
-        "free_bytes",
-        "device_model",
-        "rotational",
-        "scheduler",
-    ] {
-        assert!(
-            run["filesystem"].get(key).is_some(),
-            "missing filesystem.{key}"
-        );
-    }
+        &[
+            "mount_point",
+            "type",
+            "device",
+            "mount_options",
+            "block_size",
+            "total_bytes",
+            "free_bytes",
+            "device_model",
+            "rotational",
+            "scheduler",
+        ],
+    );
     assert_eq!(run["status"], "complete");
     assert_eq!(run["labels"], serde_json::json!(["DR9", "nightly"]));
     assert_eq!(run["tags"]["os"], "dr9");
@@ -130,7 +125,11 @@ fn json_run_object_has_the_documented_fields() {
         run["params"]["tests"],
         serde_json::json!(["write", "rewrite", "read", "reread"])
     );
-    assert!(run["uuid"].as_str().unwrap().len() == 36);
+    assert_eq!(
+        run["params"]["dir"],
+        dir.path().canonicalize().unwrap().display().to_string()
+    );
+    assert_eq!(run["uuid"].as_str().unwrap().len(), 36);
     let started = run["started_at"].as_str().unwrap();
     assert!(
         chrono::DateTime::parse_from_rfc3339(started).is_ok(),
@@ -141,14 +140,12 @@ fn json_run_object_has_the_documented_fields() {
 #[test]
 fn table_has_a_row_per_record_size_and_a_column_per_test() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iozone()
-        .args([
+    let out = run_in(
+        dir.path(),
+        &[
             "run", "-s", "64k", "-r", "4k,16k", "-n", "3", "--units", "kB",
-        ])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
     let header = stdout.lines().nth(1).unwrap();
@@ -189,17 +186,12 @@ fn quiet_prints_only_data() {
 #[test]
 fn tests_by_iozone3_number() {
     let dir = tempfile::tempdir().unwrap();
-    let out = iozone()
-        .args([
+    let run = run_json_in(
+        dir.path(),
+        &[
             "run", "-s", "64k", "-r", "4k", "-n", "1", "-i", "0", "-i", "2,3",
-        ])
-        .args(["--format", "json", "-q"])
-        .arg("-d")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let run = json(&out.stdout);
+        ],
+    );
     assert_eq!(
         run["params"]["tests"],
         serde_json::json!([
