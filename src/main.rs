@@ -1,21 +1,12 @@
 //! `iozone`: measure file I/O throughput, record it, and tell what got slower.
 
-mod bench;
-mod cli;
-mod cmd;
-mod host;
-mod model;
-mod render;
-mod shell;
-mod stats;
-mod units;
-
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::Cli;
-use crate::shell::{Shell, Verbosity};
+use iozone::cli::Cli;
+use iozone::cmd;
+use iozone::shell::{Shell, Verbosity};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

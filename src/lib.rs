@@ -1,0 +1,16 @@
+//! `iozone`: measure file I/O throughput, record every run with its environment, and
+//! tell what got slower. The binary is a thin shell over this library; benchmarks and
+//! tests use the same modules.
+//!
+//! Data flows one way: [`bench`] measures, [`store`] records and queries, [`stats`]
+//! and comparison judge, [`render`] prints.
+
+pub mod bench;
+pub mod cli;
+pub mod cmd;
+pub mod host;
+pub mod model;
+pub mod render;
+pub mod shell;
+pub mod stats;
+pub mod units;
