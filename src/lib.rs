@@ -13,4 +13,5 @@ pub mod model;
 pub mod render;
 pub mod shell;
 pub mod stats;
+pub mod store;
 pub mod units;

@@ -88,7 +88,7 @@ impl fmt::Display for ByteSize {
             (KIB, "KiB"),
         ] {
             if b >= unit {
-                return if b % unit == 0 {
+                return if b.is_multiple_of(unit) {
                     write!(f, "{} {name}", b / unit)
                 } else {
                     write!(f, "{:.1} {name}", b as f64 / unit as f64)

@@ -1,0 +1,127 @@
+//! The store: the only place that writes SQL. Runs go in raw (every repetition's
+//! figures) and come back as model values; summaries are derived by the caller.
+//!
+//! [`Store`] is the interface every backend implements; [`SqliteStore`] is the local
+//! one, a single file with nothing to start.
+
+mod filter;
+mod migrate;
+mod rows;
+mod sqlite;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+pub use filter::{RunFilter, RunRef};
+pub use sqlite::SqliteStore;
+
+use crate::model::{Measurement, Run, RunStatus};
+
+/// Why the store could not do what was asked. Messages name the database and the way out.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "cannot open the database {path}: {reason}; check that the directory exists and is writable, or choose another with --db"
+    )]
+    Open { path: PathBuf, reason: String },
+    #[error("{0} is not an iozone database; choose another file with --db")]
+    NotIozone(PathBuf),
+    #[error(
+        "{path} was written by a newer iozone (schema {found}, this iozone knows up to {known}); upgrade iozone to use it"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: usize,
+        known: usize,
+    },
+    #[error("the database {path} is damaged: {reason}")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("no recorded run matches '{0}'; `iozone history` lists them")]
+    NoSuchRun(String),
+    #[error("'{0}' matches more than one run; give more of the UUID")]
+    Ambiguous(String),
+    #[error("database error on {path}: {source}")]
+    Sql {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+/// A problem `db check` found.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CheckReport {
+    pub path: String,
+    pub schema_version: usize,
+    pub latest_schema: usize,
+    pub runs: u64,
+    pub results: u64,
+    /// Runs still marked `running`: in progress now, or killed before they could finish.
+    pub unfinished_runs: u64,
+    /// What SQLite's integrity and foreign-key checks reported; empty when all is well.
+    pub problems: Vec<String>,
+}
+
+/// What every store can do. Methods take and return model values, never SQL.
+pub trait Store {
+    /// Where the data lives, for messages (never with credentials).
+    fn location(&self) -> String;
+
+    /// Records a run as `running` (its labels, tags, parameters and environment), before
+    /// any measurement, and returns its id.
+    fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError>;
+
+    /// Ends a run begun with [`Store::begin_run`]: its results (all of them, in one
+    /// transaction, with the status) and its end time.
+    fn finish_run(
+        &mut self,
+        id: i64,
+        status: RunStatus,
+        finished_at: DateTime<Utc>,
+        results: &[Measurement],
+    ) -> Result<(), StoreError>;
+
+    /// Records a whole run at once, as import and benchmarks do. Returns its id; a run
+    /// whose UUID is already there is not added again (`Ok(None)`).
+    fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError>;
+
+    /// Runs matching `filter`, newest first, without their results.
+    fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError>;
+
+    /// One run with all its results.
+    fn load_run(&self, id: i64) -> Result<Option<Run>, StoreError>;
+
+    /// The results of several runs, by run id.
+    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<Measurement>>, StoreError>;
+
+    /// The id a reference (`42`, `latest`, `latest~2`, a UUID prefix) points to.
+    fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError>;
+
+    /// Integrity, schema version and counts.
+    fn check(&self) -> Result<CheckReport, StoreError>;
+}
+
+/// Opens the store at `path`, creating and migrating it as needed.
+pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+    SqliteStore::open(path)
+}
+
+/// Applies pending migrations explicitly; returns (version before, version after).
+pub fn migrate(path: &Path) -> Result<(usize, usize), StoreError> {
+    SqliteStore::migrate_only(path)
+}
+
+/// The schema version this iozone writes.
+pub fn latest_schema() -> usize {
+    migrate::latest()
+}
+
+/// The database used when neither `--db` nor `IOZONE_DB` says otherwise:
+/// the platform data directory, e.g. `~/.local/share/iozone/history.db`.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "iozone").map(|d| d.data_dir().join("history.db"))
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
