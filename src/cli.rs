@@ -38,12 +38,146 @@ pub struct GlobalArgs {
     /// Say more about what is happening
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// The database [default: the platform data directory, e.g. ~/.local/share/iozone/history.db]
+    #[arg(long, global = true, env = "IOZONE_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Measure file I/O throughput in a directory
+    /// Measure file I/O throughput in a directory, and record the run
     Run(RunArgs),
+    /// List recorded runs, newest first
+    History(HistoryArgs),
+    /// One recorded run in full: environment and results
+    Show(ShowArgs),
+    /// What would be recorded about this host and the filesystem under DIR
+    Info(InfoArgs),
+    /// The database itself
+    Db(DbArgs),
+}
+
+/// Output formats of listings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ListFormat {
+    #[default]
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+/// Filters that select recorded runs.
+#[derive(Debug, Args, Default)]
+pub struct FilterArgs {
+    /// Runs on this host (hostname)
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Runs on this filesystem type, e.g. ext4
+    #[arg(long)]
+    pub fs: Option<String>,
+    /// Runs with this label; repeat to require several
+    #[arg(short = 'l', long = "label")]
+    pub labels: Vec<String>,
+    /// Runs with this tag (key=value); repeatable
+    #[arg(long = "tag", value_parser = parse_tag)]
+    pub tags: Vec<(String, String)>,
+    /// Runs that measured this test
+    #[arg(long, value_parser = parse_one_test)]
+    pub test: Option<TestKind>,
+    /// Runs that measured this record size
+    #[arg(long, value_parser = ByteSize::parse_bytes)]
+    pub record: Option<ByteSize>,
+    /// Runs started at or after this: a date (2026-11-01), a time (RFC 3339) or an age (7d, 12h, 2w)
+    #[arg(long, value_parser = crate::cmd::parse_since)]
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
+    /// Runs started before this: a date (the whole day counts), a time, or an age
+    #[arg(long, value_parser = crate::cmd::parse_until)]
+    pub until: Option<chrono::DateTime<chrono::Utc>>,
+    /// Runs with this status
+    #[arg(long, value_enum)]
+    pub status: Option<StatusArg>,
+}
+
+/// Run statuses, as filters take them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatusArg {
+    Running,
+    Complete,
+    Aborted,
+    Failed,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// At most this many runs (the newest)
+    #[arg(long, default_value_t = 50, conflicts_with = "all")]
+    pub limit: usize,
+    /// Every matching run
+    #[arg(long)]
+    pub all: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ListFormat,
+    /// Unit of the rates shown
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The run: an id (42), latest, latest~N, or a UUID prefix
+    #[arg(value_parser = |s: &str| s.parse::<crate::store::RunRef>())]
+    pub run: crate::store::RunRef,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ListFormat,
+    /// Unit of the rates shown
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The directory whose filesystem to describe
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: RunFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub action: DbAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbAction {
+    /// Print where the database is
+    Path,
+    /// Check the database's integrity and schema version
+    Check,
+    /// Bring the database's schema up to date
+    Migrate,
+}
+
+/// One test by its own name (`write` here is the write test, not the write group).
+fn parse_one_test(text: &str) -> Result<TestKind, String> {
+    let key = text.trim().to_ascii_lowercase().replace('-', "_");
+    TestKind::ALL
+        .into_iter()
+        .find(|t| t.name() == key)
+        .ok_or_else(|| {
+            let names: Vec<&str> = TestKind::ALL.iter().map(|t| t.name()).collect();
+            format!(
+                "unknown test '{text}': expected one of {}",
+                names.join(", ")
+            )
+        })
 }
 
 /// Output formats of a run.
@@ -184,7 +318,9 @@ mod tests {
     #[test]
     fn classic_positional_form_means_megabytes_and_bytes() {
         let cli = Cli::try_parse_from(["iozone", "run", "32", "512"]).unwrap();
-        let Command::Run(run) = cli.command;
+        let Command::Run(run) = cli.command else {
+            panic!("parsed as another command");
+        };
         assert_eq!(run.size_mb, Some(ByteSize(32 << 20)));
         assert_eq!(run.record_bytes, Some(ByteSize(512)));
     }

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         _ => Verbosity::Normal,
     };
     let shell = Shell::new(cli.global.color, verbosity);
-    match cmd::dispatch(cli.command, &shell) {
+    match cmd::dispatch(cli.command, &cli.global, &shell) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => failure(&e, &shell),
     }
@@ -46,6 +46,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
     match lines.find(|l| l.starts_with("[possible values:")) {
         Some(values) => eprintln!("{first} {values}"),
         None => eprintln!("{first}"),
+    }
+    if e.kind() == ErrorKind::MissingSubcommand {
+        eprintln!("Run 'iozone --help' for the commands.");
     }
     ExitCode::from(2)
 }

@@ -14,7 +14,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use order::DEFAULT_STRIDE;
-pub use preflight::preflight;
+pub use preflight::{Preflight, preflight};
 
 use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
 use crate::units::ByteSize;

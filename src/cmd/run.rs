@@ -10,11 +10,12 @@ use indicatif::ProgressBar;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::bench::{self, Observer, Plan, Step};
-use crate::cli::{RunArgs, RunFormat};
+use crate::cli::{GlobalArgs, RunArgs, RunFormat};
 use crate::host;
-use crate::model::{Filesystem, Measurement, Params, Run, RunStatus, TestKind};
+use crate::model::{Measurement, Params, Run, RunStatus, TestKind};
 use crate::render;
 use crate::shell::Shell;
+use crate::store::Store;
 use crate::units::{ByteSize, RateUnit, format_nanos};
 
 /// The seed's sweep, as the classic README measured it.
@@ -36,73 +37,126 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-pub fn exec(args: RunArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     let plan = plan_from(&args)?;
     plan.validate()?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let caught = Arc::new(AtomicUsize::new(0));
-    for signal in [SIGINT, SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("installing the signal handler")?;
-        signal_hook::flag::register_usize(signal, Arc::clone(&caught), signal as usize)
-            .context("installing the signal handler")?;
-    }
-
+    let signals = Signals::install()?;
     let checks = bench::preflight(&plan)?;
+    // a bad database is found before the measuring, not after
+    let mut store = match args.no_record {
+        true => None,
+        false => Some(super::open_store(global)?),
+    };
     announce(shell, &plan);
     for warning in &checks.warnings {
         shell.warn(warning);
     }
 
-    let started_at = Utc::now();
+    let mut run = new_run(&args, &plan, &checks);
+    if let Some(store) = &mut store {
+        run.id = Some(store.begin_run(&run)?);
+    }
     let clock = Instant::now();
     let progress = Progress {
         bar: shell.progress(plan.phase_count()),
         shell,
     };
-    let outcome = bench::execute(&plan, &progress, &stop);
+    let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
-    let results = match outcome {
-        Err(bench::BenchError::Interrupted) => {
-            return Err(Interrupted(caught.load(Ordering::Relaxed) as i32).into());
-        }
-        other => other?,
+    let finished_at = Utc::now();
+    let (status, results, error): (_, _, Option<anyhow::Error>) = match outcome {
+        Ok(results) => (RunStatus::Complete, results, None),
+        Err(bench::BenchError::Interrupted) => (
+            RunStatus::Aborted,
+            Vec::new(),
+            Some(signals.interrupted().into()),
+        ),
+        Err(e) => (RunStatus::Failed, Vec::new(), Some(e.into())),
     };
+    // a failed or aborted run is recorded as such, without partial figures
+    if let (Some(store), Some(id)) = (&mut store, run.id) {
+        match (store.finish_run(id, status, finished_at, &results), &error) {
+            (Err(e), None) => return Err(e.into()),
+            (Err(e), Some(_)) => shell.warn(format!("the run could not be marked {status:?}: {e}")),
+            (Ok(()), _) => {}
+        }
+    }
+    if let Some(error) = error {
+        return Err(error);
+    }
+    run.status = status;
+    run.finished_at = Some(finished_at);
+    run.results = results;
     shell.status(
         "Finished",
         format!(
             "{} measurements in {:.1} s",
-            results.len(),
+            run.results.len(),
             clock.elapsed().as_secs_f64()
         ),
     );
-
-    let run = Run {
-        id: None,
-        uuid: uuid::Uuid::new_v4(),
-        started_at,
-        finished_at: Some(Utc::now()),
-        status: RunStatus::Complete,
-        labels: args.labels.clone(),
-        tags: args.tags.iter().cloned().collect(),
-        note: args.note.clone(),
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        params: params(&plan),
-        host: host::probe_host(),
-        filesystem: Filesystem {
-            block_size: checks.block_size,
-            total_bytes: checks.total_bytes,
-            free_bytes: checks.free_bytes,
-            ..Filesystem::default()
-        },
-        results,
-    };
+    if let Some(id) = run.id {
+        let labels = match run.labels.is_empty() {
+            true => String::new(),
+            false => format!(" (label {})", run.labels.join(", ")),
+        };
+        shell.status("Recorded", format!("run {id}{labels}"));
+    }
     let text = match args.format {
         RunFormat::Table => render::run_table(&run, args.units, shell.stdout_color()),
         RunFormat::Json => render::json(&run),
     };
     super::print_stdout(&text)?;
     Ok(())
+}
+
+/// The run as it starts: everything but its results, its end and its id.
+fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
+    let mut filesystem = host::probe_filesystem(&plan.dir);
+    filesystem.block_size = filesystem.block_size.or(checks.block_size);
+    filesystem.total_bytes = filesystem.total_bytes.or(checks.total_bytes);
+    filesystem.free_bytes = filesystem.free_bytes.or(checks.free_bytes);
+    Run {
+        id: None,
+        uuid: uuid::Uuid::new_v4(),
+        started_at: Utc::now(),
+        finished_at: None,
+        status: RunStatus::Running,
+        labels: args.labels.clone(),
+        tags: args.tags.iter().cloned().collect(),
+        note: args.note.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        params: params(plan),
+        host: host::probe_host(),
+        filesystem,
+        results: Vec::new(),
+    }
+}
+
+/// SIGINT and SIGTERM set a flag the engine checks at every operation.
+struct Signals {
+    stop: Arc<AtomicBool>,
+    caught: Arc<AtomicUsize>,
+}
+
+impl Signals {
+    fn install() -> anyhow::Result<Signals> {
+        let signals = Signals {
+            stop: Arc::new(AtomicBool::new(false)),
+            caught: Arc::new(AtomicUsize::new(0)),
+        };
+        for signal in [SIGINT, SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&signals.stop))
+                .context("installing the signal handler")?;
+            signal_hook::flag::register_usize(signal, Arc::clone(&signals.caught), signal as usize)
+                .context("installing the signal handler")?;
+        }
+        Ok(signals)
+    }
+
+    fn interrupted(&self) -> Interrupted {
+        Interrupted(self.caught.load(Ordering::Relaxed) as i32)
+    }
 }
 
 fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {

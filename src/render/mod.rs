@@ -1,12 +1,25 @@
 //! Rendering: model values in, text out. No I/O here; callers print what is returned.
 
+mod environment;
+mod history;
+mod listing;
 mod run_table;
+mod show;
 
+pub use environment::environment_listing;
+pub use history::{headline, history_csv, history_json, history_listing};
+pub use listing::Listing;
 pub use run_table::run_table;
+pub use show::{results_csv, show_text};
 
 /// Pretty JSON with a trailing newline, for any of the documented shapes.
 pub fn json<T: serde::Serialize>(value: &T) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("model types always serialize");
     text.push('\n');
     text
+}
+
+/// Instants in machine-readable outputs: RFC 3339, UTC, nanoseconds.
+pub fn rfc3339(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
 }

@@ -79,7 +79,8 @@ impl SqliteStore {
             .query_map([id], rows::measurement_from_row)?
             .map(|r| r.map(|(_, m)| m))
             .collect::<Result<_, _>>()?;
-        results.sort_by_key(|m| (m.file_size, m.record_size, m.test, m.repetition));
+        // the order they were measured in, as `run --format json` prints them
+        results.sort_by_key(|m| (m.file_size, m.record_size, m.repetition, m.test));
         Ok(results)
     }
 }

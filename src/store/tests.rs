@@ -12,10 +12,10 @@ use crate::units::ByteSize;
 pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
     let started_at =
         Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap() + Duration::minutes(minutes);
-    let results = [TestKind::Write, TestKind::Read]
-        .into_iter()
-        .flat_map(|test| {
-            (1..=3).map(move |repetition| Measurement {
+    // in the order they are measured: repetition by repetition
+    let results = (1..=3u32)
+        .flat_map(|repetition| {
+            [TestKind::Write, TestKind::Read].map(move |test| Measurement {
                 test,
                 file_size: ByteSize(1 << 20),
                 record_size: ByteSize(4096),

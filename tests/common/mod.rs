@@ -8,17 +8,26 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
+/// A database shared by the tests that do not look at what was recorded, so that
+/// nothing a test records lands in the user's own history.
+fn scratch_db() -> &'static Path {
+    static DIR: std::sync::OnceLock<TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
 /// The `iozone` binary, with colour and environment settled for stable output.
 pub fn iozone() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("iozone").expect("binary is built");
-    cmd.env("NO_COLOR", "1");
+    cmd.env("NO_COLOR", "1")
+        .env("IOZONE_DB", scratch_db().join("scratch.db"));
     cmd
 }
 
 /// The same binary as a plain `std::process::Command`, for tests that signal it.
 pub fn iozone_process() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("iozone"));
-    cmd.env("NO_COLOR", "1");
+    cmd.env("NO_COLOR", "1")
+        .env("IOZONE_DB", scratch_db().join("scratch.db"));
     cmd
 }
 

@@ -1,0 +1,69 @@
+//! `iozone db path|check|migrate`: the database itself.
+
+use crate::cli::{DbAction, DbArgs, GlobalArgs};
+use crate::shell::Shell;
+use crate::store::{self, Store};
+
+/// `db check` found damage; main prints it and exits 2.
+#[derive(Debug, thiserror::Error)]
+#[error("the database {path} has problems: {}", problems.join("; "))]
+pub struct Damaged {
+    path: String,
+    problems: Vec<String>,
+}
+
+pub fn exec(args: DbArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+    match args.action {
+        DbAction::Path => {
+            let (path, _) = super::db_path(global)?;
+            super::print_stdout(&format!("{}\n", path.display()))?;
+        }
+        DbAction::Check => {
+            let store = super::open_store(global)?;
+            let report = store.check()?;
+            let text = format!(
+                "database       {}\nschema         {} (this iozone: {})\nruns           {}\nresults        {}\nunfinished     {}\nintegrity      {}\n",
+                report.path,
+                report.schema_version,
+                report.latest_schema,
+                report.runs,
+                report.results,
+                report.unfinished_runs,
+                if report.problems.is_empty() {
+                    "ok"
+                } else {
+                    "DAMAGED"
+                },
+            );
+            super::print_stdout(&text)?;
+            if report.unfinished_runs > 0 {
+                shell.warn(format!(
+                    "{} run(s) are still marked running: in progress, or killed before they could finish",
+                    report.unfinished_runs
+                ));
+            }
+            if !report.problems.is_empty() {
+                return Err(Damaged {
+                    path: report.path,
+                    problems: report.problems,
+                }
+                .into());
+            }
+        }
+        DbAction::Migrate => {
+            let (path, _) = super::db_path(global)?;
+            let (before, after) = store::migrate(&path)?;
+            let message = match before == after {
+                true => format!("{} is at schema {after}, the latest", path.display()),
+                false => format!("{} from schema {before} to {after}", path.display()),
+            };
+            let verb = if before == after {
+                "Checked"
+            } else {
+                "Migrated"
+            };
+            shell.status(verb, message);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,48 @@
+//! `iozone history`: filters → store query → listing.
+
+use crate::cli::{GlobalArgs, HistoryArgs, ListFormat};
+use crate::render;
+use crate::shell::Shell;
+use crate::store::Store;
+
+pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+    let store = super::open_store(global)?;
+    let limit = (!args.all).then_some(args.limit);
+    let runs = store.list_runs(&super::run_filter(&args.filter, limit))?;
+    let text = match args.format {
+        ListFormat::Json => render::history_json(&runs),
+        format => {
+            let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+            let results = store.results_of(&ids)?;
+            match format {
+                ListFormat::Csv => render::history_csv(&runs, &results).to_csv(),
+                ListFormat::Markdown => render::history_listing(&runs, &results, args.units)
+                    .0
+                    .to_markdown(),
+                _ => {
+                    if runs.is_empty() {
+                        shell.status(
+                            "History",
+                            format!("no runs recorded in {} match", store.location()),
+                        );
+                        return Ok(());
+                    }
+                    render::history_listing(&runs, &results, args.units)
+                        .0
+                        .to_table()
+                }
+            }
+        }
+    };
+    if limit == Some(runs.len()) {
+        shell.status(
+            "Showing",
+            format!(
+                "the newest {} runs; --limit N or --all for more",
+                runs.len()
+            ),
+        );
+    }
+    super::print_stdout(&text)?;
+    Ok(())
+}

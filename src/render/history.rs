@@ -1,0 +1,202 @@
+//! `history`: one line per run that says which run it is at a glance, with its headline
+//! figures: the median write and read at the run's largest file and record size.
+
+use std::collections::HashMap;
+
+use chrono::Local;
+
+use super::listing::Listing;
+use crate::model::{Measurement, Run, TestKind};
+use crate::stats::Summary;
+use crate::units::{ByteSize, RateUnit};
+
+/// The median throughput of `test` at the run's largest file size and record size.
+pub fn headline(results: &[Measurement], test: TestKind) -> Option<f64> {
+    let of_test: Vec<&Measurement> = results.iter().filter(|m| m.test == test).collect();
+    let largest = of_test.iter().map(|m| (m.file_size, m.record_size)).max()?;
+    let figures: Vec<f64> = of_test
+        .iter()
+        .filter(|m| (m.file_size, m.record_size) == largest)
+        .map(|m| m.throughput)
+        .collect();
+    Summary::of(&figures).map(|s| s.median)
+}
+
+pub fn local_time(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string()
+}
+
+fn mode(run: &Run) -> String {
+    let p = &run.params;
+    let threads = match p.threads {
+        1 => String::new(),
+        n => format!(" ×{n}"),
+    };
+    format!("{}/{}{threads}", p.cache.name(), p.engine.name())
+}
+
+fn or_dash(value: &Option<String>) -> String {
+    value.clone().unwrap_or_else(|| "-".into())
+}
+
+/// For the terminal and Markdown: readable values, one rate unit for the whole listing.
+pub fn history_listing(
+    runs: &[Run],
+    results: &HashMap<i64, Vec<Measurement>>,
+    unit: RateUnit,
+) -> (Listing, RateUnit) {
+    let empty = Vec::new();
+    let figures = |run: &Run, test| {
+        headline(
+            results.get(&run.id.unwrap_or_default()).unwrap_or(&empty),
+            test,
+        )
+    };
+    let unit = unit.resolve(runs.iter().flat_map(|r| {
+        [figures(r, TestKind::Write), figures(r, TestKind::Read)]
+            .into_iter()
+            .flatten()
+    }));
+    let write_col = format!("write {}", unit.label());
+    let read_col = format!("read {}", unit.label());
+    let mut listing = Listing::new(&[
+        "ID", "When", "Host", "Kernel", "FS", "Labels", "File", "Mode", "Status", &write_col,
+        &read_col,
+    ])
+    .numeric(&[0, 6, 9, 10]);
+    for run in runs {
+        let rate = |test| figures(run, test).map_or("-".into(), |r| unit.format(r));
+        listing.push(vec![
+            run.id.map_or("-".into(), |id| id.to_string()),
+            local_time(&run.started_at),
+            or_dash(&run.host.hostname),
+            or_dash(&run.host.kernel),
+            or_dash(&run.filesystem.fs_type),
+            run.labels.join(", "),
+            run.params.file_size.to_string(),
+            mode(run),
+            status_name(run),
+            rate(TestKind::Write),
+            rate(TestKind::Read),
+        ]);
+    }
+    (listing, unit)
+}
+
+pub fn status_name(run: &Run) -> String {
+    serde_json::to_value(run.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// For CSV: raw values (RFC 3339 times, bytes, bytes per second) for other programs.
+pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Listing {
+    let mut listing = Listing::new(&[
+        "id",
+        "uuid",
+        "started_at",
+        "finished_at",
+        "status",
+        "hostname",
+        "kernel",
+        "fs_type",
+        "labels",
+        "tags",
+        "engine",
+        "cache",
+        "threads",
+        "file_size",
+        "record_sizes",
+        "tests",
+        "repeat",
+        "write_throughput",
+        "read_throughput",
+    ]);
+    let empty = Vec::new();
+    for run in runs {
+        let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
+        let rate = |test| headline(res, test).map_or(String::new(), |r| format!("{r:.0}"));
+        let join = |v: Vec<String>| v.join(";");
+        listing.push(vec![
+            run.id.map_or(String::new(), |id| id.to_string()),
+            run.uuid.to_string(),
+            super::rfc3339(&run.started_at),
+            run.finished_at
+                .as_ref()
+                .map_or(String::new(), super::rfc3339),
+            status_name(run),
+            run.host.hostname.clone().unwrap_or_default(),
+            run.host.kernel.clone().unwrap_or_default(),
+            run.filesystem.fs_type.clone().unwrap_or_default(),
+            join(run.labels.clone()),
+            join(run.tags.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            run.params.engine.name().into(),
+            run.params.cache.name().into(),
+            run.params.threads.to_string(),
+            run.params.file_size.bytes().to_string(),
+            join(
+                run.params
+                    .record_sizes
+                    .iter()
+                    .map(|r: &ByteSize| r.bytes().to_string())
+                    .collect(),
+            ),
+            join(
+                run.params
+                    .tests
+                    .iter()
+                    .map(|t| t.name().to_string())
+                    .collect(),
+            ),
+            run.params.repeat.to_string(),
+            rate(TestKind::Write),
+            rate(TestKind::Read),
+        ]);
+    }
+    listing
+}
+
+/// `history --format json`: the run objects of DESIGN §3, without their results.
+pub fn history_json(runs: &[Run]) -> String {
+    let values: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|run| {
+            let mut value = serde_json::to_value(run).expect("runs serialize");
+            if let Some(object) = value.as_object_mut() {
+                object.remove("results");
+            }
+            value
+        })
+        .collect();
+    super::json(&values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::tests::sample_run;
+
+    #[test]
+    fn headline_is_the_median_at_the_largest_sizes() {
+        let mut run = sample_run("h", 0);
+        // a smaller record size must not count
+        let mut small = run.results[0].clone();
+        small.record_size = ByteSize(512);
+        small.throughput = 1.0;
+        run.results.push(small);
+        // write repetitions at 4 KiB: 1e9/2, 1e9/3, 1e9/4 -> median 1e9/3
+        let h = headline(&run.results, TestKind::Write).unwrap();
+        assert!((h - 1e9 / 3.0).abs() < 1e-3, "{h}");
+        assert_eq!(headline(&run.results, TestKind::Mix), None);
+    }
+
+    #[test]
+    fn json_history_leaves_results_out() {
+        let run = sample_run("h", 0);
+        let text = history_json(std::slice::from_ref(&run));
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(value[0].get("results").is_none());
+        assert_eq!(value[0]["labels"], serde_json::json!(["DR9", "nightly"]));
+    }
+}

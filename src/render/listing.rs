@@ -1,0 +1,129 @@
+//! A listing is headers and rows of text; one listing renders as a terminal table, a
+//! Markdown table ready to paste into a ticket, or CSV. Renderers build listings and
+//! never format tables themselves.
+
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+
+pub struct Listing {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Columns holding numbers, right-aligned in tables.
+    pub numeric: Vec<bool>,
+    /// Wrap long cells to keep tables within this many columns.
+    pub max_width: Option<u16>,
+}
+
+impl Listing {
+    pub fn new(headers: &[&str]) -> Self {
+        Listing {
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+            numeric: vec![false; headers.len()],
+            max_width: None,
+        }
+    }
+
+    pub fn numeric(mut self, columns: &[usize]) -> Self {
+        for &c in columns {
+            self.numeric[c] = true;
+        }
+        self
+    }
+
+    pub fn wrapped(mut self, width: u16) -> Self {
+        self.max_width = Some(width);
+        self
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        debug_assert_eq!(row.len(), self.headers.len());
+        self.rows.push(row);
+    }
+
+    fn table(&self, style: comfy_table::TableStyle) -> Table {
+        let mut table = Table::new();
+        table
+            .load_style(style)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(self.headers.iter().map(Cell::new));
+        if let Some(width) = self.max_width {
+            table
+                .set_content_arrangement(ContentArrangement::Dynamic)
+                .set_width(width);
+        }
+        for row in &self.rows {
+            table.add_row(row.iter().zip(&self.numeric).map(|(text, &numeric)| {
+                let cell = Cell::new(text);
+                match numeric {
+                    true => cell.set_alignment(CellAlignment::Right),
+                    false => cell,
+                }
+            }));
+        }
+        table
+    }
+
+    pub fn to_table(&self) -> String {
+        let mut out = self
+            .table(presets::UTF8_FULL_CONDENSED.with_rounded_corners())
+            .to_string();
+        out.push('\n');
+        out
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut out = self.table(presets::ASCII_MARKDOWN).to_string();
+        out.push('\n');
+        out
+    }
+
+    pub fn to_csv(&self) -> String {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut write = |record: &[String]| {
+            writer
+                .write_record(record)
+                .expect("writing CSV to memory cannot fail")
+        };
+        write(&self.headers);
+        for row in &self.rows {
+            write(row);
+        }
+        String::from_utf8(writer.into_inner().expect("in-memory CSV flushes"))
+            .expect("CSV of UTF-8 text is UTF-8")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Listing {
+        let mut l = Listing::new(&["name", "rate"]).numeric(&[1]);
+        l.push(vec!["a, b".into(), "12.5".into()]);
+        l.push(vec!["c|d".into(), "3".into()]);
+        l
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        assert_eq!(sample().to_csv(), "name,rate\n\"a, b\",12.5\nc|d,3\n");
+    }
+
+    #[test]
+    fn markdown_is_a_pipe_table() {
+        let md = sample().to_markdown();
+        let lines: Vec<&str> = md.lines().collect();
+        assert!(lines[0].starts_with("| name"), "{md}");
+        assert!(lines[1].starts_with("|-"), "{md}");
+        assert_eq!(lines.len(), 4, "{md}");
+    }
+
+    #[test]
+    fn table_has_every_row() {
+        let t = sample().to_table();
+        assert!(
+            t.contains("a, b") && t.contains("12.5") && t.contains("rate"),
+            "{t}"
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! `show`: one run in full — what it was, where it ran, and every figure.
+
+use std::collections::BTreeMap;
+
+use super::environment::environment_listing;
+use super::history::{local_time, status_name};
+use super::listing::Listing;
+use crate::model::{Latency, Run, TestKind};
+use crate::stats::Summary;
+use crate::units::{ByteSize, RateUnit, format_nanos};
+
+/// The run's identity and parameters as label/value lines.
+fn header(run: &Run) -> Listing {
+    let p = &run.params;
+    let list = |sizes: &[ByteSize]| {
+        sizes
+            .iter()
+            .map(ByteSize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let duration = run.finished_at.map_or("-".into(), |end| {
+        format!(
+            "{} ({:.1} s)",
+            local_time(&end),
+            (end - run.started_at).as_seconds_f64()
+        )
+    });
+    let mut listing =
+        Listing::new(&["run", &run.id.map_or("-".into(), |id| id.to_string())]).wrapped(110);
+    for (fact, value) in [
+        ("uuid", run.uuid.to_string()),
+        ("status", status_name(run)),
+        ("started", local_time(&run.started_at)),
+        ("finished", duration),
+        ("labels", run.labels.join(", ")),
+        (
+            "tags",
+            run.tags
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        ("note", run.note.clone().unwrap_or_default()),
+        ("directory", p.dir.clone()),
+        ("file sizes", list(&p.file_sizes)),
+        ("record sizes", list(&p.record_sizes)),
+        (
+            "tests",
+            p.tests
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        (
+            "mode",
+            format!(
+                "cache {}, engine {}, {} thread(s), {} repetition(s), seed {}{}",
+                p.cache.name(),
+                p.engine.name(),
+                p.threads,
+                p.repeat,
+                p.seed,
+                if p.verify { ", verified" } else { "" }
+            ),
+        ),
+        ("iozone", run.tool_version.clone()),
+    ] {
+        listing.push(vec![fact.into(), value]);
+    }
+    listing
+}
+
+/// A latency table row: file size, record size, test.
+type Cell = (ByteSize, ByteSize, TestKind);
+
+/// Median latency percentiles per test and size.
+fn latency(run: &Run) -> Option<Listing> {
+    let mut cells: BTreeMap<Cell, Vec<Latency>> = BTreeMap::new();
+    for m in &run.results {
+        if let Some(l) = m.latency_ns {
+            cells
+                .entry((m.file_size, m.record_size, m.test))
+                .or_default()
+                .push(l);
+        }
+    }
+    if cells.is_empty() {
+        return None;
+    }
+    let mut listing =
+        Listing::new(&["File", "Record", "Test", "p50", "p99", "max"]).numeric(&[0, 1, 3, 4, 5]);
+    for ((file, record, test), values) in cells {
+        let median = |pick: fn(&Latency) -> u64| {
+            let v: Vec<f64> = values.iter().map(|x| pick(x) as f64).collect();
+            Summary::of(&v).map_or("-".into(), |s| format_nanos(s.median as u64))
+        };
+        listing.push(vec![
+            file.to_string(),
+            record.to_string(),
+            test.name().into(),
+            median(|l| l.p50),
+            median(|l| l.p99),
+            median(|l| l.max),
+        ]);
+    }
+    Some(listing)
+}
+
+/// The whole run for the terminal (or, with `markdown`, for a ticket).
+pub fn show_text(run: &Run, unit: RateUnit, color: bool, markdown: bool) -> String {
+    let render = |l: Listing| {
+        if markdown {
+            l.to_markdown()
+        } else {
+            l.to_table()
+        }
+    };
+    let mut out = render(header(run));
+    out.push('\n');
+    out.push_str(&render(environment_listing(&run.host, &run.filesystem)));
+    out.push('\n');
+    if run.results.is_empty() {
+        out.push_str("no results recorded\n");
+        return out;
+    }
+    out.push_str(&super::run_table(run, unit, color && !markdown));
+    if let Some(latency) = latency(run) {
+        out.push_str("\nlatency per operation, median over repetitions\n");
+        out.push_str(&render(latency));
+    }
+    out
+}
+
+/// One CSV row per result, raw values.
+pub fn results_csv(run: &Run) -> String {
+    let mut listing = Listing::new(&[
+        "run_id",
+        "uuid",
+        "test",
+        "file_size",
+        "record_size",
+        "repetition",
+        "bytes",
+        "elapsed_ns",
+        "throughput",
+        "lat_p50_ns",
+        "lat_p99_ns",
+        "lat_p999_ns",
+        "lat_max_ns",
+    ]);
+    for m in &run.results {
+        let lat = |pick: fn(&Latency) -> u64| {
+            m.latency_ns
+                .as_ref()
+                .map_or(String::new(), |l| pick(l).to_string())
+        };
+        listing.push(vec![
+            run.id.map_or(String::new(), |id| id.to_string()),
+            run.uuid.to_string(),
+            m.test.name().into(),
+            m.file_size.bytes().to_string(),
+            m.record_size.bytes().to_string(),
+            m.repetition.to_string(),
+            m.bytes.to_string(),
+            m.elapsed_ns.to_string(),
+            format!("{:.0}", m.throughput),
+            lat(|l| l.p50),
+            lat(|l| l.p99),
+            lat(|l| l.p999),
+            lat(|l| l.max),
+        ]);
+    }
+    listing.to_csv()
+}

@@ -1,0 +1,75 @@
+//! Runs that do not end well are recorded as such, and the database stays consistent.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::Duration;
+
+use rustix::process::{Pid, Signal, kill_process};
+
+use super::queries::Scene;
+use crate::common::{iozone_process, leftovers};
+
+/// Starts a long recorded run and returns once it is measuring.
+fn start(scene: &Scene) -> std::process::Child {
+    let mut child = iozone_process()
+        .env("IOZONE_DB", &scene.db)
+        .args([
+            "run", "-s", "1M", "-r", "4k", "-n", "100000", "--cache", "buffered",
+        ])
+        .arg("-d")
+        .arg(scene.dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("Measuring") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "run ended early");
+    }
+    // keep draining stderr so the child never blocks on a full pipe
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    std::thread::sleep(Duration::from_millis(300));
+    child
+}
+
+#[test]
+fn an_interrupted_run_is_recorded_as_aborted_without_figures() {
+    let scene = Scene::new();
+    let mut child = start(&scene);
+    kill_process(Pid::from_child(&child), Signal::INT).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let runs = scene.history(&[]);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["status"], "aborted");
+    assert!(runs[0]["finished_at"].is_string());
+    let shown = crate::common::json(
+        scene
+            .stdout(&["show", "latest", "--format", "json"])
+            .as_bytes(),
+    );
+    assert_eq!(shown["results"], serde_json::json!([]));
+}
+
+#[test]
+fn a_killed_run_leaves_a_consistent_database_and_shows_as_running() {
+    let scene = Scene::new();
+    let mut child = start(&scene);
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    child.wait().unwrap();
+    // SIGKILL cannot clean up: the test file stays, and is the test's to remove
+    for file in leftovers(scene.dir.path()) {
+        std::fs::remove_file(file).unwrap();
+    }
+    let report = scene.stdout(&["db", "check"]);
+    assert!(report.contains("integrity      ok"), "{report}");
+    assert!(report.contains("unfinished     1"), "{report}");
+    let runs = scene.history(&[]);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["status"], "running");
+    assert!(runs[0]["finished_at"].is_null());
+    // and the database takes new runs
+    scene.run(&[]);
+    assert_eq!(scene.history(&["--status", "complete"]).len(), 1);
+}

@@ -1,0 +1,5 @@
+//! Recording end to end: runs land in a real SQLite file and come back through
+//! `history`, `show`, `info` and `db`.
+
+mod faults;
+mod queries;
