@@ -251,7 +251,6 @@ fn foreign_corrupt_future_and_unwritable_databases_are_refused_untouched() {
     refuse(&text, &["history"], "is not an iozone database");
     let dir = scene.dir.path().to_str().unwrap();
     refuse(
-        &scene,
         &text,
         &["run", "-s", "64k", "-d", dir],
         "is not an iozone database",
@@ -264,12 +263,7 @@ fn foreign_corrupt_future_and_unwritable_databases_are_refused_untouched() {
         .execute_batch("CREATE TABLE songs (title TEXT)")
         .unwrap();
     let before = std::fs::read(&other).unwrap();
-    refuse(
-        &scene,
-        &other,
-        &["db", "check"],
-        "is not an iozone database",
-    );
+    refuse(&other, &["db", "check"], "is not an iozone database");
     assert_eq!(std::fs::read(&other).unwrap(), before);
     // ours, from the future
     scene.run(&[]);
@@ -279,27 +273,12 @@ fn foreign_corrupt_future_and_unwritable_databases_are_refused_untouched() {
         .unwrap();
     let before = std::fs::read(&scene.db).unwrap();
     refuse(&scene.db, &["history"], "written by a newer iozone");
-    refuse(
-        &scene,
-        &scene.db,
-        &["db", "migrate"],
-        "written by a newer iozone",
-    );
+    refuse(&scene.db, &["db", "migrate"], "written by a newer iozone");
     assert_eq!(std::fs::read(&scene.db).unwrap(), before);
     // a path that cannot be a database file
     let missing_dir = scene.dir.path().join("no/such/dir/history.db");
-    refuse(
-        &scene,
-        &missing_dir,
-        &["history"],
-        "cannot open the database",
-    );
-    refuse(
-        &scene,
-        scene.dir.path(),
-        &["history"],
-        "cannot open the database",
-    );
+    refuse(&missing_dir, &["history"], "cannot open the database");
+    refuse(scene.dir.path(), &["history"], "cannot open the database");
     // no run file was left by the refused `run`
     crate::common::assert_no_leftovers(scene.dir.path());
 }
