@@ -14,7 +14,7 @@ pub(super) type Dev = (u32, u32);
 const MAX_DEPTH: u32 = 8;
 
 /// What sysfs says about the disk at the bottom of the stack.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub(super) struct Disk {
     pub name: String,
     pub model: Option<String>,

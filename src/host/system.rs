@@ -28,9 +28,7 @@ pub(super) fn probe(root: &Path, host: &mut Host) {
     host.memory_bytes = fs::read_to_string(at(root, "/proc/meminfo"))
         .ok()
         .and_then(|text| mem_total(&text));
-    host.page_size = fs::read(at(root, "/proc/self/auxv"))
-        .ok()
-        .and_then(|auxv| page_size_from_auxv(&auxv));
+    host.page_size = Some(rustix::param::page_size() as u64);
     let vm = |name: &str| {
         read_trimmed(&at(root, &format!("/proc/sys/vm/{name}")))?
             .parse()
@@ -119,19 +117,6 @@ fn mem_total(meminfo: &str) -> Option<u64> {
         None => Some(value),
         Some(_) => None,
     }
-}
-
-/// AT_PAGESZ from the auxiliary vector: the page size the kernel handed this process.
-/// Read from /proc because rustix's `param::page_size` needs a feature not enabled.
-fn page_size_from_auxv(auxv: &[u8]) -> Option<u64> {
-    const AT_PAGESZ: usize = 6;
-    const WORD: usize = size_of::<usize>();
-    let word = |bytes: &[u8]| bytes.try_into().ok().map(usize::from_ne_bytes);
-    auxv.chunks_exact(2 * WORD)
-        .find(|pair| word(&pair[..WORD]) == Some(AT_PAGESZ))
-        .and_then(|pair| word(&pair[WORD..]))
-        .and_then(|size| u64::try_from(size).ok())
-        .filter(|&size| size > 0)
 }
 
 /// DMI vendor strings as systemd-detect-virt knows them, matched as prefixes.
@@ -305,16 +290,6 @@ mod tests {
         let text = "MemTotal:       16316412 kB\nMemFree:         1234 kB\n";
         assert_eq!(mem_total(text), Some(16_316_412 * 1024));
         assert_eq!(mem_total("MemFree: 1 kB\n"), None);
-    }
-
-    #[test]
-    fn auxv_page_size() {
-        let auxv: Vec<u8> = [33usize, 0x7fff, 6, 16384, 0, 0]
-            .iter()
-            .flat_map(|w| w.to_ne_bytes())
-            .collect();
-        assert_eq!(page_size_from_auxv(&auxv), Some(16384));
-        assert_eq!(page_size_from_auxv(&auxv[..2 * size_of::<usize>()]), None);
     }
 
     #[test]

@@ -101,12 +101,17 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
 /// Refuses, before anything is written, a file that is not an iozone database or was
 /// written by a newer iozone. Returns the schema version found (0 for a new file).
 fn identify(conn: &Connection, path: &Path) -> Result<usize, StoreError> {
-    let pragma = |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0));
-    let app_id = pragma("application_id").map_err(|e| sql_error(path, e))?;
-    let version = migrate::user_version(conn).map_err(|e| sql_error(path, e))?;
-    let tables: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+    // one statement, so one snapshot: another process may be creating the schema now
+    let (app_id, version, tables): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT application_id FROM pragma_application_id()), \
+                    (SELECT user_version FROM pragma_user_version()), \
+                    (SELECT count(*) FROM sqlite_master)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .map_err(|e| sql_error(path, e))?;
+    let version = version.max(0) as usize;
     let fresh = app_id == 0 && version == 0 && tables == 0;
     if app_id != APPLICATION_ID && !fresh {
         return Err(StoreError::NotIozone(path.to_path_buf()));
