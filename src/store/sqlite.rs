@@ -23,6 +23,22 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        // The first processes to open a new database race to set WAL and create the
+        // schema; some steps report "locked" at once instead of waiting (switching the
+        // journal mode, a read upgraded to a write). Those are retried, briefly.
+        let mut attempt = 0;
+        loop {
+            match Self::open_once(path) {
+                Err(StoreError::Sql { source, .. }) if is_busy(&source) && attempt < 100 => {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(20 + 10 * attempt));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<Self, StoreError> {
         let mut conn = connect(path)?;
         identify(&conn, path)?;
         let err = |e| sql_error(path, e);
@@ -30,6 +46,8 @@ impl SqliteStore {
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(err)?;
+        // take the write lock up front, waiting for it, in every transaction
+        conn.set_transaction_behavior(TransactionBehavior::Immediate);
         migrate::to_latest(&mut conn).map_err(|e| migration_error(path, e))?;
         Ok(SqliteStore {
             conn,
@@ -124,6 +142,13 @@ fn identify(conn: &Connection, path: &Path) -> Result<usize, StoreError> {
         });
     }
     Ok(version)
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
 }
 
 fn short_reason(e: &rusqlite::Error) -> String {
