@@ -86,6 +86,10 @@ pub trait Store {
     /// whose UUID is already there is not added again (`Ok(None)`).
     fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError>;
 
+    /// Records many whole runs in one transaction (an import, a benchmark's database);
+    /// runs already there by UUID are skipped. Returns how many were added.
+    fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError>;
+
     /// Runs matching `filter`, newest first, without their results.
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError>;
 

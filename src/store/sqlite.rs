@@ -194,10 +194,7 @@ impl Store for SqliteStore {
     fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let tx = self.conn.transaction().map_err(err)?;
         let id = rows::insert_run(&tx, run, RunStatus::Running).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(id)
@@ -212,10 +209,7 @@ impl Store for SqliteStore {
     ) -> Result<(), StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let tx = self.conn.transaction().map_err(err)?;
         rows::insert_results(&tx, id, results).map_err(err)?;
         let status_name = serde_json::to_value(status).expect("status serializes");
         tx.execute(
@@ -229,24 +223,22 @@ impl Store for SqliteStore {
     fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        let known: bool = tx
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
-                [run.uuid.to_string()],
-                |r| r.get(0),
-            )
-            .map_err(err)?;
-        if known {
-            return Ok(None);
-        }
-        let id = rows::insert_run(&tx, run, run.status).map_err(err)?;
-        rows::insert_results(&tx, id, &run.results).map_err(err)?;
+        let tx = self.conn.transaction().map_err(err)?;
+        let id = save_in(&tx, run).map_err(err)?;
         tx.commit().map_err(err)?;
-        Ok(Some(id))
+        Ok(id)
+    }
+
+    fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError> {
+        let path = self.path.clone();
+        let err = |e| sql_error(&path, e);
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut added = 0;
+        for run in runs {
+            added += save_in(&tx, run).map_err(err)?.is_some() as usize;
+        }
+        tx.commit().map_err(err)?;
+        Ok(added)
     }
 
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError> {
@@ -350,6 +342,21 @@ impl SqliteStore {
             .and_then(|rows| rows.collect())
             .map_err(|e| self.err(e))
     }
+}
+
+/// Inserts a whole run unless its UUID is already recorded.
+fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
+    let known: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
+        [run.uuid.to_string()],
+        |r| r.get(0),
+    )?;
+    if known {
+        return Ok(None);
+    }
+    let id = rows::insert_run(conn, run, run.status)?;
+    rows::insert_results(conn, id, &run.results)?;
+    Ok(Some(id))
 }
 
 /// The `history` query: one condition per filter field, newest first. Labels and tags

@@ -150,9 +150,14 @@ fn a_full_filesystem_during_the_run() {
         return;
     }
     let mount = Mount::tmpfs("8m", "");
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("history.db");
+    let db_arg = db.to_str().unwrap();
     let (child, stderr) = start_long_run(
         mount.path(),
-        &["-s", "4M", "-r", "64k", "--cache", "buffered"],
+        &[
+            "-s", "4M", "-r", "64k", "--cache", "buffered", "--db", db_arg,
+        ],
     );
     let done = Arc::new(AtomicBool::new(false));
     let filler = {
