@@ -49,7 +49,7 @@ fn run(i: u64, total: u64) -> Run {
         })
         .collect();
     let mut labels = vec![format!("batch-{}", i / 1000)];
-    if i % 100 == 0 {
+    if i.is_multiple_of(100) {
         labels.push("X".into());
     }
     Run {
