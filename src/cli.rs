@@ -53,8 +53,73 @@ pub enum Command {
     Show(ShowArgs),
     /// What would be recorded about this host and the filesystem under DIR
     Info(InfoArgs),
+    /// Compare two runs or groups of runs and say what regressed
+    Compare(Box<CompareArgs>),
+    /// Find where performance stepped up or down along each series of runs
+    Trend(TrendArgs),
     /// The database itself
     Db(DbArgs),
+}
+
+/// Parameters `compare --ignore-param` can drop from the row match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IgnoreParam {
+    Engine,
+    Cache,
+    Threads,
+    #[value(name = "file_size", alias = "file-size")]
+    FileSize,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Selectors: a run id (42), latest, latest~N, a UUID prefix (uuid:4f0c), a label \
+(DR8 or label:DR8), tag:k=v, host:NAME, fs:TYPE, engine:NAME, cache:MODE; combine with commas \
+(label:DR9,host:bebox). A selector matching several runs pools their repetitions."
+)]
+pub struct CompareArgs {
+    /// The runs to compare against
+    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
+    pub baseline: crate::store::Selector,
+    /// The runs under judgement
+    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
+    pub candidate: crate::store::Selector,
+    /// Smallest change that counts, in percent
+    #[arg(long, default_value_t = 5.0)]
+    pub threshold: f64,
+    /// Significance level, after Benjamini–Hochberg correction across rows
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Drop a parameter from the row match, to compare across it; repeatable
+    #[arg(long = "ignore-param", value_enum)]
+    pub ignore: Vec<IgnoreParam>,
+    /// Exit with status 1 when any row regressed (for CI)
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ListFormat,
+    /// Unit of the rates shown
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
+}
+
+#[derive(Debug, Args)]
+pub struct TrendArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Smallest step in the level that counts, in percent
+    #[arg(long, default_value_t = 5.0)]
+    pub min_step: f64,
+    /// Fewest runs on each side of a step
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
+    pub min_runs: u32,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ListFormat,
+    /// Unit of the rates shown
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
 }
 
 /// Output formats of listings.

@@ -8,10 +8,12 @@
 pub mod bench;
 pub mod cli;
 pub mod cmd;
+pub mod compare;
 pub mod host;
 pub mod model;
 pub mod render;
 pub mod shell;
 pub mod stats;
 pub mod store;
+pub mod trend;
 pub mod units;

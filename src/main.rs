@@ -63,6 +63,10 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     if broken_pipe {
         return ExitCode::SUCCESS;
     }
+    // the report said it already; the status is for CI
+    if e.downcast_ref::<cmd::RegressionsFound>().is_some() {
+        return ExitCode::from(1);
+    }
     shell.error(format!("{e:#}"));
     match e.downcast_ref::<cmd::Interrupted>() {
         Some(cmd::Interrupted(signal)) => ExitCode::from((128 + signal) as u8),

@@ -110,7 +110,18 @@ impl fmt::Display for TestKind {
 
 /// How the page cache takes part in a measurement.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
@@ -138,7 +149,18 @@ impl CacheMode {
 
 /// The system interface the I/O goes through.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {

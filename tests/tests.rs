@@ -2,5 +2,6 @@
 //! against real files, real filesystems and, where root allows, real mounts.
 
 mod common;
+mod compare;
 mod run;
 mod store;

@@ -1,11 +1,13 @@
 //! One file per subcommand: each turns its arguments into model values, calls the
 //! library, and hands the result to a renderer.
 
+mod compare;
 mod db;
 mod history;
 mod info;
 mod run;
 mod show;
+mod trend;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +15,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
+pub use compare::RegressionsFound;
 pub use run::Interrupted;
 
 use crate::cli::{Command, FilterArgs, GlobalArgs, StatusArg};
@@ -26,6 +29,8 @@ pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow:
         Command::History(args) => history::exec(args, global, shell),
         Command::Show(args) => show::exec(args, global, shell),
         Command::Info(args) => info::exec(args, shell),
+        Command::Compare(args) => compare::exec(*args, global, shell),
+        Command::Trend(args) => trend::exec(args, global, shell),
         Command::Db(args) => db::exec(args, global, shell),
     }
 }
@@ -76,6 +81,8 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
             StatusArg::Aborted => RunStatus::Aborted,
             StatusArg::Failed => RunStatus::Failed,
         }),
+        engine: None,
+        cache: None,
         limit,
     }
 }

@@ -2,7 +2,7 @@
 //! Markdown table ready to paste into a ticket, or CSV. Renderers build listings and
 //! never format tables themselves.
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
 pub struct Listing {
     pub headers: Vec<String>,
@@ -11,6 +11,8 @@ pub struct Listing {
     pub numeric: Vec<bool>,
     /// Wrap long cells to keep tables within this many columns.
     pub max_width: Option<u16>,
+    /// Per row, one cell to colour in terminal tables (a verdict, say).
+    colors: Vec<Option<(usize, Color)>>,
 }
 
 impl Listing {
@@ -20,6 +22,7 @@ impl Listing {
             rows: Vec::new(),
             numeric: vec![false; headers.len()],
             max_width: None,
+            colors: Vec::new(),
         }
     }
 
@@ -36,11 +39,17 @@ impl Listing {
     }
 
     pub fn push(&mut self, row: Vec<String>) {
-        debug_assert_eq!(row.len(), self.headers.len());
-        self.rows.push(row);
+        self.push_colored(row, None);
     }
 
-    fn table(&self, style: comfy_table::TableStyle) -> Table {
+    /// A row with cell `column` coloured when the table is rendered with colour.
+    pub fn push_colored(&mut self, row: Vec<String>, color: Option<(usize, Color)>) {
+        debug_assert_eq!(row.len(), self.headers.len());
+        self.rows.push(row);
+        self.colors.push(color);
+    }
+
+    fn table(&self, style: comfy_table::TableStyle, color: bool) -> Table {
         let mut table = Table::new();
         table
             .load_style(style)
@@ -51,28 +60,40 @@ impl Listing {
                 .set_content_arrangement(ContentArrangement::Dynamic)
                 .set_width(width);
         }
-        for row in &self.rows {
-            table.add_row(row.iter().zip(&self.numeric).map(|(text, &numeric)| {
-                let cell = Cell::new(text);
-                match numeric {
-                    true => cell.set_alignment(CellAlignment::Right),
-                    false => cell,
-                }
-            }));
+        if color {
+            table.enforce_styling();
+        }
+        for (row, paint) in self.rows.iter().zip(&self.colors) {
+            table.add_row(row.iter().zip(&self.numeric).enumerate().map(
+                |(column, (text, &numeric))| {
+                    let mut cell = Cell::new(text);
+                    if numeric {
+                        cell = cell.set_alignment(CellAlignment::Right);
+                    }
+                    match paint {
+                        Some((c, fg)) if color && *c == column => cell.fg(*fg),
+                        _ => cell,
+                    }
+                },
+            ));
         }
         table
     }
 
     pub fn to_table(&self) -> String {
+        self.to_table_colored(false)
+    }
+
+    pub fn to_table_colored(&self, color: bool) -> String {
         let mut out = self
-            .table(presets::UTF8_FULL_CONDENSED.with_rounded_corners())
+            .table(presets::UTF8_FULL_CONDENSED.with_rounded_corners(), color)
             .to_string();
         out.push('\n');
         out
     }
 
     pub fn to_markdown(&self) -> String {
-        let mut out = self.table(presets::ASCII_MARKDOWN).to_string();
+        let mut out = self.table(presets::ASCII_MARKDOWN, false).to_string();
         out.push('\n');
         out
     }

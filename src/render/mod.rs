@@ -1,16 +1,20 @@
 //! Rendering: model values in, text out. No I/O here; callers print what is returned.
 
+mod compare;
 mod environment;
 mod history;
 mod listing;
 mod run_table;
 mod show;
+mod trend;
 
+pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
 pub use history::{headline, history_csv, history_json, history_listing};
 pub use listing::Listing;
 pub use run_table::run_table;
 pub use show::{results_csv, show_text};
+pub use trend::{trend_csv, trend_text};
 
 /// Pretty JSON with a trailing newline, for any of the documented shapes.
 pub fn json<T: serde::Serialize>(value: &T) -> String {

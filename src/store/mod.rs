@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-pub use filter::{RunFilter, RunRef};
+pub use filter::{RunFilter, RunRef, Selector};
 pub use sqlite::SqliteStore;
 
 use crate::model::{Measurement, Run, RunStatus};
@@ -104,6 +104,59 @@ pub trait Store {
 
     /// Integrity, schema version and counts.
     fn check(&self) -> Result<CheckReport, StoreError>;
+}
+
+/// The complete runs a selector picks, with their results, newest first.
+pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, StoreError> {
+    let mut ids: Vec<i64> = selector
+        .refs
+        .iter()
+        .map(|r| store.resolve(r))
+        .collect::<Result<_, _>>()?;
+    let mut filter = selector.filter.clone();
+    filter.status = Some(RunStatus::Complete);
+    for word in &selector.bare {
+        let as_label = RunFilter {
+            labels: vec![word.clone()],
+            limit: Some(1),
+            ..RunFilter::default()
+        };
+        if !store.list_runs(&as_label)?.is_empty() {
+            filter.labels.push(word.clone());
+        } else {
+            match word.parse::<RunRef>() {
+                Ok(r @ RunRef::UuidPrefix(_)) => ids.push(store.resolve(&r)?),
+                _ => return Err(StoreError::NoSuchRun(selector.text.clone())),
+            }
+        }
+    }
+    let has_filter =
+        selector.has_conditions() || filter.labels.len() > selector.filter.labels.len();
+    let by_filter = || store.list_runs(&filter);
+    let mut runs = match (ids.is_empty(), has_filter) {
+        (true, _) => by_filter()?,
+        (false, true) => by_filter()?
+            .into_iter()
+            .filter(|r| r.id.is_some_and(|id| ids.contains(&id)))
+            .collect(),
+        (false, false) => ids
+            .iter()
+            .filter_map(|&id| store.load_run(id).transpose())
+            .collect::<Result<_, _>>()?,
+    };
+    if runs.is_empty() {
+        return Err(StoreError::NoSuchRun(selector.text.clone()));
+    }
+    let wanted: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+    let mut results = store.results_of(&wanted)?;
+    for run in &mut runs {
+        if run.results.is_empty() {
+            run.results = results
+                .remove(&run.id.unwrap_or_default())
+                .unwrap_or_default();
+        }
+    }
+    Ok(runs)
 }
 
 /// Opens the store at `path`, creating and migrating it as needed.

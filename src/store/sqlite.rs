@@ -419,6 +419,12 @@ fn list_query(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
             vec![Value::Text(name.as_str().unwrap_or_default().to_string())],
         );
     }
+    if let Some(engine) = filter.engine {
+        add("r.engine = ?", vec![Value::Text(engine.name().to_string())]);
+    }
+    if let Some(cache) = filter.cache {
+        add("r.cache = ?", vec![Value::Text(cache.name().to_string())]);
+    }
     sql.push_str(" ORDER BY r.started_at DESC, r.id DESC");
     if let Some(limit) = filter.limit {
         sql.push_str(&format!(" LIMIT {limit}"));

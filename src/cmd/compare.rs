@@ -1,0 +1,65 @@
+//! `iozone compare BASELINE CANDIDATE`: selectors → runs → comparison → report.
+
+use crate::cli::{CompareArgs, GlobalArgs, IgnoreParam, ListFormat};
+use crate::compare::{self, Ignored, Options};
+use crate::model::Run;
+use crate::render::{self, SideInfo};
+use crate::shell::Shell;
+use crate::store::{self, Selector, Store};
+
+/// `--fail-on-regression` and something regressed: main exits 1, quietly.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} row(s) regressed")]
+pub struct RegressionsFound(pub usize);
+
+pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+    let options = Options {
+        threshold: args.threshold / 100.0,
+        alpha: args.alpha,
+        ignore: ignored(&args.ignore),
+    };
+    options.validate()?;
+    let store = super::open_store(global)?;
+    let (base_runs, base) = side(&store, &args.baseline)?;
+    let (cand_runs, cand) = side(&store, &args.candidate)?;
+    let comparison = compare::compare(&base_runs, &cand_runs, &options)?;
+    let text = match args.format {
+        ListFormat::Json => render::compare_json(&base, &cand, &comparison),
+        ListFormat::Csv => render::compare_csv(&comparison),
+        ListFormat::Markdown => {
+            render::compare_text(&base, &cand, &comparison, args.units, false, true)
+        }
+        ListFormat::Table => render::compare_text(
+            &base,
+            &cand,
+            &comparison,
+            args.units,
+            shell.stdout_color(),
+            false,
+        ),
+    };
+    super::print_stdout(&text)?;
+    let regressions = comparison.regressions();
+    if args.fail_on_regression && regressions > 0 {
+        return Err(RegressionsFound(regressions).into());
+    }
+    Ok(())
+}
+
+fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<(Vec<Run>, SideInfo)> {
+    let runs = store::select_runs(store, selector)?;
+    let info = SideInfo {
+        selector: selector.text.clone(),
+        runs: runs.iter().filter_map(|r| r.id).collect(),
+    };
+    Ok((runs, info))
+}
+
+fn ignored(params: &[IgnoreParam]) -> Ignored {
+    Ignored {
+        engine: params.contains(&IgnoreParam::Engine),
+        cache: params.contains(&IgnoreParam::Cache),
+        threads: params.contains(&IgnoreParam::Threads),
+        file_size: params.contains(&IgnoreParam::FileSize),
+    }
+}

@@ -1,0 +1,37 @@
+//! `iozone trend [filters]`: recorded runs → series → steps → report.
+
+use crate::cli::{GlobalArgs, ListFormat, TrendArgs};
+use crate::model::RunStatus;
+use crate::render;
+use crate::shell::Shell;
+use crate::store::Store;
+use crate::trend;
+
+pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+    if !(args.min_step > 0.0 && args.min_step < 100.0) {
+        anyhow::bail!(
+            "--min-step must be between 0 and 100 (percent), not {}",
+            args.min_step
+        );
+    }
+    let store = super::open_store(global)?;
+    let mut filter = super::run_filter(&args.filter, None);
+    filter.status.get_or_insert(RunStatus::Complete);
+    let mut runs = store.list_runs(&filter)?;
+    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+    let mut results = store.results_of(&ids)?;
+    for run in &mut runs {
+        run.results = results
+            .remove(&run.id.unwrap_or_default())
+            .unwrap_or_default();
+    }
+    let report = trend::find_steps(&runs, args.min_step / 100.0, args.min_runs as usize);
+    let text = match args.format {
+        ListFormat::Json => render::json(&report),
+        ListFormat::Csv => render::trend_csv(&report),
+        ListFormat::Markdown => render::trend_text(&report, args.units, false, true),
+        ListFormat::Table => render::trend_text(&report, args.units, shell.stdout_color(), false),
+    };
+    super::print_stdout(&text)?;
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! `compare`: what changed in the environment, the rows with their verdicts (worst
+//! first), and a geometric-mean summary per test.
+
+use comfy_table::Color;
+use serde::Serialize;
+
+use super::listing::Listing;
+use crate::compare::{Comparison, Row, RowKey, Verdict};
+use crate::units::{ByteSize, RateUnit};
+
+/// Which runs each side pooled, for headers and JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct SideInfo {
+    pub selector: String,
+    pub runs: Vec<i64>,
+}
+
+#[derive(Serialize)]
+struct CompareJson<'a> {
+    baseline: &'a SideInfo,
+    candidate: &'a SideInfo,
+    #[serde(flatten)]
+    comparison: &'a Comparison,
+}
+
+/// `compare --format json`: the object of DESIGN §4.
+pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String {
+    super::json(&CompareJson {
+        baseline: base,
+        candidate: cand,
+        comparison: c,
+    })
+}
+
+fn mode(key: &RowKey) -> String {
+    let cache = key.cache.map_or("*", |c| c.name());
+    let engine = key.engine.map_or("*", |e| e.name());
+    let threads = match key.threads {
+        Some(1) => String::new(),
+        Some(n) => format!(" ×{n}"),
+        None => " ×*".into(),
+    };
+    format!("{cache}/{engine}{threads}")
+}
+
+fn pct(v: f64) -> String {
+    format!("{v:+.1}%")
+}
+
+fn ci(row: &Row) -> String {
+    match (row.ci_low_pct, row.ci_high_pct) {
+        (Some(lo), Some(hi)) => format!("[{lo:+.1}, {hi:+.1}]"),
+        _ => "-".into(),
+    }
+}
+
+fn p(row: &Row) -> String {
+    match (row.p_value, row.p_adjusted) {
+        (Some(p), Some(q)) if (p - q).abs() > 1e-12 => format!("{p:.3} ({q:.3})"),
+        (Some(p), _) => format!("{p:.3}"),
+        _ => "-".into(),
+    }
+}
+
+fn verdict_color(v: Verdict) -> Option<Color> {
+    match v {
+        Verdict::Regression => Some(Color::Red),
+        Verdict::Improvement => Some(Color::Green),
+        Verdict::Inconclusive => Some(Color::Yellow),
+        Verdict::Unchanged => None,
+    }
+}
+
+fn file_size(key: &RowKey) -> String {
+    key.file_size.map_or("*".into(), |f| f.to_string())
+}
+
+fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
+    let headers = [
+        "Test",
+        "File",
+        "Record",
+        "Mode",
+        &format!("Baseline {}", unit.label()),
+        &format!("Candidate {}", unit.label()),
+        "Change",
+        "95% CI",
+        "p (adj.)",
+        "n",
+        "Verdict",
+    ];
+    let mut listing = Listing::new(&headers).numeric(&[1, 2, 4, 5, 6, 7, 8, 9]);
+    for row in &c.rows {
+        let verdict = match &row.note {
+            Some(note) if row.verdict == Verdict::Inconclusive => {
+                format!("{} ({note})", row.verdict.name())
+            }
+            _ => row.verdict.name().to_string(),
+        };
+        listing.push_colored(
+            vec![
+                row.key.test.name().into(),
+                file_size(&row.key),
+                row.key.record_size.to_string(),
+                mode(&row.key),
+                unit.format(row.baseline_median),
+                unit.format(row.candidate_median),
+                pct(row.change_pct),
+                ci(row),
+                p(row),
+                format!("{}/{}", row.n_baseline, row.n_candidate),
+                verdict,
+            ],
+            verdict_color(row.verdict).map(|color| (10, color)),
+        );
+    }
+    listing
+}
+
+fn changes_listing(c: &Comparison) -> Listing {
+    let mut listing = Listing::new(&["What changed", "Baseline", "Candidate"]).wrapped(110);
+    for change in &c.environment_changes {
+        listing.push(vec![
+            change.field.clone(),
+            change.baseline.join(", "),
+            change.candidate.join(", "),
+        ]);
+    }
+    listing
+}
+
+fn summary_listing(c: &Comparison) -> Listing {
+    let mut listing = Listing::new(&[
+        "Test",
+        "Rows",
+        "Geometric mean change",
+        "Regressions",
+        "Improvements",
+    ])
+    .numeric(&[1, 2, 3, 4]);
+    for s in &c.summary {
+        let color = match s.geomean_change_pct {
+            x if s.regressions > 0 && x < 0.0 => Some((2, Color::Red)),
+            x if s.improvements > 0 && x > 0.0 => Some((2, Color::Green)),
+            _ => None,
+        };
+        listing.push_colored(
+            vec![
+                s.test.name().into(),
+                s.rows.to_string(),
+                pct(s.geomean_change_pct),
+                s.regressions.to_string(),
+                s.improvements.to_string(),
+            ],
+            color,
+        );
+    }
+    listing
+}
+
+fn one_sided(keys: &[RowKey]) -> String {
+    keys.iter()
+        .map(|k| {
+            format!(
+                "{} {} {} {}",
+                k.test.name(),
+                file_size(k),
+                k.record_size,
+                mode(k)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The human report; `markdown` gives the same in Markdown for a ticket.
+pub fn compare_text(
+    base: &SideInfo,
+    cand: &SideInfo,
+    c: &Comparison,
+    unit: RateUnit,
+    color: bool,
+    markdown: bool,
+) -> String {
+    let render = |l: &Listing| match markdown {
+        true => l.to_markdown(),
+        false => l.to_table_colored(color),
+    };
+    let unit = unit.resolve(
+        c.rows
+            .iter()
+            .flat_map(|r| [r.baseline_median, r.candidate_median]),
+    );
+    let runs = |s: &SideInfo| {
+        let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
+        format!(
+            "{} (run{} {})",
+            s.selector,
+            if ids.len() == 1 { "" } else { "s" },
+            ids.join(", ")
+        )
+    };
+    let mut out = format!("Baseline:  {}\nCandidate: {}\n\n", runs(base), runs(cand));
+    if c.environment_changes.is_empty() {
+        out.push_str("Environment: no differences recorded between the two sides\n\n");
+    } else {
+        out.push_str(&render(&changes_listing(c)));
+        out.push('\n');
+    }
+    out.push_str(&render(&rows_listing(c, unit)));
+    out.push('\n');
+    out.push_str(&render(&summary_listing(c)));
+    out.push_str(&format!(
+        "\n{} of {} rows regressed. A regression needs p < {} after Benjamini–Hochberg correction over {} \
+         rows and a change beyond {}%; CI is a 95% bootstrap interval of the change in medians.\n",
+        c.regressions(),
+        c.rows.len(),
+        c.alpha,
+        c.corrected_over,
+        c.threshold_pct
+    ));
+    if !c.baseline_only.is_empty() {
+        out.push_str(&format!(
+            "Only in the baseline: {}\n",
+            one_sided(&c.baseline_only)
+        ));
+    }
+    if !c.candidate_only.is_empty() {
+        out.push_str(&format!(
+            "Only in the candidate: {}\n",
+            one_sided(&c.candidate_only)
+        ));
+    }
+    out
+}
+
+/// One CSV row per compared row, raw values.
+pub fn compare_csv(c: &Comparison) -> String {
+    let mut listing = Listing::new(&[
+        "test",
+        "file_size",
+        "record_size",
+        "cache",
+        "engine",
+        "threads",
+        "baseline_median",
+        "candidate_median",
+        "change_pct",
+        "ci_low_pct",
+        "ci_high_pct",
+        "p_value",
+        "p_adjusted",
+        "n_baseline",
+        "n_candidate",
+        "verdict",
+        "note",
+    ]);
+    let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
+    for r in &c.rows {
+        let k = &r.key;
+        listing.push(vec![
+            k.test.name().into(),
+            k.file_size
+                .map_or(String::new(), |f: ByteSize| f.bytes().to_string()),
+            k.record_size.bytes().to_string(),
+            k.cache.map_or(String::new(), |x| x.name().into()),
+            k.engine.map_or(String::new(), |x| x.name().into()),
+            k.threads.map_or(String::new(), |x| x.to_string()),
+            format!("{:.0}", r.baseline_median),
+            format!("{:.0}", r.candidate_median),
+            format!("{:.3}", r.change_pct),
+            opt(r.ci_low_pct),
+            opt(r.ci_high_pct),
+            opt(r.p_value),
+            opt(r.p_adjusted),
+            r.n_baseline.to_string(),
+            r.n_candidate.to_string(),
+            r.verdict.name().into(),
+            r.note.clone().unwrap_or_default(),
+        ]);
+    }
+    listing.to_csv()
+}

@@ -1,0 +1,108 @@
+//! `trend`: the steps found, biggest drop first.
+
+use comfy_table::Color;
+
+use super::history::local_time;
+use super::listing::Listing;
+use crate::trend::TrendReport;
+use crate::units::RateUnit;
+
+fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
+    let unit = unit.resolve(report.steps.iter().flat_map(|s| [s.before, s.after]));
+    let before = format!("Before {}", unit.label());
+    let after = format!("After {}", unit.label());
+    let headers: Vec<&str> = match raw {
+        true => vec![
+            "hostname",
+            "fs_type",
+            "mount_point",
+            "test",
+            "file_size",
+            "record_size",
+            "cache",
+            "engine",
+            "threads",
+            "run_id",
+            "started_at",
+            "before",
+            "after",
+            "change_pct",
+            "runs_before",
+            "runs_after",
+        ],
+        false => vec![
+            "Host", "FS", "Test", "File", "Record", "Mode", "From run", "When", &before, &after,
+            "Change", "Runs",
+        ],
+    };
+    let mut listing = Listing::new(&headers);
+    if !raw {
+        listing = listing.numeric(&[3, 4, 6, 8, 9, 10]);
+    }
+    for s in &report.steps {
+        let k = &s.series;
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let row = match raw {
+            true => vec![
+                k.hostname.clone().unwrap_or_default(),
+                k.fs_type.clone().unwrap_or_default(),
+                k.mount_point.clone().unwrap_or_default(),
+                k.test.name().into(),
+                k.file_size.bytes().to_string(),
+                k.record_size.bytes().to_string(),
+                k.cache.name().into(),
+                k.engine.name().into(),
+                k.threads.to_string(),
+                s.run_id.map_or(String::new(), |id| id.to_string()),
+                super::rfc3339(&s.started_at),
+                format!("{:.0}", s.before),
+                format!("{:.0}", s.after),
+                format!("{:.3}", s.change_pct),
+                s.runs_before.to_string(),
+                s.runs_after.to_string(),
+            ],
+            false => vec![
+                text(&k.hostname),
+                text(&k.fs_type),
+                k.test.name().into(),
+                k.file_size.to_string(),
+                k.record_size.to_string(),
+                format!("{}/{}", k.cache.name(), k.engine.name()),
+                s.run_id.map_or("-".into(), |id| id.to_string()),
+                local_time(&s.started_at),
+                unit.format(s.before),
+                unit.format(s.after),
+                format!("{:+.1}%", s.change_pct),
+                format!("{} → {}", s.runs_before, s.runs_after),
+            ],
+        };
+        let color = match s.change_pct < 0.0 {
+            true => Color::Red,
+            false => Color::Green,
+        };
+        listing.push_colored(row, (!raw).then_some((10, color)));
+    }
+    listing
+}
+
+pub fn trend_text(report: &TrendReport, unit: RateUnit, color: bool, markdown: bool) -> String {
+    let mut out = String::new();
+    if !report.steps.is_empty() {
+        let l = listing(report, unit, false);
+        out.push_str(&match markdown {
+            true => l.to_markdown(),
+            false => l.to_table_colored(color),
+        });
+    }
+    out.push_str(&format!(
+        "{} step(s) in {} series examined ({} series too short to judge)\n",
+        report.steps.len(),
+        report.series_examined,
+        report.series_too_short
+    ));
+    out
+}
+
+pub fn trend_csv(report: &TrendReport) -> String {
+    listing(report, RateUnit::Bytes, true).to_csv()
+}

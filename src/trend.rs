@@ -1,0 +1,188 @@
+//! Trends: each series of runs (same host, filesystem and parameters) in time order,
+//! and the runs where its level stepped up or down. Pure: runs in, steps out.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::model::{CacheMode, EngineKind, Run, TestKind};
+use crate::stats::{self, Summary};
+use crate::units::ByteSize;
+
+/// What makes runs comparable along time.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SeriesKey {
+    pub hostname: Option<String>,
+    pub fs_type: Option<String>,
+    pub mount_point: Option<String>,
+    pub test: TestKind,
+    pub file_size: ByteSize,
+    pub record_size: ByteSize,
+    pub cache: CacheMode,
+    pub engine: EngineKind,
+    pub threads: u32,
+}
+
+/// A run at which a series' level changed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    #[serde(flatten)]
+    pub series: SeriesKey,
+    /// The first run at the new level.
+    pub run_id: Option<i64>,
+    pub started_at: DateTime<Utc>,
+    /// Levels (geometric means of the runs' medians, bytes/s) before and after.
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+    pub runs_before: usize,
+    pub runs_after: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TrendReport {
+    /// Series with enough runs to look for a step.
+    pub series_examined: usize,
+    pub series_too_short: usize,
+    pub steps: Vec<Step>,
+}
+
+/// One point of a series: a run and its median for the series' row.
+struct Point<'a> {
+    run: &'a Run,
+    median: f64,
+}
+
+fn series(runs: &[Run]) -> BTreeMap<SeriesKey, Vec<Point<'_>>> {
+    let mut by_run: BTreeMap<(SeriesKey, usize), Vec<f64>> = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        for m in &run.results {
+            let key = SeriesKey {
+                hostname: run.host.hostname.clone(),
+                fs_type: run.filesystem.fs_type.clone(),
+                mount_point: run.filesystem.mount_point.clone(),
+                test: m.test,
+                file_size: m.file_size,
+                record_size: m.record_size,
+                cache: run.params.cache,
+                engine: run.params.engine,
+                threads: run.params.threads,
+            };
+            by_run.entry((key, i)).or_default().push(m.throughput);
+        }
+    }
+    let mut out: BTreeMap<SeriesKey, Vec<Point>> = BTreeMap::new();
+    for ((key, i), values) in by_run {
+        if let Some(s) = Summary::of(&values) {
+            out.entry(key).or_default().push(Point {
+                run: &runs[i],
+                median: s.median,
+            });
+        }
+    }
+    for points in out.values_mut() {
+        points.sort_by_key(|p| (p.run.started_at, p.run.id));
+    }
+    out
+}
+
+/// Steps of at least `min_step` (a fraction) with `min_runs` runs on each side.
+pub fn find_steps(runs: &[Run], min_step: f64, min_runs: usize) -> TrendReport {
+    let mut report = TrendReport {
+        series_examined: 0,
+        series_too_short: 0,
+        steps: Vec::new(),
+    };
+    for (key, points) in series(runs) {
+        if points.len() < 2 * min_runs {
+            report.series_too_short += 1;
+            continue;
+        }
+        report.series_examined += 1;
+        let values: Vec<f64> = points.iter().map(|p| p.median).collect();
+        let found = stats::change_points(&values, min_step, min_runs);
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(found.iter().map(|c| c.index))
+            .chain(std::iter::once(values.len()))
+            .collect();
+        for (k, change) in found.iter().enumerate() {
+            let run = points[change.index].run;
+            report.steps.push(Step {
+                series: key.clone(),
+                run_id: run.id,
+                started_at: run.started_at,
+                before: change.before,
+                after: change.after,
+                change_pct: change.change_pct,
+                runs_before: bounds[k + 1] - bounds[k],
+                runs_after: bounds[k + 2] - bounds[k + 1],
+            });
+        }
+    }
+    report.steps.sort_by(|a, b| {
+        a.change_pct
+            .partial_cmp(&b.change_pct)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Measurement;
+    use crate::store::tests::sample_run;
+
+    fn series_of(levels: &[f64]) -> Vec<Run> {
+        levels
+            .iter()
+            .enumerate()
+            .map(|(i, &level)| {
+                let mut run = sample_run("h", i as i64 * 60);
+                run.id = Some(i as i64 + 1);
+                // a deterministic ±2% wobble, different for each run
+                let wobble = [1.0, 0.98, 1.015, 0.99, 1.02, 0.985][i % 6];
+                run.results = (1..=3)
+                    .map(|rep| Measurement {
+                        test: TestKind::Write,
+                        file_size: ByteSize(1 << 20),
+                        record_size: ByteSize(4096),
+                        repetition: rep,
+                        bytes: 1 << 20,
+                        elapsed_ns: 1,
+                        throughput: level * wobble * (1.0 + 0.001 * rep as f64),
+                        latency_ns: None,
+                    })
+                    .collect();
+                run
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_planted_step_is_found_at_its_run() {
+        let mut levels = vec![100.0; 10];
+        levels.extend(vec![80.0; 10]);
+        let report = find_steps(&series_of(&levels), 0.05, 3);
+        assert_eq!(report.series_examined, 1);
+        assert_eq!(report.steps.len(), 1, "{:?}", report.steps);
+        let step = &report.steps[0];
+        assert_eq!(step.run_id, Some(11));
+        assert!((step.change_pct + 20.0).abs() < 3.0, "{step:?}");
+        assert_eq!((step.runs_before, step.runs_after), (10, 10));
+    }
+
+    #[test]
+    fn a_flat_series_has_no_step() {
+        let report = find_steps(&series_of(&[100.0; 20]), 0.05, 3);
+        assert_eq!(report.series_examined, 1);
+        assert!(report.steps.is_empty(), "{:?}", report.steps);
+    }
+
+    #[test]
+    fn short_series_are_counted_not_judged() {
+        let report = find_steps(&series_of(&[100.0, 50.0, 100.0]), 0.05, 3);
+        assert_eq!((report.series_examined, report.series_too_short), (0, 1));
+    }
+}

@@ -1,0 +1,59 @@
+//! The question the tool exists for, on real filesystems: the same runs on a tmpfs and
+//! on an ext4 filesystem mounted `-o sync`; the writes must come out as regressions,
+//! with the filesystem differences listed above them.
+
+use super::{compare_json, iozone_db, record};
+use crate::common::{Mount, require_root};
+
+#[test]
+fn a_sync_mounted_ext4_regresses_against_tmpfs() {
+    if !require_root("mount a tmpfs and an ext4 loop filesystem") {
+        return;
+    }
+    let fast = Mount::tmpfs("16m", "");
+    let slow = Mount::ext4(32, "sync");
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    record(&db, fast.path(), &["-l", "fast", "-i", "write"]);
+    record(&db, slow.path(), &["-l", "slow", "-i", "write"]);
+
+    let c = compare_json(&db, &["fast", "slow"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{c}");
+    for row in rows {
+        assert_eq!(row["verdict"], "regression", "{row}");
+        assert!(row["change_pct"].as_f64().unwrap() < -5.0, "{row}");
+        assert!(row["p_value"].as_f64().unwrap() < 0.05, "{row}");
+    }
+    let changes = c["environment_changes"].as_array().unwrap();
+    let change = |field: &str| {
+        changes
+            .iter()
+            .find(|e| e["field"] == field)
+            .unwrap_or_else(|| panic!("{field} not among {changes:?}"))
+    };
+    assert_eq!(
+        change("filesystem.type")["baseline"],
+        serde_json::json!(["tmpfs"])
+    );
+    assert_eq!(
+        change("filesystem.type")["candidate"],
+        serde_json::json!(["ext4"])
+    );
+    let options = change("filesystem.mount_options")["candidate"][0]
+        .as_str()
+        .unwrap();
+    assert!(options.contains("sync"), "{options}");
+
+    let (code, table, _) = iozone_db(&db, &["compare", "fast", "slow"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        table.contains("regression") && table.contains("filesystem.type"),
+        "{table}"
+    );
+    let (code, _, stderr) = iozone_db(&db, &["compare", "fast", "slow", "--fail-on-regression"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    // the other way round nothing regressed, so CI passes
+    let (code, _, stderr) = iozone_db(&db, &["compare", "slow", "fast", "--fail-on-regression"]);
+    assert_eq!(code, Some(0), "{stderr}");
+}

@@ -1,0 +1,152 @@
+//! `compare` and `trend` end to end, on real runs and on planted histories.
+
+mod filesystems;
+mod trend;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{iozone, json};
+
+/// Runs `iozone ARGS` against the database `db`; returns (status code, stdout, stderr).
+pub fn iozone_db(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+pub fn compare_json(db: &Path, args: &[&str]) -> Value {
+    let (code, stdout, stderr) = iozone_db(db, &[&["compare", "--format", "json"], args].concat());
+    assert_eq!(code, Some(0), "{args:?}: {stderr}");
+    json(stdout.as_bytes())
+}
+
+/// Small real runs in a scratch directory, labelled.
+pub fn record(db: &Path, dir: &Path, args: &[&str]) {
+    let out = iozone()
+        .env("IOZONE_DB", db)
+        .args([
+            "run", "-q", "-s", "256k", "-r", "64k", "-n", "5", "--cache", "buffered",
+        ])
+        .args(args)
+        .arg("-d")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_2() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    record(&db, scratch.path(), &["-l", "a", "-i", "write"]);
+    record(&db, scratch.path(), &["-l", "b", "-i", "read"]);
+    for (args, needle) in [
+        (
+            &["compare", "a", "nope"][..],
+            "no recorded run matches 'nope'",
+        ),
+        (
+            &["compare", "label:zz", "a"],
+            "no recorded run matches 'label:zz'",
+        ),
+        (&["compare", "a", "b"], "no row in common"),
+        (
+            &["compare", "a", "a", "--threshold", "150"],
+            "--threshold must be between 0 and 100",
+        ),
+        (
+            &["compare", "a", "a", "--alpha", "1.5"],
+            "--alpha must be between 0 and 1",
+        ),
+        (&["compare", "colour:red", "a"], "unknown key 'colour'"),
+        (&["compare", "a", "999"], "no recorded run matches '999'"),
+        (
+            &["trend", "--min-step", "0"],
+            "--min-step must be between 0 and 100",
+        ),
+    ] {
+        let (code, _, stderr) = iozone_db(&db, args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: expected '{needle}' in {stderr}"
+        );
+    }
+}
+
+#[test]
+fn comparing_across_an_engine_on_purpose() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    record(&db, scratch.path(), &["--engine", "posix", "-i", "read"]);
+    record(&db, scratch.path(), &["--engine", "mmap", "-i", "read"]);
+    let (code, _, stderr) = iozone_db(&db, &["compare", "engine:posix", "engine:mmap"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    let c = compare_json(
+        &db,
+        &["engine:posix", "engine:mmap", "--ignore-param", "engine"],
+    );
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{c}"); // read and reread at 64 KiB
+    for row in rows {
+        assert!(row["engine"].is_null(), "{row}");
+        assert_eq!(row["cache"], "buffered");
+        for key in [
+            "test",
+            "file_size",
+            "record_size",
+            "threads",
+            "baseline_median",
+            "candidate_median",
+            "change_pct",
+            "ci_low_pct",
+            "ci_high_pct",
+            "p_value",
+            "verdict",
+        ] {
+            assert!(row.get(key).is_some(), "missing {key} in {row}");
+        }
+    }
+    let changes: Vec<&str> = c["environment_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert!(changes.contains(&"params.engine"), "{changes:?}");
+    assert_eq!(c["baseline"]["selector"], "engine:posix");
+    assert_eq!(c["candidate"]["runs"], serde_json::json!([2]));
+}
+
+#[test]
+fn other_formats() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    record(&db, scratch.path(), &["-l", "a", "-i", "write"]);
+    record(&db, scratch.path(), &["-l", "b", "-i", "write"]);
+    let (code, csv, _) = iozone_db(&db, &["compare", "a", "b", "--format", "csv"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        csv.starts_with("test,file_size,record_size,cache,engine,threads"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let (code, md, _) = iozone_db(&db, &["compare", "a", "b", "--format", "markdown"]);
+    assert_eq!(code, Some(0));
+    assert!(md.contains("| Test") && md.contains("|-"), "{md}");
+    let (code, table, _) = iozone_db(&db, &["compare", "a", "b"]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("Baseline:  a (run 1)"), "{table}");
+    assert!(table.contains("Geometric mean change"), "{table}");
+}
