@@ -290,7 +290,7 @@ fn decide(row: &mut Row, options: &Options) {
     }
     if smallest_p(m, n) >= options.alpha {
         row.note = Some(format!(
-            "{m} vs {n} repetitions can never reach p < {}: repeat more (5 a side or more)",
+            "{m} vs {n} repetitions can never reach p < {}",
             options.alpha
         ));
         return;
@@ -306,7 +306,7 @@ fn decide(row: &mut Row, options: &Options) {
         (true, false) => Verdict::Unchanged,
         (false, false) if ci_within => Verdict::Unchanged,
         (false, _) => {
-            row.note = Some("too noisy to tell: more repetitions would decide".into());
+            row.note = Some("too noisy to tell".into());
             Verdict::Inconclusive
         }
     };

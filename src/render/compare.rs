@@ -219,6 +219,12 @@ pub fn compare_text(
         c.corrected_over,
         c.threshold_pct
     ));
+    if c.rows.iter().any(|r| r.verdict == Verdict::Inconclusive) {
+        out.push_str(
+            "Inconclusive rows need more repetitions (--repeat; 5 a side is the least that can be \
+             significant, 10 is better), a bigger file or a quieter machine.\n",
+        );
+    }
     if !c.baseline_only.is_empty() {
         out.push_str(&format!(
             "Only in the baseline: {}\n",
