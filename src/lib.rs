@@ -2,7 +2,7 @@
 //! tell what got slower. The binary is a thin shell over this library; benchmarks and
 //! tests use the same modules.
 //!
-//! Data flows one way: [`bench`] measures, [`store`] records and queries, [`stats`]
+//! Data flows one way: [`bench`](mod@bench) measures, [`store`] records and queries, [`stats`]
 //! and comparison judge, [`render`] prints.
 
 pub mod bench;
