@@ -104,6 +104,7 @@ fn run(i: u64, total: u64) -> Run {
             scheduler: Some("none".into()),
             ..Filesystem::default()
         },
+        source: None,
         results,
     }
 }

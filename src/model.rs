@@ -297,6 +297,21 @@ pub struct Filesystem {
     pub device_size: Option<u64>,
 }
 
+/// Where an imported run came from. Native runs have none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// `iozone3`, `fio`, `classic` (the 1990s IOzone table) or `iozone` (our own export).
+    pub tool: String,
+    pub version: Option<String>,
+    /// The command line the source records, e.g. `iozone -s 32m -r 64k -i 0 -i 1`.
+    pub command: Option<String>,
+    /// The file the run was imported from, as given to `import`.
+    pub file: Option<String>,
+    pub imported_at: DateTime<Utc>,
+    /// False when the source states no time: `started_at` is then the import's time.
+    pub time_known: bool,
+}
+
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -323,6 +338,9 @@ pub struct Run {
     pub params: Params,
     pub host: Host,
     pub filesystem: Filesystem,
+    /// Where an imported run came from; `null` for runs measured here.
+    #[serde(default)]
+    pub source: Option<Source>,
     pub results: Vec<Measurement>,
 }
 

@@ -129,6 +129,7 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
         params: params(plan),
         host: host::probe_host(),
         filesystem,
+        source: None,
         results: Vec::new(),
     }
 }

@@ -12,6 +12,7 @@ pub const APPLICATION_ID: i64 = 0x494F_5A4E;
 const STEPS: &[M<'static>] = &[
     M::up(include_str!("../../migrations/0001_init.sql")),
     M::up(include_str!("../../migrations/0002_history_indexes.sql")),
+    M::up(include_str!("../../migrations/0003_run_source.sql")),
 ];
 const MIGRATIONS: Migrations<'static> = Migrations::from_slice(STEPS);
 

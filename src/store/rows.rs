@@ -6,7 +6,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, Row, params};
 use serde::de::DeserializeOwned;
 
-use crate::model::{Filesystem, Host, Latency, Measurement, Params, Run, RunStatus};
+use crate::model::{Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source};
 use crate::units::ByteSize;
 
 /// The columns of `runs`, in the order [`run_from_row`] reads them.
@@ -17,7 +17,8 @@ pub const RUN_COLUMNS: &str = "id, uuid, started_at, finished_at, status, note, 
     cpu_governor, memory_bytes, page_size, dirty_ratio, dirty_background_ratio, dirty_bytes, \
     dirty_background_bytes, dirty_expire_centisecs, dirty_writeback_centisecs, virtualization, \
     container, mount_point, fs_type, fs_device, mount_options, block_size, total_bytes, \
-    free_bytes, block_device, device_model, rotational, scheduler, device_size";
+    free_bytes, block_device, device_model, rotational, scheduler, device_size, \
+    source_tool, source_version, source_command, source_file, imported_at, source_time_known";
 
 pub fn timestamp(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Nanos, true)
@@ -115,6 +116,12 @@ pub fn insert_run(conn: &Connection, run: &Run, status: RunStatus) -> rusqlite::
             f.rotational,
             f.scheduler,
             opt_i64(f.device_size),
+            run.source.as_ref().map(|s| s.tool.clone()),
+            run.source.as_ref().and_then(|s| s.version.clone()),
+            run.source.as_ref().and_then(|s| s.command.clone()),
+            run.source.as_ref().and_then(|s| s.file.clone()),
+            run.source.as_ref().map(|s| timestamp(&s.imported_at)),
+            run.source.as_ref().map(|s| s.time_known),
         ],
     )?;
     let id = conn.last_insert_rowid();
@@ -219,6 +226,17 @@ pub fn run_from_row(row: &Row) -> rusqlite::Result<Run> {
         scheduler: row.get(52)?,
         device_size: u(row, 53)?,
     };
+    let source = match row.get::<_, Option<String>>(54)? {
+        None => None,
+        Some(tool) => Some(Source {
+            tool,
+            version: row.get(55)?,
+            command: row.get(56)?,
+            file: row.get(57)?,
+            imported_at: parse_time(58, text(58)?)?,
+            time_known: row.get::<_, Option<bool>>(59)?.unwrap_or(true),
+        }),
+    };
     let uuid_text = text(1)?;
     Ok(Run {
         id: Some(row.get(0)?),
@@ -237,6 +255,7 @@ pub fn run_from_row(row: &Row) -> rusqlite::Result<Run> {
         params,
         host,
         filesystem,
+        source,
         results: Vec::new(),
     })
 }

@@ -75,6 +75,14 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             total_bytes: Some(1 << 40),
             ..Filesystem::default()
         },
+        source: Some(Source {
+            tool: "fio".into(),
+            version: Some("fio-3.33".into()),
+            command: Some("fio --name=seqwrite --rw=write".into()),
+            file: Some("bench.json".into()),
+            imported_at: started_at + Duration::hours(1),
+            time_known: true,
+        }),
         results,
     }
 }
@@ -318,7 +326,17 @@ fn the_first_schema_migrates_with_its_runs() {
         conn.execute_batch(include_str!("../../migrations/0001_init.sql"))
             .unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
-        super::rows::insert_run(&conn, &sample_run("old", 0), RunStatus::Complete).unwrap();
+        // a run as the first schema stored it
+        conn.execute_batch(
+            "INSERT INTO runs (uuid, started_at, status, tool_version, engine, cache, threads, \
+             file_size, file_sizes, record_sizes, tests, repeat, seed, auto, verify, read_pct, \
+             stride_records, latency, dir, hostname) VALUES ('0b8e8f8e-6a0e-4a4c-9b1e-6c3c1c1c1c1c', \
+             '2026-01-01T00:00:00.000000000Z', 'complete', '0.1.0', 'posix', 'flush', 1, 1048576, \
+             '[1048576]', '[4096]', '[\"write\"]', 1, 7, 0, 0, 50, 17, 1, '/srv', 'old'); \
+             INSERT INTO results VALUES (1, 'write', 1048576, 4096, 1, 1048576, 1000000, 1.048576e9, \
+             NULL, NULL, NULL, NULL, NULL);",
+        )
+        .unwrap();
     }
     let (before, after) = migrate(&path).unwrap();
     assert_eq!((before, after), (1, latest_schema()));
@@ -326,6 +344,10 @@ fn the_first_schema_migrates_with_its_runs() {
     let runs = store.list_runs(&RunFilter::default()).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].host.hostname.as_deref(), Some("old"));
+    assert_eq!(runs[0].source, None);
+    let full = store.load_run(runs[0].id.unwrap()).unwrap().unwrap();
+    assert_eq!(full.results.len(), 1);
+    assert_eq!(full.results[0].throughput, 1.048576e9);
     let report = store.check().unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert_eq!(report.schema_version, latest_schema());

@@ -50,6 +50,7 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
             mount_point: Some("/srv".into()),
             ..Filesystem::default()
         },
+        source: None,
         results: (1..=3)
             .map(|repetition| Measurement {
                 test: TestKind::Write,
