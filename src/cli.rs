@@ -43,6 +43,8 @@ pub struct GlobalArgs {
     pub db: Option<PathBuf>,
 }
 
+// parsed once per process: the variants' sizes do not matter
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure file I/O throughput in a directory, and record the run
@@ -54,11 +56,101 @@ pub enum Command {
     /// What would be recorded about this host and the filesystem under DIR
     Info(InfoArgs),
     /// Compare two runs or groups of runs and say what regressed
-    Compare(Box<CompareArgs>),
+    Compare(CompareArgs),
     /// Find where performance stepped up or down along each series of runs
     Trend(TrendArgs),
+    /// Bring in results of iozone3, fio, the classic IOzone table, or an iozone export
+    Import(ImportArgs),
+    /// Write recorded runs out, complete, as JSON (re-importable) or CSV
+    Export(ExportArgs),
     /// The database itself
     Db(DbArgs),
+    /// Shell completions, printed to stdout
+    Completions(CompletionsArgs),
+    /// The manual page (roff), printed to stdout
+    Man,
+}
+
+/// Formats `import` reads; `auto` looks at the content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum ImportFormat {
+    #[default]
+    Auto,
+    Iozone3,
+    Fio,
+    Classic,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files to import; each is one transaction: all of it or nothing
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The format, when detection from the content is not wanted
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ImportFormat,
+    /// Label every imported run; repeatable
+    #[arg(short = 'l', long = "label")]
+    pub labels: Vec<String>,
+    /// Tag every imported run (key=value); repeatable
+    #[arg(long = "tag", value_parser = parse_tag)]
+    pub tags: Vec<(String, String)>,
+    /// The host the results were measured on, when the file does not say
+    #[arg(long)]
+    pub host: Option<String>,
+}
+
+/// Formats of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Output format
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write to this file instead of stdout
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "With no selector: the newest runs matching the filters. With one: its runs. \
+With two: both, and a comparison of the second against the first."
+)]
+pub struct ReportArgs {
+    /// Runs to chart (a selector, as in compare); with a second one, the baseline
+    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
+    pub baseline: Option<crate::store::Selector>,
+    /// The candidate compared against the baseline
+    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
+    pub candidate: Option<crate::store::Selector>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Runs charted when no selector is given (the newest)
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Where to write the HTML
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// The report's title
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Parameters `compare --ignore-param` can drop from the row match.

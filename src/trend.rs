@@ -87,6 +87,23 @@ fn series(runs: &[Run]) -> BTreeMap<SeriesKey, Vec<Point<'_>>> {
     out
 }
 
+/// A series' points in time order: (start, run id, median bytes/s of the run).
+pub type SeriesPoints = Vec<(DateTime<Utc>, Option<i64>, f64)>;
+
+/// Every series among `runs`, with its points in time order.
+pub fn series_points(runs: &[Run]) -> Vec<(SeriesKey, SeriesPoints)> {
+    series(runs)
+        .into_iter()
+        .map(|(key, points)| {
+            let points = points
+                .iter()
+                .map(|p| (p.run.started_at, p.run.id, p.median))
+                .collect();
+            (key, points)
+        })
+        .collect()
+}
+
 /// Steps of at least `min_step` (a fraction) with `min_runs` runs on each side.
 pub fn find_steps(runs: &[Run], min_step: f64, min_runs: usize) -> TrendReport {
     let mut report = TrendReport {

@@ -3,5 +3,6 @@
 
 mod common;
 mod compare;
+mod import;
 mod run;
 mod store;

@@ -2,8 +2,11 @@
 //! library, and hands the result to a renderer.
 
 mod compare;
+mod completions;
 mod db;
+mod export;
 mod history;
+mod import;
 mod info;
 mod run;
 mod show;
@@ -29,9 +32,13 @@ pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow:
         Command::History(args) => history::exec(args, global, shell),
         Command::Show(args) => show::exec(args, global, shell),
         Command::Info(args) => info::exec(args, shell),
-        Command::Compare(args) => compare::exec(*args, global, shell),
+        Command::Compare(args) => compare::exec(args, global, shell),
         Command::Trend(args) => trend::exec(args, global, shell),
         Command::Db(args) => db::exec(args, global, shell),
+        Command::Export(args) => export::exec(args, global, shell),
+        Command::Import(args) => import::exec(args, global, shell),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man => completions::man(),
     }
 }
 

@@ -4,7 +4,7 @@ use crate::cli::{GlobalArgs, ListFormat, TrendArgs};
 use crate::model::RunStatus;
 use crate::render;
 use crate::shell::Shell;
-use crate::store::Store;
+use crate::store::{self, Store};
 use crate::trend;
 
 pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
@@ -17,14 +17,7 @@ pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resu
     let store = super::open_store(global)?;
     let mut filter = super::run_filter(&args.filter, None);
     filter.status.get_or_insert(RunStatus::Complete);
-    let mut runs = store.list_runs(&filter)?;
-    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    let mut results = store.results_of(&ids)?;
-    for run in &mut runs {
-        run.results = results
-            .remove(&run.id.unwrap_or_default())
-            .unwrap_or_default();
-    }
+    let runs = store::with_results(&store, store.list_runs(&filter)?)?;
     let report = trend::find_steps(&runs, args.min_step / 100.0, args.min_runs as usize);
     let text = match args.format {
         ListFormat::Json => render::json(&report),

@@ -159,6 +159,18 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
     Ok(runs)
 }
 
+/// `runs` (as listed, without results) with their results filled in.
+pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, StoreError> {
+    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+    let mut results = store.results_of(&ids)?;
+    for run in &mut runs {
+        run.results = results
+            .remove(&run.id.unwrap_or_default())
+            .unwrap_or_default();
+    }
+    Ok(runs)
+}
+
 /// Opens the store at `path`, creating and migrating it as needed.
 pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
     SqliteStore::open(path)

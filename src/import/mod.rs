@@ -1,0 +1,54 @@
+//! Importing results from elsewhere: iozone3's text output, fio's JSON, the classic
+//! IOzone table, and our own JSON and CSV exports. Each parser turns a file's text
+//! into complete runs; the `import` command records each file in one transaction.
+//! Runs get UUIDs derived from the file's bytes, so importing a file twice adds nothing.
+
+use chrono::{DateTime, Utc};
+
+mod classic;
+mod fio;
+mod formats;
+mod iozone3;
+mod own;
+mod text;
+
+pub use formats::{Format, detect, parse};
+
+/// Where an import's text came from; every parser gets this.
+pub struct Origin {
+    /// The file name as given to `import` (for messages and `Source.file`).
+    pub file: String,
+    /// When the import happens: `started_at` for sources that state no time, and `Source.imported_at`.
+    pub imported_at: chrono::DateTime<chrono::Utc>,
+    /// A name-based UUID of the file's bytes: the same content, the same key.
+    pub content_key: uuid::Uuid,
+}
+
+/// A parse failure: the line (1-based) where it was noticed, when that helps.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+pub struct ParseError {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// The namespace of content keys. Fixed forever: changing it would give every file
+/// imported again new run UUIDs, and the store would take them for new runs.
+pub const NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x14b4_c3c8_1b6d_4238_842b_dbd0_edb8_75df);
+
+impl Origin {
+    /// The origin of `bytes` read from `file`; the content key depends on the bytes only,
+    /// so the same file imported twice (or under another name) keys the same runs.
+    pub fn new(file: &str, bytes: &[u8], imported_at: DateTime<Utc>) -> Origin {
+        Origin {
+            file: file.to_string(),
+            imported_at,
+            content_key: uuid::Uuid::new_v5(&NAMESPACE, bytes),
+        }
+    }
+
+    /// The UUID of the `index`-th run of the file: stable across imports of the same bytes.
+    pub fn run_uuid(&self, index: usize) -> uuid::Uuid {
+        uuid::Uuid::new_v5(&self.content_key, index.to_string().as_bytes())
+    }
+}

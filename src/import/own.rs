@@ -1,0 +1,279 @@
+//! Our own formats coming back: the JSON export (lossless: every run exactly as it
+//! was recorded, UUID included, so importing twice adds nothing), a single run object
+//! or an array of them (`run`/`show --format json`), and the CSV export (one line per
+//! result; it carries fewer facts than JSON, so what it lacks stays unknown).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use super::{Origin, ParseError};
+use crate::export::{Export, FORMAT};
+use crate::model::{
+    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source,
+    TestKind,
+};
+use crate::units::ByteSize;
+
+pub fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    (t.starts_with('{') && t.contains("\"uuid\"") && !t.contains("\"fio version\""))
+        || t.starts_with('[')
+}
+
+pub fn looks_like_csv(text: &str) -> bool {
+    text.lines().next().is_some_and(|header| {
+        header.starts_with("uuid,started_at,") && header.contains(",throughput")
+    })
+}
+
+fn error(line: Option<usize>, message: impl Into<String>) -> ParseError {
+    ParseError {
+        line,
+        message: message.into(),
+    }
+}
+
+/// Runs from our JSON: the export document, one run, or an array of runs.
+pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| error(Some(e.line()), format!("not valid JSON: {e}")))?;
+    let runs: Vec<Run> = match &value {
+        serde_json::Value::Object(o)
+            if o.get("format").and_then(|f| f.as_str()) == Some(FORMAT) =>
+        {
+            serde_json::from_value::<Export>(value)
+                .map_err(|e| error(None, format!("not an iozone export: {e}")))?
+                .runs
+        }
+        serde_json::Value::Array(_) => serde_json::from_value(value)
+            .map_err(|e| error(None, format!("not an array of iozone runs: {e}")))?,
+        _ => vec![
+            serde_json::from_value(value)
+                .map_err(|e| error(None, format!("not an iozone run: {e}")))?,
+        ],
+    };
+    if runs.is_empty() {
+        return Err(error(None, "no runs in the file"));
+    }
+    Ok(runs)
+}
+
+/// Runs from our CSV export, grouped by UUID in the order they appear.
+pub fn parse_csv(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| error(Some(1), format!("unreadable header: {e}")))?
+        .clone();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let mut runs: Vec<Run> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, record) in reader.records().enumerate() {
+        let line = i + 2;
+        let record = record.map_err(|e| error(Some(line), format!("unreadable line: {e}")))?;
+        let field = |name: &str| -> Option<&str> {
+            column(name)
+                .and_then(|c| record.get(c))
+                .filter(|v| !v.is_empty())
+        };
+        let row = CsvRow {
+            field: &field,
+            line,
+        };
+        let uuid = row.text("uuid")?;
+        let slot = match index.get(&uuid) {
+            Some(&slot) => slot,
+            None => {
+                runs.push(row.run(origin)?);
+                index.insert(uuid, runs.len() - 1);
+                runs.len() - 1
+            }
+        };
+        runs[slot].results.push(row.measurement()?);
+    }
+    if runs.is_empty() {
+        return Err(error(None, "no results in the file"));
+    }
+    for run in &mut runs {
+        derive_lists(run);
+    }
+    Ok(runs)
+}
+
+/// One CSV line, read by column name.
+struct CsvRow<'a> {
+    field: &'a dyn Fn(&str) -> Option<&'a str>,
+    line: usize,
+}
+
+impl CsvRow<'_> {
+    fn text(&self, name: &str) -> Result<String, ParseError> {
+        (self.field)(name)
+            .map(str::to_string)
+            .ok_or_else(|| error(Some(self.line), format!("missing {name}")))
+    }
+
+    fn opt(&self, name: &str) -> Option<String> {
+        (self.field)(name).map(str::to_string)
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str) -> Result<T, ParseError> {
+        let text = self.text(name)?;
+        text.parse()
+            .map_err(|_| error(Some(self.line), format!("{name} '{text}' is not a number")))
+    }
+
+    fn opt_number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, ParseError> {
+        match (self.field)(name) {
+            None => Ok(None),
+            Some(_) => self.number(name).map(Some),
+        }
+    }
+
+    fn time(&self, name: &str) -> Result<Option<DateTime<Utc>>, ParseError> {
+        self.opt(name)
+            .map(|t| {
+                DateTime::parse_from_rfc3339(&t)
+                    .map(|t| t.with_timezone(&Utc))
+                    .map_err(|_| {
+                        error(
+                            Some(self.line),
+                            format!("{name} '{t}' is not an RFC 3339 time"),
+                        )
+                    })
+            })
+            .transpose()
+    }
+
+    fn named<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, ParseError> {
+        let text = self.text(name)?;
+        serde_json::from_value(serde_json::Value::String(text.clone()))
+            .map_err(|_| error(Some(self.line), format!("unknown {name} '{text}'")))
+    }
+
+    fn run(&self, origin: &Origin) -> Result<Run, ParseError> {
+        let started_at = self
+            .time("started_at")?
+            .ok_or_else(|| error(Some(self.line), "missing started_at"))?;
+        let list = |name: &str| -> Vec<String> {
+            self.opt(name)
+                .map(|v| v.split(';').map(str::to_string).collect())
+                .unwrap_or_default()
+        };
+        let uuid_text = self.text("uuid")?;
+        Ok(Run {
+            id: None,
+            uuid: uuid::Uuid::parse_str(&uuid_text)
+                .map_err(|_| error(Some(self.line), format!("uuid '{uuid_text}' is not a UUID")))?,
+            started_at,
+            finished_at: self.time("finished_at")?,
+            status: self.named::<RunStatus>("status")?,
+            labels: list("labels"),
+            tags: list("tags")
+                .into_iter()
+                .filter_map(|t| {
+                    t.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                })
+                .collect(),
+            note: self.opt("note"),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            params: Params {
+                engine: self.named::<EngineKind>("engine")?,
+                cache: self.named::<CacheMode>("cache")?,
+                threads: self.number("threads")?,
+                file_size: ByteSize(0),
+                file_sizes: Vec::new(),
+                record_sizes: Vec::new(),
+                tests: Vec::new(),
+                repeat: self.number("repeat")?,
+                seed: self.number("seed")?,
+                // not in the CSV export: the defaults `run` uses
+                auto: false,
+                verify: false,
+                read_pct: 50,
+                stride_records: crate::bench::DEFAULT_STRIDE,
+                latency: false,
+                dir: String::new(),
+            },
+            host: Host {
+                hostname: self.opt("hostname"),
+                os: self.opt("os"),
+                os_version: self.opt("os_version"),
+                kernel: self.opt("kernel"),
+                arch: self.opt("arch"),
+                ..Host::default()
+            },
+            filesystem: Filesystem {
+                fs_type: self.opt("fs_type"),
+                mount_point: self.opt("mount_point"),
+                mount_options: self.opt("mount_options"),
+                ..Filesystem::default()
+            },
+            source: Some(Source {
+                tool: "iozone".into(),
+                version: None,
+                command: None,
+                file: Some(origin.file.clone()),
+                imported_at: origin.imported_at,
+                time_known: true,
+            }),
+            results: Vec::new(),
+        })
+    }
+
+    fn measurement(&self) -> Result<Measurement, ParseError> {
+        let latency = match (
+            self.opt_number::<u64>("lat_p50_ns")?,
+            self.opt_number::<u64>("lat_p99_ns")?,
+            self.opt_number::<u64>("lat_p999_ns")?,
+            self.opt_number::<u64>("lat_max_ns")?,
+            self.opt_number::<u64>("lat_samples")?,
+        ) {
+            (Some(p50), Some(p99), Some(p999), Some(max), Some(samples)) => Some(Latency {
+                p50,
+                p99,
+                p999,
+                max,
+                samples,
+            }),
+            _ => None,
+        };
+        let throughput: f64 = self.number("throughput")?;
+        if !throughput.is_finite() || throughput < 0.0 {
+            return Err(error(
+                Some(self.line),
+                "throughput must be a positive number",
+            ));
+        }
+        Ok(Measurement {
+            test: self.named::<TestKind>("test")?,
+            file_size: ByteSize(self.number("file_size")?),
+            record_size: ByteSize(self.number("record_size")?),
+            repetition: self.number("repetition")?,
+            bytes: self.number("bytes")?,
+            elapsed_ns: self.number("elapsed_ns")?,
+            throughput,
+            latency_ns: latency,
+        })
+    }
+}
+
+/// File sizes, record sizes and tests of a run, from its results.
+fn derive_lists(run: &mut Run) {
+    let mut files: Vec<ByteSize> = run.results.iter().map(|m| m.file_size).collect();
+    let mut records: Vec<ByteSize> = run.results.iter().map(|m| m.record_size).collect();
+    let mut tests: Vec<TestKind> = run.results.iter().map(|m| m.test).collect();
+    for v in [&mut files, &mut records] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    tests.sort_unstable();
+    tests.dedup();
+    run.params.file_size = files.last().copied().unwrap_or(ByteSize(0));
+    run.params.file_sizes = files;
+    run.params.record_sizes = records;
+    run.params.tests = tests;
+    run.params.latency = run.results.iter().any(|m| m.latency_ns.is_some());
+}

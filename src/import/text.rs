@@ -1,0 +1,358 @@
+//! What the foreign-format parsers (iozone3, fio, classic) share: turning the figures
+//! a source states into [`Measurement`]s without inventing any, and a [`Draft`] that
+//! becomes a complete [`Run`] once its measurements are in. It parses no format itself.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use super::{Origin, ParseError};
+use crate::model::{
+    CacheMode, EngineKind, Filesystem, Host, Measurement, Params, Run, RunStatus, Source, TestKind,
+};
+use crate::units::ByteSize;
+
+/// The stride iozone3 uses unless `-j` says otherwise, and ours by default: recorded so
+/// that an imported run's parameters read like a native one's.
+pub const DEFAULT_STRIDE: u64 = 17;
+
+/// The mix share our `run` defaults to. No importer maps anything to `mix`, so this
+/// only fills the field.
+const DEFAULT_READ_PCT: u8 = 50;
+
+/// The largest count the store keeps: it writes integers as SQLite's signed 64 bits.
+const MAX_STORED: u64 = i64::MAX as u64;
+
+/// A parse error at `line` (1-based), or for the whole file when `None`.
+pub fn error(line: Option<usize>, message: impl Into<String>) -> ParseError {
+    ParseError {
+        line,
+        message: message.into(),
+    }
+}
+
+/// A run under construction: what the source said about how it ran, and its figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    pub tool: &'static str,
+    pub version: Option<String>,
+    pub command: Option<String>,
+    /// When the source says the run began; `None` makes the import time stand in.
+    pub started_at: Option<DateTime<Utc>>,
+    pub engine: EngineKind,
+    pub cache: CacheMode,
+    pub threads: u32,
+    pub auto: bool,
+    pub verify: bool,
+    pub stride_records: u64,
+    pub dir: String,
+    pub results: Vec<Measurement>,
+}
+
+impl Draft {
+    /// A draft with nothing stated yet: one thread, buffered, posix, no directory.
+    pub fn new(tool: &'static str) -> Draft {
+        Draft {
+            tool,
+            version: None,
+            command: None,
+            started_at: None,
+            engine: EngineKind::Posix,
+            cache: CacheMode::Buffered,
+            threads: 1,
+            auto: false,
+            verify: false,
+            stride_records: DEFAULT_STRIDE,
+            dir: String::new(),
+            results: Vec::new(),
+        }
+    }
+
+    /// Adds a figure; a second figure for the same (test, file size, record size) is
+    /// an error, since a run holds one per repetition and these sources have one.
+    pub fn add(&mut self, m: Measurement) -> Result<(), String> {
+        if self.has(&m) {
+            return Err(format!(
+                "a second {} figure for a {} file in {} records",
+                m.test, m.file_size, m.record_size
+            ));
+        }
+        self.results.push(m);
+        Ok(())
+    }
+
+    /// Whether the draft already has a figure for `m`'s test, file size and record size.
+    pub fn has(&self, m: &Measurement) -> bool {
+        self.results
+            .iter()
+            .any(|r| (r.test, r.file_size, r.record_size) == (m.test, m.file_size, m.record_size))
+    }
+
+    /// The complete run, the `index`-th of its file. The sizes and tests are those the
+    /// measurements have, so they can never disagree with the figures.
+    pub fn into_run(self, origin: &Origin, index: usize) -> Run {
+        let file_sizes = sorted_unique(self.results.iter().map(|m| m.file_size));
+        let record_sizes = sorted_unique(self.results.iter().map(|m| m.record_size));
+        // TestKind's order is the canonical one (TestKind::ALL).
+        let tests = sorted_unique(self.results.iter().map(|m| m.test));
+        let latency = self.results.iter().any(|m| m.latency_ns.is_some());
+        let params = Params {
+            engine: self.engine,
+            cache: self.cache,
+            threads: self.threads,
+            file_size: file_sizes.last().copied().unwrap_or(ByteSize(0)),
+            file_sizes,
+            record_sizes,
+            tests,
+            // Each source gives one figure per (test, size, record): one repetition.
+            repeat: 1,
+            // The sources' data and orders are not seeded by us; 0 says "none of ours".
+            seed: 0,
+            auto: self.auto,
+            verify: self.verify,
+            read_pct: DEFAULT_READ_PCT,
+            stride_records: self.stride_records,
+            latency,
+            dir: self.dir,
+        };
+        Run {
+            id: None,
+            uuid: origin.run_uuid(index),
+            started_at: self.started_at.unwrap_or(origin.imported_at),
+            finished_at: None,
+            status: RunStatus::Complete,
+            labels: Vec::new(),
+            tags: BTreeMap::new(),
+            note: None,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            params,
+            // No source we read states the host or the filesystem: unknown, never guessed.
+            host: Host::default(),
+            filesystem: Filesystem::default(),
+            source: Some(Source {
+                tool: self.tool.to_string(),
+                version: self.version,
+                command: self.command,
+                file: Some(origin.file.clone()),
+                imported_at: origin.imported_at,
+                time_known: self.started_at.is_some(),
+            }),
+            results: self.results,
+        }
+    }
+}
+
+/// Turns finished drafts into runs numbered in file order, dropping drafts without
+/// figures; a file that yields none at all is an error, not an empty import.
+pub fn into_runs(drafts: Vec<Draft>, origin: &Origin, what: &str) -> Result<Vec<Run>, ParseError> {
+    let runs: Vec<Run> = drafts
+        .into_iter()
+        .filter(|d| !d.results.is_empty())
+        .enumerate()
+        .map(|(i, d)| d.into_run(origin, i))
+        .collect();
+    if runs.is_empty() {
+        return Err(error(None, format!("no measurements found: {what}")));
+    }
+    Ok(runs)
+}
+
+fn sorted_unique<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// A measurement from a throughput the source states (bytes/s) and the bytes it moved.
+/// The elapsed time is derived from the two (the sources that state no time imply it),
+/// so bytes / elapsed gives the stated throughput back.
+pub fn from_throughput(
+    test: TestKind,
+    file_size: u64,
+    record_size: u64,
+    bytes: u64,
+    throughput: f64,
+) -> Result<Measurement, String> {
+    if !throughput.is_finite() || throughput <= 0.0 {
+        return Err(format!(
+            "{test}: throughput {throughput} is not a positive rate"
+        ));
+    }
+    let elapsed = (bytes as f64 / throughput * 1e9).round();
+    if !(1.0..=MAX_STORED as f64).contains(&elapsed) {
+        return Err(format!(
+            "{test}: {throughput} bytes/s for {bytes} bytes is not a plausible time"
+        ));
+    }
+    measurement(
+        test,
+        file_size,
+        record_size,
+        bytes,
+        elapsed as u64,
+        throughput,
+    )
+}
+
+/// A measurement from figures the source states outright, checked to be storable.
+pub fn measurement(
+    test: TestKind,
+    file_size: u64,
+    record_size: u64,
+    bytes: u64,
+    elapsed_ns: u64,
+    throughput: f64,
+) -> Result<Measurement, String> {
+    let sizes_ok = (1..=MAX_STORED).contains(&file_size) && (1..=MAX_STORED).contains(&record_size);
+    if !sizes_ok {
+        return Err(format!(
+            "{test}: file size {file_size} or record size {record_size} is out of range"
+        ));
+    }
+    if bytes > MAX_STORED || elapsed_ns == 0 || elapsed_ns > MAX_STORED {
+        return Err(format!(
+            "{test}: {bytes} bytes in {elapsed_ns} ns is out of range"
+        ));
+    }
+    if !throughput.is_finite() || throughput <= 0.0 {
+        return Err(format!(
+            "{test}: throughput {throughput} is not a positive rate"
+        ));
+    }
+    Ok(Measurement {
+        test,
+        file_size: ByteSize(file_size),
+        record_size: ByteSize(record_size),
+        repetition: 1,
+        bytes,
+        elapsed_ns,
+        throughput,
+        latency_ns: None,
+    })
+}
+
+/// `count` units of `unit` bytes, or an error naming `what` when it overflows.
+pub fn scaled(count: u64, unit: u64, what: &str) -> Result<u64, String> {
+    count
+        .checked_mul(unit)
+        .filter(|&b| b <= MAX_STORED)
+        .ok_or_else(|| format!("{what} {count} × {unit} bytes is too large"))
+}
+
+/// The directory of an absolute file path, e.g. `/data` for `/data/ioz.tmp`; empty for a
+/// relative path, whose directory the source does not state.
+pub fn parent_dir(path: &str) -> String {
+    if !path.starts_with('/') {
+        return String::new();
+    }
+    match path.rfind('/') {
+        Some(0) => "/".to_string(),
+        Some(i) => path[..i].to_string(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+pub mod testing {
+    //! Fixtures and the never-panic check every parser's tests use.
+
+    use chrono::TimeZone;
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::super::{Origin, ParseError};
+    use super::*;
+
+    pub type Parser = fn(&str, &Origin) -> Result<Vec<Run>, ParseError>;
+
+    /// An origin at a fixed import time, keyed by the text.
+    pub fn origin(text: &str) -> Origin {
+        let at = Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap();
+        Origin::new("fixture.txt", text.as_bytes(), at)
+    }
+
+    /// Feeds `parse` every 7th truncation of each fixture and `mutations` seeded random
+    /// byte-level mutations (flip, insert, delete; lossily back to UTF-8): it must return
+    /// Ok or Err, never panic. Every truncation that errs must say what went wrong.
+    pub fn never_panics(parse: Parser, fixtures: &[&str], mutations: usize) {
+        for text in fixtures {
+            let origin = origin(text);
+            for cut in (0..text.len()).step_by(7) {
+                let head = String::from_utf8_lossy(&text.as_bytes()[..cut]);
+                if let Err(e) = parse(&head, &origin) {
+                    assert!(!e.message.is_empty());
+                }
+            }
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x10_20_3e);
+        for i in 0..mutations {
+            let text = fixtures[i % fixtures.len()];
+            let mutated = mutate(text.as_bytes(), &mut rng);
+            let mutated = String::from_utf8_lossy(&mutated);
+            let _ = parse(&mutated, &origin(&mutated));
+        }
+    }
+
+    /// One to eight random edits, biased towards digits and the characters the formats
+    /// are made of, so that mutations reach past the first check.
+    fn mutate(bytes: &[u8], rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
+        const ALPHABET: &[u8] = b"0123456789 \t\n-.:={}[]\",kKmMgGe+x";
+        let mut out = bytes.to_vec();
+        for _ in 0..=rng.random_range(0..8) {
+            let at = rng.random_range(0..=out.len());
+            let byte = if rng.random_bool(0.7) {
+                ALPHABET[rng.random_range(0..ALPHABET.len())]
+            } else {
+                rng.random()
+            };
+            match rng.random_range(0..3) {
+                0 if at < out.len() => out[at] = byte,
+                1 => out.insert(at, byte),
+                _ if at < out.len() => {
+                    out.remove(at);
+                }
+                _ => out.push(byte),
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_is_derived_so_the_stated_rate_comes_back() {
+        let m = from_throughput(
+            TestKind::Write,
+            1 << 25,
+            1 << 16,
+            1 << 25,
+            2728381.0 * 1024.0,
+        )
+        .unwrap();
+        assert_eq!(m.elapsed_ns, 12_010_053);
+        assert_eq!(m.throughput, 2728381.0 * 1024.0);
+        let back = m.bytes as f64 / (m.elapsed_ns as f64 / 1e9);
+        assert!((back / m.throughput - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn impossible_figures_are_errors() {
+        assert!(from_throughput(TestKind::Read, 1, 1, 1, 0.0).is_err());
+        assert!(from_throughput(TestKind::Read, 1, 1, 1, f64::NAN).is_err());
+        assert!(from_throughput(TestKind::Read, 1, 1, 1, 1e300).is_err());
+        assert!(measurement(TestKind::Read, 0, 1, 1, 1, 1.0).is_err());
+        assert!(scaled(u64::MAX / 2, 1024, "file size").is_err());
+    }
+
+    #[test]
+    fn directories_only_from_absolute_paths() {
+        assert_eq!(parent_dir("/data/ioz.tmp"), "/data");
+        assert_eq!(parent_dir("/ioz.tmp"), "/");
+        assert_eq!(parent_dir("ioz.tmp"), "");
+        assert_eq!(parent_dir("./x/ioz.tmp"), "");
+    }
+}

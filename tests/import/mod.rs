@@ -1,0 +1,218 @@
+//! `import`, `export`, `completions` and `man` end to end, on the real fixtures.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::json;
+use crate::compare::{compare_json, iozone_db};
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+fn import(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    iozone_db(db, &[&["import"], args].concat())
+}
+
+fn runs(db: &Path) -> Vec<Value> {
+    let (code, out, err) = iozone_db(db, &["history", "--all", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn the_classic_example_end_to_end() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let dr8 = fixture("classic/bebox-beos-dr8.txt");
+    let bsd = fixture("classic/486dx4-freebsd.txt");
+    let (code, _, err) = import(
+        &db,
+        &[dr8.to_str().unwrap(), "--label", "DR8", "--host", "bebox"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("Imported") && err.contains("1 run"), "{err}");
+    let (code, _, err) = import(&db, &[bsd.to_str().unwrap(), "-l", "FreeBSD"]);
+    assert_eq!(code, Some(0), "{err}");
+
+    let history = runs(&db);
+    assert_eq!(history.len(), 2);
+    let bebox = history.iter().find(|r| r["labels"][0] == "DR8").unwrap();
+    assert_eq!(bebox["host"]["hostname"], "bebox");
+    assert_eq!(bebox["source"]["tool"], "classic");
+    assert_eq!(bebox["params"]["file_size"], 33554432);
+
+    let c = compare_json(&db, &["DR8", "FreeBSD"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10, "5 record sizes × read and write: {c}");
+    for row in rows {
+        assert_eq!(row["verdict"], "inconclusive", "{row}");
+        assert!(row["change_pct"].as_f64().unwrap().is_finite());
+        assert_eq!(row["n_baseline"], 1);
+    }
+    let read_512 = rows
+        .iter()
+        .find(|r| r["test"] == "read" && r["record_size"] == 512)
+        .unwrap();
+    assert_eq!(read_512["baseline_median"], 773910.0);
+
+    // the same file again adds nothing
+    let (code, _, err) = import(&db, &[dr8.to_str().unwrap(), "--label", "DR8"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("0 runs (1 already there)"), "{err}");
+    assert_eq!(runs(&db).len(), 2);
+}
+
+#[test]
+fn fio_and_iozone3_outputs_import() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let files = [
+        "fio/buffered-write-4k.json",
+        "fio/fsync-read-64k.json",
+        "fio/two-jobs-write-read-16k-clean.json",
+        "iozone3/single-32m-r64k.txt",
+        "iozone3/auto-n64k-g4m.txt",
+        "iozone3/throughput-t2.txt",
+    ];
+    for f in files {
+        let path = fixture(f);
+        let (code, _, err) = import(&db, &[path.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{f}: {err}");
+    }
+    let history = runs(&db);
+    let tools: Vec<&str> = history
+        .iter()
+        .map(|r| r["source"]["tool"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"fio") && tools.contains(&"iozone3"),
+        "{tools:?}"
+    );
+    let fio = history
+        .iter()
+        .find(|r| {
+            r["source"]["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("buffered-write-4k.json")
+        })
+        .unwrap();
+    assert_eq!(fio["source"]["version"], "fio-3.33");
+    let shown = json(
+        iozone_db(&db, &["show", &fio["id"].to_string(), "--format", "json"])
+            .1
+            .as_bytes(),
+    );
+    assert_eq!(shown["results"][0]["test"], "write");
+    assert_eq!(shown["results"][0]["record_size"], 4096);
+}
+
+#[test]
+fn export_then_import_into_a_new_database_loses_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let first = scratch.path().join("first.db");
+    crate::compare::record(
+        &first,
+        scratch.path(),
+        &["-l", "a", "--tag", "k=v", "-r", "4k,64k"],
+    );
+    crate::compare::record(&first, scratch.path(), &["-l", "b", "-i", "read"]);
+    let classic = fixture("classic/bebox-beos-dr8.txt");
+    import(&first, &[classic.to_str().unwrap(), "-l", "DR8"]);
+
+    let export = |db: &Path| -> (String, Value) {
+        let (code, out, err) = iozone_db(db, &["export", "--format", "json"]);
+        assert_eq!(code, Some(0), "{err}");
+        let mut v: Value = serde_json::from_str(&out).unwrap();
+        v.as_object_mut().unwrap().remove("exported_at");
+        (out, v)
+    };
+    let (text, exported) = export(&first);
+    assert_eq!(exported["format"], "iozone-export");
+    assert_eq!(exported["runs"].as_array().unwrap().len(), 3);
+    let file = scratch.path().join("export.json");
+    std::fs::write(&file, text).unwrap();
+
+    let second = scratch.path().join("second.db");
+    let (code, _, err) = import(&second, &[file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        export(&second).1,
+        exported,
+        "a second export differs from the first"
+    );
+    // and again: nothing new
+    let (_, _, err) = import(&second, &[file.to_str().unwrap()]);
+    assert!(err.contains("0 runs (3 already there)"), "{err}");
+
+    // CSV out and back: the same results
+    let (code, csv, _) = iozone_db(&first, &["export", "--format", "csv"]);
+    assert_eq!(code, Some(0));
+    let csv_file = scratch.path().join("export.csv");
+    std::fs::write(&csv_file, &csv).unwrap();
+    let third = scratch.path().join("third.db");
+    let (code, _, err) = import(&third, &[csv_file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, csv_again, _) = iozone_db(&third, &["export", "--format", "csv"]);
+    assert_eq!(csv_again, csv);
+}
+
+#[test]
+fn bad_files_import_nothing_and_say_which() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let write = |name: &str, text: &str| {
+        let p = scratch.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let unknown = write("notes.txt", "just some notes\nnothing to see\n");
+    let full = std::fs::read_to_string(fixture("classic/bebox-beos-dr8.txt")).unwrap();
+    let garbled = write("garbled.txt", &full.replace("773910", "77x3910"));
+    let fio = std::fs::read_to_string(fixture("fio/buffered-write-4k.json")).unwrap();
+    let truncated = write("truncated.json", &fio[..fio.len() / 2]);
+    let missing = scratch.path().join("missing.txt");
+    for (path, needle) in [
+        (&unknown, "not in a known format"),
+        (&garbled, "garbled.txt"),
+        (&truncated, "truncated.json"),
+        (&missing, "cannot read"),
+    ] {
+        let (code, _, err) = import(&db, &[path.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{path:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{path:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{path:?}: expected '{needle}' in {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(runs(&db).is_empty());
+    // several files: the good one lands, the bad one is reported, status 2
+    let good = fixture("classic/486dx4-freebsd.txt");
+    let (code, _, err) = import(&db, &[good.to_str().unwrap(), unknown.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("1 of 2 files could not be imported"), "{err}");
+    assert_eq!(runs(&db).len(), 1);
+}
+
+#[test]
+fn completions_and_man_page() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, out, err) = iozone_db(&db, &["completions", shell]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            out.contains("compare") && out.contains("history"),
+            "{shell}"
+        );
+    }
+    let (code, man, _) = iozone_db(&db, &["man"]);
+    assert_eq!(code, Some(0));
+    assert!(man.contains(".TH") && man.contains("iozone"), "{man}");
+}
