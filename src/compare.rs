@@ -230,13 +230,18 @@ fn pool(runs: &[Run], ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
 fn measure_row(key: &RowKey, base: &[f64], cand: &[f64], index: u64) -> Row {
     let median = |v: &[f64]| Summary::of(v).map_or(f64::NAN, |s| s.median);
     let (bm, cm) = (median(base), median(cand));
-    let ci = stats::ratio_of_medians_ci(
-        base,
-        cand,
-        CONFIDENCE,
-        RESAMPLES,
-        BOOTSTRAP_SEED.wrapping_add(index),
-    );
+    // one value a side has no spread to resample: no interval rather than a point
+    let ci = (base.len() > 1 && cand.len() > 1)
+        .then(|| {
+            stats::ratio_of_medians_ci(
+                base,
+                cand,
+                CONFIDENCE,
+                RESAMPLES,
+                BOOTSTRAP_SEED.wrapping_add(index),
+            )
+        })
+        .flatten();
     let p_value = (base.len() > 1 && cand.len() > 1)
         .then(|| stats::mann_whitney_u(base, cand).map(|t| t.p_value))
         .flatten();

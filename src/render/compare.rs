@@ -219,7 +219,16 @@ pub fn compare_text(
         c.corrected_over,
         c.threshold_pct
     ));
-    if c.rows.iter().any(|r| r.verdict == Verdict::Inconclusive) {
+    let single = |r: &&Row| r.n_baseline < 2 || r.n_candidate < 2;
+    if c.rows.iter().any(|r| single(&r)) {
+        out.push_str(
+            "Rows with one measurement on a side (imported results, say) compare by percentage only.\n",
+        );
+    }
+    if c.rows
+        .iter()
+        .any(|r| r.verdict == Verdict::Inconclusive && !single(&r))
+    {
         out.push_str(
             "Inconclusive rows need more repetitions (--repeat; 5 a side is the least that can be \
              significant, 10 is better), a bigger file or a quieter machine.\n",
