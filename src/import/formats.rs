@@ -51,3 +51,53 @@ pub fn parse(format: Format, text: &str, origin: &Origin) -> Result<Vec<Run>, Pa
         Format::Csv => own::parse_csv(text, origin),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FORMATS: [Format; 5] = [
+        Format::Iozone3,
+        Format::Fio,
+        Format::Classic,
+        Format::Json,
+        Format::Csv,
+    ];
+
+    fn origin() -> Origin {
+        Origin::new("fuzz", b"fuzz", chrono::Utc::now())
+    }
+
+    /// Lines that look like each format's, for the fuzzer to splice into noise.
+    fn fragments() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "Iozone: Performance Test of File I/O\n",
+            "        Version $Revision: 3.489 $\n",
+            "              kB  reclen    write  rewrite    read    reread\n",
+            "           32768      64  2728381  7796271 10670058  8773181\n",
+            "iozone test complete.\n",
+            "Command\t\t\tRead (bytes/sec)  Write (bytes/sec)\n",
+            "iozone 32 512\t\t773910\t\t  909728\n",
+            "{\"fio version\" : \"fio-3.33\", \"jobs\" : [ {\"jobname\": \"x\"} ] }",
+            "uuid,started_at,finished_at,status,labels,tags,note,hostname,throughput\n",
+            "{\"format\": \"iozone-export\", \"runs\": [ {\"uuid\": 1} ] }",
+        ])
+        .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        #[test]
+        fn no_input_panics_any_parser(
+            pieces in prop::collection::vec(prop_oneof![fragments(), ".{0,40}"], 0..12)
+        ) {
+            let text: String = pieces.concat();
+            let _ = detect(&text);
+            for format in FORMATS {
+                let _ = parse(format, &text, &origin());
+            }
+        }
+    }
+}
