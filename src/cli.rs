@@ -63,6 +63,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Write recorded runs out, complete, as JSON (re-importable) or CSV
     Export(ExportArgs),
+    /// A self-contained HTML report with charts
+    Report(ReportArgs),
     /// The database itself
     Db(DbArgs),
     /// Shell completions, printed to stdout
@@ -144,6 +146,9 @@ pub struct ReportArgs {
     /// The report's title
     #[arg(long)]
     pub title: Option<String>,
+    /// Drop a parameter from the comparison's row match (as in compare); repeatable
+    #[arg(long = "ignore-param", value_enum)]
+    pub ignore: Vec<IgnoreParam>,
 }
 
 #[derive(Debug, Args)]

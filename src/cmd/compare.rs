@@ -55,7 +55,7 @@ fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<(Vec<Run>, Sid
     Ok((runs, info))
 }
 
-fn ignored(params: &[IgnoreParam]) -> Ignored {
+pub(super) fn ignored(params: &[IgnoreParam]) -> Ignored {
     Ignored {
         engine: params.contains(&IgnoreParam::Engine),
         cache: params.contains(&IgnoreParam::Cache),

@@ -8,6 +8,7 @@ mod export;
 mod history;
 mod import;
 mod info;
+mod report;
 mod run;
 mod show;
 mod trend;
@@ -37,6 +38,7 @@ pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow:
         Command::Db(args) => db::exec(args, global, shell),
         Command::Export(args) => export::exec(args, global, shell),
         Command::Import(args) => import::exec(args, global, shell),
+        Command::Report(args) => report::exec(args, global, shell),
         Command::Completions(args) => completions::completions(args),
         Command::Man => completions::man(),
     }

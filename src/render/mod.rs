@@ -3,14 +3,17 @@
 mod compare;
 mod environment;
 mod history;
+mod html;
 mod listing;
 mod run_table;
 mod show;
+mod svg;
 mod trend;
 
 pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
 pub use history::{headline, history_csv, history_json, history_listing};
+pub use html::{ReportInput, SeriesHistory, report_html};
 pub use listing::Listing;
 pub use run_table::run_table;
 pub use show::{results_csv, show_text};

@@ -150,3 +150,56 @@ fn other_formats() {
     assert!(table.contains("Baseline:  a (run 1)"), "{table}");
     assert!(table.contains("Geometric mean change"), "{table}");
 }
+
+#[test]
+fn report_writes_one_self_contained_html_file() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    record(&db, scratch.path(), &["-l", "a", "-i", "write"]);
+    let dir = scratch.path().to_str().unwrap();
+    let sync_run = [
+        "run", "-q", "-s", "256k", "-r", "64k", "-n", "5", "--cache", "sync", "-i", "write", "-l",
+        "b", "-d", dir,
+    ];
+    let (code, _, err) = iozone_db(&db, &sync_run);
+    assert_eq!(code, Some(0), "{err}");
+    let out = scratch.path().join("report.html");
+    let (code, _, err) = iozone_db(
+        &db,
+        &[
+            "report",
+            "a",
+            "b",
+            "--ignore-param",
+            "cache",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("a comparison"), "{err}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"),
+        "{}",
+        &html[..80]
+    );
+    assert!(
+        html.matches("<svg").count() >= 3,
+        "charts for write, rewrite and the comparison"
+    );
+    for outside in ["http://", "https://", "src=", "<link", "<script"] {
+        assert!(
+            !html.contains(outside),
+            "the report refers outside itself: {outside}"
+        );
+    }
+    assert!(html.contains("regression"), "the sync writes regress");
+    // no selector: the newest runs
+    let (code, _, err) = iozone_db(&db, &["report", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    // an unwritable destination is one line and status 2
+    let (code, _, err) = iozone_db(&db, &["report", "-o", "/nonexistent/dir/r.html"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

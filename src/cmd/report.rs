@@ -1,0 +1,136 @@
+//! `iozone report [BASELINE [CANDIDATE]] [filters] -o report.html`: runs, their
+//! comparison and their history, drawn into one self-contained HTML file.
+
+use anyhow::Context;
+use chrono::Utc;
+
+use crate::cli::{GlobalArgs, ReportArgs};
+use crate::compare::{self, Options};
+use crate::model::{Run, RunStatus};
+use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
+use crate::shell::Shell;
+use crate::store::{self, Store};
+use crate::trend;
+
+/// History charts drawn at most: the series with the most runs.
+const MAX_SERIES: usize = 24;
+
+pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+    let store = super::open_store(global)?;
+    let base = args
+        .baseline
+        .as_ref()
+        .map(|s| store::select_runs(&store, s))
+        .transpose()?;
+    let cand = args
+        .candidate
+        .as_ref()
+        .map(|s| store::select_runs(&store, s))
+        .transpose()?;
+    let runs = charted_runs(&store, &args, base.as_deref(), cand.as_deref())?;
+    let comparison = match (&base, &cand) {
+        (Some(b), Some(c)) => match compare::compare(b, c, &options(&args)) {
+            Ok(comparison) => Some(comparison),
+            Err(e) => {
+                shell.warn(format!("no comparison in the report: {e}"));
+                None
+            }
+        },
+        _ => None,
+    };
+    let sides = match (&args.baseline, &args.candidate, &base, &cand) {
+        (Some(bs), Some(cs), Some(b), Some(c)) => Some((side(bs, b), side(cs, c))),
+        _ => None,
+    };
+    let history = history_runs(&store, &args)?;
+    let report = trend::find_steps(&history, 0.05, 3);
+    let mut series: Vec<SeriesHistory> = trend::series_points(&history)
+        .into_iter()
+        .filter(|(_, points)| points.len() >= 2)
+        .map(|(key, points)| {
+            let steps = report.steps.iter().filter(|s| s.series == key).collect();
+            SeriesHistory { key, points, steps }
+        })
+        .collect();
+    series.sort_by_key(|s| std::cmp::Reverse(s.points.len()));
+    series.truncate(MAX_SERIES);
+
+    let input = ReportInput {
+        title: args.title.clone().unwrap_or_else(|| title(&args)),
+        generated_at: Utc::now(),
+        runs: &runs,
+        comparison: match (&sides, &comparison) {
+            (Some((b, c)), Some(cmp)) => Some((b, c, cmp)),
+            _ => None,
+        },
+        series,
+    };
+    let html = render::report_html(&input);
+    std::fs::write(&args.output, html)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    shell.status(
+        "Wrote",
+        format!(
+            "{} ({} runs{}, {} series)",
+            args.output.display(),
+            runs.len(),
+            if input.comparison.is_some() {
+                ", a comparison"
+            } else {
+                ""
+            },
+            input.series.len()
+        ),
+    );
+    Ok(())
+}
+
+/// compare's defaults, with the parameters the user drops from the match.
+fn options(args: &ReportArgs) -> Options {
+    Options {
+        threshold: 0.05,
+        alpha: 0.05,
+        ignore: super::compare::ignored(&args.ignore),
+    }
+}
+
+fn side(selector: &store::Selector, runs: &[Run]) -> SideInfo {
+    SideInfo {
+        selector: selector.text.clone(),
+        runs: runs.iter().filter_map(|r| r.id).collect(),
+    }
+}
+
+fn title(args: &ReportArgs) -> String {
+    match (&args.baseline, &args.candidate) {
+        (Some(b), Some(c)) => format!("iozone: {} against {}", c.text, b.text),
+        (Some(b), None) => format!("iozone: {}", b.text),
+        _ => "iozone: recent runs".into(),
+    }
+}
+
+/// The runs whose throughput is charted: the selected ones, else the newest.
+fn charted_runs(
+    store: &dyn Store,
+    args: &ReportArgs,
+    base: Option<&[Run]>,
+    cand: Option<&[Run]>,
+) -> anyhow::Result<Vec<Run>> {
+    let mut runs: Vec<Run> = match (base, cand) {
+        (None, _) => {
+            let mut filter = super::run_filter(&args.filter, Some(args.limit));
+            filter.status.get_or_insert(RunStatus::Complete);
+            store::with_results(store, store.list_runs(&filter)?)?
+        }
+        (Some(b), c) => c.unwrap_or_default().iter().chain(b).cloned().collect(),
+    };
+    runs.dedup_by_key(|r| r.uuid);
+    Ok(runs)
+}
+
+/// Every complete run matching the filters, with results, for the history charts.
+fn history_runs(store: &dyn Store, args: &ReportArgs) -> anyhow::Result<Vec<Run>> {
+    let mut filter = super::run_filter(&args.filter, None);
+    filter.status.get_or_insert(RunStatus::Complete);
+    Ok(store::with_results(store, store.list_runs(&filter)?)?)
+}
