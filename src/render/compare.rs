@@ -32,7 +32,8 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
     })
 }
 
-fn mode(key: &RowKey) -> String {
+/// `cache/engine ×threads`, `*` for a parameter dropped from the match.
+pub(super) fn mode(key: &RowKey) -> String {
     let cache = key.cache.map_or("*", |c| c.name());
     let engine = key.engine.map_or("*", |e| e.name());
     let threads = match key.threads {
@@ -71,7 +72,7 @@ fn verdict_color(v: Verdict) -> Option<Color> {
     }
 }
 
-fn file_size(key: &RowKey) -> String {
+pub(super) fn file_size(key: &RowKey) -> String {
     key.file_size.map_or("*".into(), |f| f.to_string())
 }
 
@@ -158,19 +159,33 @@ fn summary_listing(c: &Comparison) -> Listing {
     listing
 }
 
-fn one_sided(keys: &[RowKey]) -> String {
-    keys.iter()
-        .map(|k| {
-            format!(
-                "{} {} {} {}",
-                k.test.name(),
-                file_size(k),
-                k.record_size,
-                mode(k)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+/// A row key in words: `write 32 MiB 4 KiB flush/posix`.
+pub(super) fn key_name(k: &RowKey) -> String {
+    format!(
+        "{} {} {} {}",
+        k.test.name(),
+        file_size(k),
+        k.record_size,
+        mode(k)
+    )
+}
+
+pub(super) fn one_sided(keys: &[RowKey]) -> String {
+    keys.iter().map(key_name).collect::<Vec<_>>().join("; ")
+}
+
+/// How many rows regressed, and what a regression takes: below every rendering.
+pub(super) fn rule_sentence(c: &Comparison) -> String {
+    format!(
+        "{} of {} rows regressed. A regression needs p < {} after Benjamini–Hochberg correction \
+         over {} rows and a change beyond {}%; the interval is a 95% bootstrap interval of the \
+         change in medians.",
+        c.regressions(),
+        c.rows.len(),
+        c.alpha,
+        c.corrected_over,
+        c.threshold_pct
+    )
 }
 
 /// The human report; `markdown` gives the same in Markdown for a ticket.
@@ -210,15 +225,9 @@ pub fn compare_text(
     out.push_str(&render(&rows_listing(c, unit)));
     out.push('\n');
     out.push_str(&render(&summary_listing(c)));
-    out.push_str(&format!(
-        "\n{} of {} rows regressed. A regression needs p < {} after Benjamini–Hochberg correction over {} \
-         rows and a change beyond {}%; CI is a 95% bootstrap interval of the change in medians.\n",
-        c.regressions(),
-        c.rows.len(),
-        c.alpha,
-        c.corrected_over,
-        c.threshold_pct
-    ));
+    out.push('\n');
+    out.push_str(&rule_sentence(c));
+    out.push('\n');
     let single = |r: &&Row| r.n_baseline < 2 || r.n_candidate < 2;
     if c.rows.iter().any(|r| single(&r)) {
         out.push_str(

@@ -12,10 +12,11 @@ use std::fmt::Write;
 use chrono::{DateTime, Utc};
 
 use super::SideInfo;
+use super::compare::{file_size, key_name, mode, one_sided, rule_sentence};
 use super::svg::{
     self, Axis, Bar, BarChart, Level, Line, LineChart, Marker, Point, escape, seconds,
 };
-use crate::compare::{Comparison, Row, RowKey, Verdict};
+use crate::compare::{Comparison, Row, Verdict};
 use crate::model::{Run, TestKind};
 use crate::stats::Summary;
 use crate::trend::{SeriesKey, Step};
@@ -466,31 +467,6 @@ fn environment_html(c: &Comparison) -> String {
     out + "</tbody>\n</table>\n"
 }
 
-fn key_mode(key: &RowKey) -> String {
-    let cache = key.cache.map_or("*", |c| c.name());
-    let engine = key.engine.map_or("*", |e| e.name());
-    let threads = match key.threads {
-        Some(1) => String::new(),
-        Some(n) => format!(" ×{n}"),
-        None => " ×*".into(),
-    };
-    format!("{cache}/{engine}{threads}")
-}
-
-fn key_file(key: &RowKey) -> String {
-    key.file_size.map_or("*".into(), |f| f.to_string())
-}
-
-fn key_name(key: &RowKey) -> String {
-    format!(
-        "{} {} {} {}",
-        key.test.name(),
-        key_file(key),
-        key.record_size,
-        key_mode(key)
-    )
-}
-
 fn interval(row: &Row) -> String {
     match (row.ci_low_pct, row.ci_high_pct) {
         (Some(lo), Some(hi)) if lo.is_finite() && hi.is_finite() => {
@@ -562,9 +538,9 @@ fn row_html(row: &Row, unit: RateUnit) -> String {
     let k = &row.key;
     let values = [
         (k.test.name().to_string(), false),
-        (key_file(k), true),
+        (file_size(k), true),
         (k.record_size.to_string(), true),
-        (key_mode(k), false),
+        (mode(k), false),
         (rate(unit, row.baseline_median), true),
         (rate(unit, row.candidate_median), true),
         (change(row.change_pct), true),
@@ -651,16 +627,7 @@ fn summary_html(c: &Comparison) -> String {
 }
 
 fn verdict_note(c: &Comparison) -> String {
-    let mut text = format!(
-        "{} of {} rows regressed. A regression needs p < {} after Benjamini–Hochberg correction over {} \
-         rows and a change beyond {}%; the interval is a 95% bootstrap interval of the change in medians.",
-        c.regressions(),
-        c.rows.len(),
-        c.alpha,
-        c.corrected_over,
-        c.threshold_pct
-    );
-    let one_sided = |keys: &[RowKey]| keys.iter().map(key_name).collect::<Vec<_>>().join("; ");
+    let mut text = rule_sentence(c);
     if !c.baseline_only.is_empty() {
         text.push_str(&format!(
             " Only in the baseline: {}.",
