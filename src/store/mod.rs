@@ -90,6 +90,12 @@ pub trait Store {
     /// runs already there by UUID are skipped. Returns how many were added.
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError>;
 
+    /// Which of these UUIDs are recorded already (for `sync`, before moving results).
+    fn known_uuids(
+        &self,
+        uuids: &[uuid::Uuid],
+    ) -> Result<std::collections::HashSet<uuid::Uuid>, StoreError>;
+
     /// Runs matching `filter`, newest first, without their results.
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError>;
 

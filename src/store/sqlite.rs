@@ -241,6 +241,26 @@ impl Store for SqliteStore {
         Ok(added)
     }
 
+    fn known_uuids(
+        &self,
+        uuids: &[uuid::Uuid],
+    ) -> Result<std::collections::HashSet<uuid::Uuid>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)")
+            .map_err(|e| self.err(e))?;
+        let mut known = std::collections::HashSet::new();
+        for uuid in uuids {
+            let exists: bool = stmt
+                .query_row([uuid.to_string()], |r| r.get(0))
+                .map_err(|e| self.err(e))?;
+            if exists {
+                known.insert(*uuid);
+            }
+        }
+        Ok(known)
+    }
+
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError> {
         let (sql, values) = list_query(filter);
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;

@@ -109,6 +109,11 @@ fn a_saved_run_comes_back_unchanged() {
     );
     // the same UUID again adds nothing
     assert_eq!(store.save_run(&run).unwrap(), None);
+    let other = uuid::Uuid::new_v4();
+    assert_eq!(
+        store.known_uuids(&[run.uuid, other]).unwrap(),
+        [run.uuid].into_iter().collect()
+    );
     assert_eq!(store.check().unwrap().runs, 1);
 }
 
