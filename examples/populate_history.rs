@@ -1,17 +1,20 @@
 //! Builds a large history database through the store interface, for
 //! `scripts/bench-history.sh`, and times recording single runs into it.
 //!
-//!     cargo run --release --example populate_history -- DB RUNS
+//!     cargo run --release --example populate_history -- DB RUNS [HOSTS]
 //!
-//! Runs come from 20 hosts over the last 365 days, 20 results each (5 record sizes ×
-//! write, rewrite, read, reread); one run in 100 carries the label `X`.
+//! DB is a SQLite path or a postgres:// URL. Runs come from HOSTS hosts (default 20)
+//! over the last 365 days, 20 results each (5 record sizes × write, rewrite, read,
+//! reread); one run in 100 carries the label `X`. Then one run per host labelled
+//! `before` and one labelled `after`, with 5 repetitions each, the `after` runs of
+//! one host in 20 writing 30% slower: the fleet comparison's workload.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 use chrono::{Duration, Utc};
 use iozone::model::*;
-use iozone::store::{self, Store};
+use iozone::store;
 use iozone::units::ByteSize;
 
 const RECORDS: [u64; 5] = [512, 1024, 4096, 16384, 65536];
@@ -22,8 +25,8 @@ const TESTS: [TestKind; 4] = [
     TestKind::Reread,
 ];
 
-fn run(i: u64, total: u64) -> Run {
-    let host = format!("host-{:02}", i % 20);
+fn run(i: u64, total: u64, hosts: u64) -> Run {
+    let host = format!("host-{:04}", i % hosts);
     // oldest first, one year of history up to now
     let started_at = Utc::now() - Duration::seconds(((total - i) * 365 * 86_400 / total) as i64);
     let results = RECORDS
@@ -109,19 +112,51 @@ fn run(i: u64, total: u64) -> Run {
     }
 }
 
+/// A run of host `h` with 5 repetitions, labelled `label`; `after` is 30% slower at
+/// writing on every 20th host.
+fn fleet_run(h: u64, hosts: u64, label: &str) -> Run {
+    let mut r = run(h, hosts, hosts);
+    r.labels = vec![label.to_string()];
+    r.params.repeat = 5;
+    let slow = label == "after" && h % 20 == 7;
+    r.results = r
+        .results
+        .iter()
+        .flat_map(|m| {
+            (1..=5).map(move |rep| {
+                let factor = if slow && m.test == TestKind::Write {
+                    0.7
+                } else {
+                    1.0
+                };
+                Measurement {
+                    repetition: rep,
+                    throughput: m.throughput * factor * (1.0 + 0.01 * rep as f64),
+                    ..m.clone()
+                }
+            })
+        })
+        .collect();
+    r
+}
+
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
         .unwrap_or_else(|| "target/bench-history.db".into());
     let total: u64 = args.next().map_or(Ok(100_000), |n| n.parse())?;
-    let _ = std::fs::remove_file(&path);
-    let mut store = store::open(path.as_ref())?;
+    let hosts: u64 = args.next().map_or(Ok(20), |n| n.parse())?;
+    let location = store::Location::parse(&path);
+    if let store::Location::Sqlite(file) = &location {
+        let _ = std::fs::remove_file(file);
+    }
+    let mut store = store::open(&location)?;
     let clock = Instant::now();
     let batch = 5_000;
     for start in (0..total).step_by(batch) {
         let runs: Vec<Run> = (start..(start + batch as u64).min(total))
-            .map(|i| run(i, total))
+            .map(|i| run(i, total, hosts))
             .collect();
         store.save_runs(&runs)?;
     }
@@ -133,7 +168,7 @@ fn main() -> anyhow::Result<()> {
     // recording a single run, as `iozone run` does at its end: one transaction each
     let mut times: Vec<f64> = (0..50)
         .map(|k| {
-            let r = run(total + k, total + 50);
+            let r = run(total + k, total + 50, hosts);
             let t = Instant::now();
             store.save_run(&r).map(|_| t.elapsed().as_secs_f64() * 1e3)
         })
@@ -144,12 +179,22 @@ fn main() -> anyhow::Result<()> {
         times[times.len() / 2],
         times[times.len() - 1]
     );
-    drop(store);
-    let size = std::fs::metadata(&path)?.len();
+    let fleet: Vec<Run> = (0..hosts)
+        .flat_map(|h| [fleet_run(h, hosts, "before"), fleet_run(h, hosts, "after")])
+        .collect();
+    store.save_runs(&fleet)?;
     println!(
-        "database: {:.1} MiB, {:.0} bytes per run",
-        size as f64 / (1 << 20) as f64,
-        size as f64 / (total + 50) as f64
+        "fleet: {} runs labelled before/after, one host in 20 regressed",
+        fleet.len()
     );
+    drop(store);
+    if let store::Location::Sqlite(file) = &location {
+        let size = std::fs::metadata(file)?.len();
+        println!(
+            "database: {:.1} MiB, {:.0} bytes per run",
+            size as f64 / (1 << 20) as f64,
+            size as f64 / (total + 50) as f64
+        );
+    }
     Ok(())
 }

@@ -38,9 +38,16 @@ pub struct GlobalArgs {
     /// Say more about what is happening
     #[arg(short, long, global = true)]
     pub verbose: bool,
-    /// The database [default: the platform data directory, e.g. ~/.local/share/iozone/history.db]
-    #[arg(long, global = true, env = "IOZONE_DB", value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The database: a SQLite file, or postgres://user:password@host:port/dbname for a fleet
+    /// [default: the platform data directory, e.g. ~/.local/share/iozone/history.db]
+    #[arg(
+        long,
+        global = true,
+        env = "IOZONE_DB",
+        value_name = "PATH|URL",
+        hide_env_values = true
+    )]
+    pub db: Option<String>,
 }
 
 // parsed once per process: the variants' sizes do not matter
@@ -65,6 +72,8 @@ pub enum Command {
     Export(ExportArgs),
     /// A self-contained HTML report with charts
     Report(ReportArgs),
+    /// Copy runs to or from another database (a fleet's PostgreSQL server), by UUID
+    Sync(SyncArgs),
     /// The database itself
     Db(DbArgs),
     /// Shell completions, printed to stdout
@@ -152,6 +161,22 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("direction").required(true).args(["to", "from"])))]
+pub struct SyncArgs {
+    /// Send this database's runs to that one
+    #[arg(long, value_name = "PATH|URL")]
+    pub to: Option<String>,
+    /// Fetch that database's runs into this one
+    #[arg(long, value_name = "PATH|URL")]
+    pub from: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Runs per transaction: an interrupted sync keeps every whole batch it sent
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: u32,
+}
+
+#[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]
@@ -193,6 +218,9 @@ pub struct CompareArgs {
     /// Exit with status 1 when any row regressed (for CI)
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Compare each host, filesystem type or kernel on its own: the fleet view
+    #[arg(long, value_enum)]
+    pub by: Option<crate::compare::GroupBy>,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: ListFormat,

@@ -3,6 +3,7 @@
 
 mod common;
 mod compare;
+mod fleet;
 mod import;
 mod run;
 mod store;

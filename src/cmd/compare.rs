@@ -20,8 +20,25 @@ pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
     };
     options.validate()?;
     let store = super::open_store(global)?;
-    let (base_runs, base) = side(&store, &args.baseline)?;
-    let (cand_runs, cand) = side(&store, &args.candidate)?;
+    let (base_runs, base) = side(&*store, &args.baseline)?;
+    let (cand_runs, cand) = side(&*store, &args.candidate)?;
+    if let Some(by) = args.by {
+        let fleet = compare::compare_by(&base_runs, &cand_runs, &options, by)?;
+        let text = match args.format {
+            ListFormat::Json => render::fleet_json(&base, &cand, &fleet),
+            ListFormat::Csv => render::fleet_csv(&fleet),
+            ListFormat::Markdown => render::fleet_text(&base, &cand, &fleet, false, true),
+            ListFormat::Table => {
+                render::fleet_text(&base, &cand, &fleet, shell.stdout_color(), false)
+            }
+        };
+        super::print_stdout(&text)?;
+        let regressions: usize = fleet.groups.iter().map(|g| g.regressions).sum();
+        if args.fail_on_regression && regressions > 0 {
+            return Err(RegressionsFound(regressions).into());
+        }
+        return Ok(());
+    }
     let comparison = compare::compare(&base_runs, &cand_runs, &options)?;
     let text = match args.format {
         ListFormat::Json => render::compare_json(&base, &cand, &comparison),

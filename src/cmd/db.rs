@@ -2,7 +2,7 @@
 
 use crate::cli::{DbAction, DbArgs, GlobalArgs};
 use crate::shell::Shell;
-use crate::store::{self, Store};
+use crate::store;
 
 /// `db check` found damage; main prints it and exits 2.
 #[derive(Debug, thiserror::Error)]
@@ -15,8 +15,8 @@ pub struct Damaged {
 pub fn exec(args: DbArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     match args.action {
         DbAction::Path => {
-            let (path, _) = super::db_path(global)?;
-            super::print_stdout(&format!("{}\n", path.display()))?;
+            let (location, _) = super::db_location(global)?;
+            super::print_stdout(&format!("{}\n", location.display()))?;
         }
         DbAction::Check => {
             let store = super::open_store(global)?;
@@ -51,11 +51,11 @@ pub fn exec(args: DbArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<
             }
         }
         DbAction::Migrate => {
-            let (path, _) = super::db_path(global)?;
-            let (before, after) = store::migrate(&path)?;
+            let (location, _) = super::db_location(global)?;
+            let (before, after) = store::migrate(&location)?;
             let message = match before == after {
-                true => format!("{} is at schema {after}, the latest", path.display()),
-                false => format!("{} from schema {before} to {after}", path.display()),
+                true => format!("{} is at schema {after}, the latest", location.display()),
+                false => format!("{} from schema {before} to {after}", location.display()),
             };
             let verb = if before == after {
                 "Checked"

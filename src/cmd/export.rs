@@ -6,14 +6,14 @@ use chrono::Utc;
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
 use crate::export;
 use crate::shell::Shell;
-use crate::store::{self, Store};
+use crate::store;
 
 pub fn exec(args: ExportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     let store = super::open_store(global)?;
     let mut runs = store.list_runs(&super::run_filter(&args.filter, None))?;
     // oldest first: imported in this order, a new database numbers them as here
     runs.reverse();
-    let runs = store::with_results(&store, runs)?;
+    let runs = store::with_results(&*store, runs)?;
     let count = runs.len();
     let text = match args.format {
         ExportFormat::Json => export::to_json(runs, Utc::now()),

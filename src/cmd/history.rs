@@ -3,7 +3,6 @@
 use crate::cli::{GlobalArgs, HistoryArgs, ListFormat};
 use crate::render;
 use crate::shell::Shell;
-use crate::store::Store;
 
 pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     let store = super::open_store(global)?;

@@ -22,7 +22,7 @@ pub fn exec(args: ImportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
     let mut store = super::open_store(global)?;
     let mut failed = 0;
     for path in &args.files {
-        match import_file(&mut store, path, &args) {
+        match import_file(&mut *store, path, &args) {
             Ok((added, total)) => shell.status(
                 "Imported",
                 format!(

@@ -11,10 +11,10 @@ mod info;
 mod report;
 mod run;
 mod show;
+mod sync;
 mod trend;
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Context;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -25,7 +25,7 @@ pub use run::Interrupted;
 use crate::cli::{Command, FilterArgs, GlobalArgs, StatusArg};
 use crate::model::RunStatus;
 use crate::shell::Shell;
-use crate::store::{self, RunFilter, SqliteStore};
+use crate::store::{self, Location, RunFilter, Store};
 
 pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     match command {
@@ -39,6 +39,7 @@ pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow:
         Command::Export(args) => export::exec(args, global, shell),
         Command::Import(args) => import::exec(args, global, shell),
         Command::Report(args) => report::exec(args, global, shell),
+        Command::Sync(args) => sync::exec(args, global, shell),
         Command::Completions(args) => completions::completions(args),
         Command::Man => completions::man(),
     }
@@ -52,18 +53,21 @@ pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
 }
 
 /// `--db`, else `IOZONE_DB` (clap reads both into `global.db`), else the data directory.
-pub(crate) fn db_path(global: &GlobalArgs) -> anyhow::Result<(PathBuf, bool)> {
+/// The flag says whether it is the default, whose directory may need creating.
+pub(crate) fn db_location(global: &GlobalArgs) -> anyhow::Result<(Location, bool)> {
     match &global.db {
-        Some(path) => Ok((path.clone(), false)),
+        Some(text) => Ok((Location::parse(text), false)),
         None => store::default_path()
-            .map(|p| (p, true))
-            .context("no home directory to keep the database in; choose a file with --db"),
+            .map(|p| (Location::Sqlite(p), true))
+            .context("no home directory to keep the database in; choose one with --db"),
     }
 }
 
-pub(crate) fn open_store(global: &GlobalArgs) -> anyhow::Result<SqliteStore> {
-    let (path, is_default) = db_path(global)?;
-    if is_default && let Some(parent) = path.parent() {
+pub(crate) fn open_store(global: &GlobalArgs) -> anyhow::Result<Box<dyn Store>> {
+    let (location, is_default) = db_location(global)?;
+    if let (Location::Sqlite(path), true) = (&location, is_default)
+        && let Some(parent) = path.parent()
+    {
         std::fs::create_dir_all(parent).with_context(|| {
             format!(
                 "cannot create {}; choose a file with --db",
@@ -71,7 +75,7 @@ pub(crate) fn open_store(global: &GlobalArgs) -> anyhow::Result<SqliteStore> {
             )
         })?;
     }
-    Ok(store::open(&path)?)
+    Ok(store::open(&location)?)
 }
 
 pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {

@@ -20,14 +20,14 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
     let base = args
         .baseline
         .as_ref()
-        .map(|s| store::select_runs(&store, s))
+        .map(|s| store::select_runs(&*store, s))
         .transpose()?;
     let cand = args
         .candidate
         .as_ref()
-        .map(|s| store::select_runs(&store, s))
+        .map(|s| store::select_runs(&*store, s))
         .transpose()?;
-    let runs = charted_runs(&store, &args, base.as_deref(), cand.as_deref())?;
+    let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
     let comparison = match (&base, &cand) {
         (Some(b), Some(c)) => match compare::compare(b, c, &options(&args)) {
             Ok(comparison) => Some(comparison),
@@ -42,7 +42,7 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         (Some(bs), Some(cs), Some(b), Some(c)) => Some((side(bs, b), side(cs, c))),
         _ => None,
     };
-    let history = history_runs(&store, &args)?;
+    let history = history_runs(&*store, &args)?;
     let report = trend::find_steps(&history, 0.05, 3);
     let mut series: Vec<SeriesHistory> = trend::series_points(&history)
         .into_iter()

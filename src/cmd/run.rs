@@ -15,7 +15,6 @@ use crate::host;
 use crate::model::{Measurement, Params, Run, RunStatus, TestKind};
 use crate::render;
 use crate::shell::Shell;
-use crate::store::Store;
 use crate::units::{ByteSize, RateUnit, format_nanos};
 
 /// The seed's sweep, as the classic README measured it.
@@ -63,7 +62,7 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
-    let finished_at = Utc::now();
+    let finished_at = now();
     let (status, results, error): (_, _, Option<anyhow::Error>) = match outcome {
         Ok(results) => (RunStatus::Complete, results, None),
         Err(bench::BenchError::Interrupted) => (
@@ -110,6 +109,13 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     Ok(())
 }
 
+/// The time, to the microsecond: what every store keeps (PostgreSQL's timestamps
+/// have microseconds), so a run reads back from any store exactly as it was printed.
+fn now() -> chrono::DateTime<Utc> {
+    use chrono::SubsecRound;
+    Utc::now().trunc_subsecs(6)
+}
+
 /// The run as it starts: everything but its results, its end and its id.
 fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
     let mut filesystem = host::probe_filesystem(&plan.dir);
@@ -119,7 +125,7 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
     Run {
         id: None,
         uuid: uuid::Uuid::new_v4(),
-        started_at: Utc::now(),
+        started_at: now(),
         finished_at: None,
         status: RunStatus::Running,
         labels: args.labels.clone(),

@@ -3,7 +3,7 @@
 use crate::cli::{GlobalArgs, ListFormat, ShowArgs};
 use crate::render;
 use crate::shell::Shell;
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
 
 pub fn exec(args: ShowArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     let store = super::open_store(global)?;

@@ -4,7 +4,7 @@ use crate::cli::{GlobalArgs, ListFormat, TrendArgs};
 use crate::model::RunStatus;
 use crate::render;
 use crate::shell::Shell;
-use crate::store::{self, Store};
+use crate::store;
 use crate::trend;
 
 pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
@@ -17,7 +17,7 @@ pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resu
     let store = super::open_store(global)?;
     let mut filter = super::run_filter(&args.filter, None);
     filter.status.get_or_insert(RunStatus::Complete);
-    let runs = store::with_results(&store, store.list_runs(&filter)?)?;
+    let runs = store::with_results(&*store, store.list_runs(&filter)?)?;
     let report = trend::find_steps(&runs, args.min_step / 100.0, args.min_runs as usize);
     let text = match args.format {
         ListFormat::Json => render::json(&report),

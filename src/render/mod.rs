@@ -10,7 +10,9 @@ mod show;
 mod svg;
 mod trend;
 
-pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
+pub use compare::{
+    SideInfo, compare_csv, compare_json, compare_text, fleet_csv, fleet_json, fleet_text,
+};
 pub use environment::environment_listing;
 pub use history::{headline, history_csv, history_json, history_listing};
 pub use html::{ReportInput, SeriesHistory, report_html};

@@ -6,15 +6,17 @@
 
 mod filter;
 mod migrate;
+mod postgres;
 mod rows;
 mod sqlite;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
 pub use filter::{RunFilter, RunRef, Selector};
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 use crate::model::{Measurement, Run, RunStatus};
@@ -26,6 +28,8 @@ pub enum StoreError {
         "cannot open the database {path}: {reason}; check that the directory exists and is writable, or choose another with --db"
     )]
     Open { path: PathBuf, reason: String },
+    #[error("database server {location}: {reason}")]
+    Server { location: String, reason: String },
     #[error("{0} is not an iozone database; choose another file with --db")]
     NotIozone(PathBuf),
     #[error(
@@ -177,17 +181,100 @@ pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, S
     Ok(runs)
 }
 
-/// Opens the store at `path`, creating and migrating it as needed.
-pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-    SqliteStore::open(path)
+/// Where the data lives: a SQLite file, or a PostgreSQL server for a fleet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Location {
+    /// `postgres://…` or `postgresql://…` is a server; anything else a file path.
+    pub fn parse(text: &str) -> Location {
+        let lower = text.trim_start().to_ascii_lowercase();
+        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            Location::Postgres(text.trim().to_string())
+        } else {
+            Location::Sqlite(PathBuf::from(text))
+        }
+    }
+
+    /// For messages: never with a password.
+    pub fn display(&self) -> String {
+        match self {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => mask_url(url),
+        }
+    }
+}
+
+impl From<&std::path::Path> for Location {
+    fn from(path: &std::path::Path) -> Self {
+        Location::Sqlite(path.to_path_buf())
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(path: &PathBuf) -> Self {
+        Location::Sqlite(path.clone())
+    }
+}
+
+impl From<&Location> for Location {
+    fn from(location: &Location) -> Self {
+        location.clone()
+    }
+}
+
+/// The URL with its password, in the user-info part or a `password=` parameter,
+/// replaced by `***`; a URL without one is returned as is.
+pub fn mask_url(url: &str) -> String {
+    let mut out = url.to_string();
+    // The password runs from the first ':' of the user info to an '@'. Which '@' is
+    // ambiguous when the password holds '@' or '/', so mask up to the last '@': at
+    // worst that hides the host too, it never shows the password.
+    if let Some(scheme_end) = out.find("://") {
+        let rest = scheme_end + 3;
+        let first_at = out[rest..].find('@').map(|i| rest + i);
+        let colon = out[rest..].find(':').map(|i| rest + i);
+        let last_at = out[rest..].rfind('@').map(|i| rest + i);
+        if let (Some(colon), Some(first_at), Some(last_at)) = (colon, first_at, last_at)
+            && colon < first_at
+        {
+            out.replace_range(colon + 1..last_at, "***");
+        }
+    }
+    if let Some(q) = out.find('?') {
+        let (base, query) = out.split_at(q + 1);
+        let masked: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                _ => pair.to_string(),
+            })
+            .collect();
+        out = format!("{base}{}", masked.join("&"));
+    }
+    out
+}
+
+/// Opens the store at `location`, creating and migrating it as needed.
+pub fn open(location: impl Into<Location>) -> Result<Box<dyn Store>, StoreError> {
+    match &location.into() {
+        Location::Sqlite(path) => Ok(Box::new(SqliteStore::open(path)?)),
+        Location::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
+    }
 }
 
 /// Applies pending migrations explicitly; returns (version before, version after).
-pub fn migrate(path: &Path) -> Result<(usize, usize), StoreError> {
-    SqliteStore::migrate_only(path)
+pub fn migrate(location: impl Into<Location>) -> Result<(usize, usize), StoreError> {
+    match &location.into() {
+        Location::Sqlite(path) => SqliteStore::migrate_only(path),
+        Location::Postgres(url) => PgStore::migrate_only(url),
+    }
 }
 
-/// The schema version this iozone writes.
+/// The SQLite schema version this iozone writes.
 pub fn latest_schema() -> usize {
     migrate::latest()
 }
@@ -200,3 +287,48 @@ pub fn default_path() -> Option<PathBuf> {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+#[cfg(test)]
+mod location_tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            mask_url("postgres://iozone:s3cret@db.example:5432/fleet"),
+            "postgres://iozone:***@db.example:5432/fleet"
+        );
+        assert_eq!(
+            mask_url("postgresql://u:p%40ss@h/d?sslmode=require&password=two"),
+            "postgresql://u:***@h/d?sslmode=require&password=***"
+        );
+        assert_eq!(mask_url("postgres://u@h/d"), "postgres://u@h/d");
+        assert_eq!(
+            mask_url("postgres://h/d?password=x"),
+            "postgres://h/d?password=***"
+        );
+        assert_eq!(mask_url("postgres://a:b@c:d@h/x"), "postgres://a:***@h/x");
+        assert_eq!(mask_url("postgres://u:pa/ss@h/x"), "postgres://u:***@h/x");
+        assert_eq!(mask_url("postgres://h:5432/d"), "postgres://h:5432/d");
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(
+            Location::parse("postgres://u@h/d"),
+            Location::Postgres("postgres://u@h/d".into())
+        );
+        assert_eq!(
+            Location::parse("POSTGRESQL://u@h/d"),
+            Location::Postgres("POSTGRESQL://u@h/d".into())
+        );
+        assert_eq!(
+            Location::parse("/tmp/h.db"),
+            Location::Sqlite("/tmp/h.db".into())
+        );
+        assert_eq!(
+            Location::parse("postgres://u:pw@h/d").display(),
+            "postgres://u:***@h/d"
+        );
+    }
+}

@@ -222,3 +222,57 @@ pub fn json(out: &[u8]) -> serde_json::Value {
     serde_json::from_slice(out)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
 }
+
+/// The test PostgreSQL server's URL (`eval "$(scripts/pg-test-server.sh)"` exports
+/// it; CI does). Without it the test fails loudly, unless IOZONE_SKIP_PG_TESTS=1
+/// explicitly allows skipping.
+pub fn pg_base_url(what: &str) -> Option<String> {
+    if let Ok(url) = std::env::var("IOZONE_TEST_PG") {
+        return Some(url);
+    }
+    if std::env::var("IOZONE_SKIP_PG_TESTS").as_deref() == Ok("1") {
+        eprintln!("SKIPPED (no IOZONE_TEST_PG, IOZONE_SKIP_PG_TESTS=1): {what}");
+        return None;
+    }
+    panic!(
+        "this test needs a PostgreSQL server to {what}: run `eval \"$(scripts/pg-test-server.sh)\"` \
+         first (CI does), or set IOZONE_SKIP_PG_TESTS=1 to skip the PostgreSQL tests knowingly"
+    );
+}
+
+/// A database of its own on the test server, dropped when the test ends.
+pub struct PgDb {
+    pub url: String,
+    base: String,
+    name: String,
+}
+
+impl PgDb {
+    pub fn new(what: &str) -> Option<PgDb> {
+        let base = pg_base_url(what)?;
+        let name = format!("iozone_e2e_{:016x}", rand::random::<u64>());
+        let mut client = postgres::Client::connect(&base, postgres::NoTls).unwrap();
+        client
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .unwrap();
+        let cut = base.rfind('/').expect("the test URL names a database");
+        let url = format!("{}/{name}", &base[..cut]);
+        Some(PgDb { url, base, name })
+    }
+
+    /// A client on this database, for planting and inspecting.
+    pub fn client(&self) -> postgres::Client {
+        postgres::Client::connect(&self.url, postgres::NoTls).unwrap()
+    }
+}
+
+impl Drop for PgDb {
+    fn drop(&mut self) {
+        if let Ok(mut client) = postgres::Client::connect(&self.base, postgres::NoTls) {
+            let _ = client.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}

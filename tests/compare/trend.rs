@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use chrono::{Duration, Utc};
 use iozone::model::*;
-use iozone::store::{self, Store};
+use iozone::store;
 use iozone::units::ByteSize;
 
 use super::iozone_db;
