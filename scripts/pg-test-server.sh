@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL cluster for the tests and prints the lines to export:
 #   eval "$(scripts/pg-test-server.sh)"
-# The cluster lives in target/pg (initdb as the unprivileged `postgres` user), listens
+# The cluster lives in /tmp/iozone-pg-PORT (initdb as the unprivileged `postgres` user,
+# which must reach the directory, so not under a private home or checkout), listens
 # on 127.0.0.1:54329 with password authentication, and has a role `iozone` (password
 # `iozone-test`, allowed to create databases: each test makes its own) and a database
 # `iozone_test`. Running it again reuses a running cluster. Installs PostgreSQL from
@@ -10,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 port=${IOZONE_PG_PORT:-54329}
-dir=$(realpath -m target/pg)
+dir=${IOZONE_PG_DIR:-/tmp/iozone-pg-$port}
 
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   echo "installing postgresql" >&2
