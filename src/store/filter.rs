@@ -242,3 +242,83 @@ mod selector_tests {
         }
     }
 }
+
+/// A value bound to one of [`conditions`]' `?`s; each backend binds it its own way.
+pub(super) enum Param {
+    Text(String),
+    Int(i64),
+    Time(DateTime<Utc>),
+}
+
+/// The WHERE conditions of the `history` query, one per filter field, each with a `?`
+/// per value and table names under `schema` (`""` for SQLite, `"iozone."` for
+/// PostgreSQL). Labels and tags select through their indexes (`IN`), so a rare label
+/// does not scan every run.
+pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<Param>)> {
+    let text = |s: &str| Param::Text(s.to_string());
+    let mut out: Vec<(String, Vec<Param>)> = Vec::new();
+    let mut add = |clause: String, params: Vec<Param>| out.push((clause, params));
+    if let Some(host) = &filter.host {
+        add("r.hostname = ?".into(), vec![text(host)]);
+    }
+    if let Some(fs) = &filter.fs {
+        add("r.fs_type = ?".into(), vec![text(fs)]);
+    }
+    for label in &filter.labels {
+        add(
+            format!("r.id IN (SELECT run_id FROM {schema}run_labels WHERE label = ?)"),
+            vec![text(label)],
+        );
+    }
+    for (k, v) in &filter.tags {
+        add(
+            format!("r.id IN (SELECT run_id FROM {schema}run_tags WHERE key = ? AND value = ?)"),
+            vec![text(k), text(v)],
+        );
+    }
+    if let Some(test) = filter.test {
+        add(
+            format!(
+                "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.test = ?)"
+            ),
+            vec![text(test.name())],
+        );
+    }
+    if let Some(record) = filter.record {
+        add(
+            format!(
+                "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.record_size = ?)"
+            ),
+            vec![Param::Int(record as i64)],
+        );
+    }
+    if let Some(since) = filter.since {
+        add("r.started_at >= ?".into(), vec![Param::Time(since)]);
+    }
+    if let Some(until) = filter.until {
+        add("r.started_at < ?".into(), vec![Param::Time(until)]);
+    }
+    if let Some(status) = filter.status {
+        let name = serde_json::to_value(status).expect("status serializes");
+        add(
+            "r.status = ?".into(),
+            vec![text(name.as_str().unwrap_or_default())],
+        );
+    }
+    if let Some(engine) = filter.engine {
+        add("r.engine = ?".into(), vec![text(engine.name())]);
+    }
+    if let Some(cache) = filter.cache {
+        add("r.cache = ?".into(), vec![text(cache.name())]);
+    }
+    out
+}
+
+/// Newest first, then the limit: the end of every backend's `history` query.
+pub(super) fn order_and_limit(filter: &RunFilter) -> String {
+    let mut sql = " ORDER BY r.started_at DESC, r.id DESC".to_string();
+    if let Some(limit) = filter.limit {
+        sql.push_str(&format!(" LIMIT {limit}"));
+    }
+    sql
+}

@@ -21,7 +21,8 @@ use postgres_native_tls::MakeTlsConnector;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
-use super::rows::{RESULT_COLUMNS, RUN_COLUMNS};
+use super::filter::{self, Param};
+use super::rows::{self, RESULT_COLUMNS, RUN_COLUMNS};
 use super::{CheckReport, RunFilter, RunRef, Store, StoreError};
 use crate::model::{Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source};
 use crate::units::ByteSize;
@@ -596,7 +597,7 @@ impl Store for PgStore {
             insert_results(tx, results.iter().map(|m| (id, m)))?;
             tx.execute(
                 "UPDATE iozone.runs SET status = $1, finished_at = $2 WHERE id = $3",
-                &[&enum_name(&status), &finished_at, &id],
+                &[&rows::name(&status), &finished_at, &id],
             )?;
             Ok(())
         })
@@ -824,12 +825,12 @@ fn insert_runs(
     c.add(
         "status",
         "text",
-        b().map(|r| enum_name(&status.unwrap_or(r.status))),
+        b().map(|r| rows::name(&status.unwrap_or(r.status))),
     );
     c.add("note", "text", b().map(|r| r.note.as_deref()));
     c.add("tool_version", "text", b().map(|r| r.tool_version.as_str()));
-    c.add("engine", "text", b().map(|r| enum_name(&r.params.engine)));
-    c.add("cache", "text", b().map(|r| enum_name(&r.params.cache)));
+    c.add("engine", "text", b().map(|r| rows::name(&r.params.engine)));
+    c.add("cache", "text", b().map(|r| rows::name(&r.params.cache)));
     c.add(
         "threads",
         "bigint",
@@ -843,14 +844,14 @@ fn insert_runs(
     c.add(
         "file_sizes",
         "text",
-        b().map(|r| json(&r.params.file_sizes)),
+        b().map(|r| rows::json(&r.params.file_sizes)),
     );
     c.add(
         "record_sizes",
         "text",
-        b().map(|r| json(&r.params.record_sizes)),
+        b().map(|r| rows::json(&r.params.record_sizes)),
     );
-    c.add("tests", "text", b().map(|r| json(&r.params.tests)));
+    c.add("tests", "text", b().map(|r| rows::json(&r.params.tests)));
     c.add("repeat", "bigint", b().map(|r| i64::from(r.params.repeat)));
     c.add("seed", "bigint", b().map(|r| r.params.seed as i64));
     c.add("auto", "boolean", b().map(|r| r.params.auto));
@@ -1120,84 +1121,25 @@ fn uuid_range(prefix: &str) -> Option<(Uuid, Uuid)> {
     Some((low, high))
 }
 
-/// The `history` query, condition for condition the one SQLite's store runs: labels and
-/// tags select through their indexes (`IN`), newest first by (started_at, id), which
-/// the `runs_started_at` index yields in order, so `LIMIT 50` reads 50 entries.
+/// The `history` query, with PostgreSQL's `$n` placeholders.
 fn list_query(filter: &RunFilter) -> (String, Vec<Box<dyn ToSql + Sync>>) {
     let mut sql = format!("SELECT {RUN_COLUMNS} FROM iozone.runs r WHERE true");
     let mut values: Vec<Box<dyn ToSql + Sync>> = Vec::new();
-    // each `?` of a clause becomes the next `$n`, bound to the next value
-    let mut add = |clause: &str, vals: Vec<Box<dyn ToSql + Sync>>| {
-        let mut parts = clause.split('?');
+    for (clause, params) in filter::conditions(filter, "iozone.") {
         sql.push_str(" AND ");
+        let mut parts = clause.split('?');
         sql.push_str(parts.next().unwrap_or_default());
-        for (part, value) in parts.zip(vals) {
-            values.push(value);
+        for (part, param) in parts.zip(params) {
+            values.push(match param {
+                Param::Text(t) => Box::new(t),
+                Param::Int(i) => Box::new(i),
+                Param::Time(t) => Box::new(t),
+            });
             sql.push_str(&format!("${}{part}", values.len()));
         }
-    };
-    if let Some(host) = &filter.host {
-        add("r.hostname = ?", vec![Box::new(host.clone())]);
     }
-    if let Some(fs) = &filter.fs {
-        add("r.fs_type = ?", vec![Box::new(fs.clone())]);
-    }
-    for label in &filter.labels {
-        add(
-            "r.id IN (SELECT run_id FROM iozone.run_labels WHERE label = ?)",
-            vec![Box::new(label.clone())],
-        );
-    }
-    for (k, v) in &filter.tags {
-        add(
-            "r.id IN (SELECT run_id FROM iozone.run_tags WHERE key = ? AND value = ?)",
-            vec![Box::new(k.clone()), Box::new(v.clone())],
-        );
-    }
-    if let Some(test) = filter.test {
-        add(
-            "EXISTS (SELECT 1 FROM iozone.results x WHERE x.run_id = r.id AND x.test = ?)",
-            vec![Box::new(test.name())],
-        );
-    }
-    if let Some(record) = filter.record {
-        add(
-            "EXISTS (SELECT 1 FROM iozone.results x WHERE x.run_id = r.id AND x.record_size = ?)",
-            vec![Box::new(record as i64)],
-        );
-    }
-    if let Some(since) = filter.since {
-        add("r.started_at >= ?", vec![Box::new(since)]);
-    }
-    if let Some(until) = filter.until {
-        add("r.started_at < ?", vec![Box::new(until)]);
-    }
-    if let Some(status) = filter.status {
-        add("r.status = ?", vec![Box::new(enum_name(&status))]);
-    }
-    if let Some(engine) = filter.engine {
-        add("r.engine = ?", vec![Box::new(engine.name())]);
-    }
-    if let Some(cache) = filter.cache {
-        add("r.cache = ?", vec![Box::new(cache.name())]);
-    }
-    sql.push_str(" ORDER BY r.started_at DESC, r.id DESC");
-    if let Some(limit) = filter.limit {
-        sql.push_str(&format!(" LIMIT {limit}"));
-    }
+    sql.push_str(&filter::order_and_limit(filter));
     (sql, values)
-}
-
-/// An enum under its JSON name, as SQLite's store keeps it.
-fn enum_name<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        other => panic!("enum serializes to a string, got {other:?}"),
-    }
-}
-
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("model values serialize")
 }
 
 /// Column `idx`, or why it cannot be read (the data is not what iozone wrote).

@@ -37,14 +37,16 @@ fn from_json<T: DeserializeOwned>(idx: usize, text: String, quoted: bool) -> rus
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e)))
 }
 
-fn name<T: serde::Serialize>(value: &T) -> String {
+/// An enum under its JSON name: how every store keeps enums.
+pub(super) fn name<T: serde::Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(s)) => s,
         other => panic!("enum serializes to a string, got {other:?}"),
     }
 }
 
-fn json<T: serde::Serialize>(value: &T) -> String {
+/// A list under its JSON form.
+pub(super) fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("model values serialize")
 }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
 
+use super::filter::{self, Param};
 use super::migrate::{self, APPLICATION_ID};
 use super::rows::{self, RESULT_COLUMNS, RUN_COLUMNS};
 use super::{CheckReport, RunFilter, RunRef, Store, StoreError};
@@ -379,75 +380,20 @@ fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     Ok(Some(id))
 }
 
-/// The `history` query: one condition per filter field, newest first. Labels and tags
-/// select through their indexes (`IN`), so a rare label does not scan every run.
+/// The `history` query, with SQLite's `?` placeholders and instants as text.
 fn list_query(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
     use rusqlite::types::Value;
     let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs r WHERE 1 = 1");
-    let mut values: Vec<Value> = Vec::new();
-    let mut add = |clause: &str, vals: Vec<Value>| {
+    let mut values = Vec::new();
+    for (clause, params) in filter::conditions(filter, "") {
         sql.push_str(" AND ");
-        sql.push_str(clause);
-        values.extend(vals);
-    };
-    if let Some(host) = &filter.host {
-        add("r.hostname = ?", vec![Value::Text(host.clone())]);
+        sql.push_str(&clause);
+        values.extend(params.into_iter().map(|p| match p {
+            Param::Text(t) => Value::Text(t),
+            Param::Int(i) => Value::Integer(i),
+            Param::Time(t) => Value::Text(rows::timestamp(&t)),
+        }));
     }
-    if let Some(fs) = &filter.fs {
-        add("r.fs_type = ?", vec![Value::Text(fs.clone())]);
-    }
-    for label in &filter.labels {
-        add(
-            "r.id IN (SELECT run_id FROM run_labels WHERE label = ?)",
-            vec![Value::Text(label.clone())],
-        );
-    }
-    for (k, v) in &filter.tags {
-        add(
-            "r.id IN (SELECT run_id FROM run_tags WHERE key = ? AND value = ?)",
-            vec![Value::Text(k.clone()), Value::Text(v.clone())],
-        );
-    }
-    if let Some(test) = filter.test {
-        add(
-            "EXISTS (SELECT 1 FROM results x WHERE x.run_id = r.id AND x.test = ?)",
-            vec![Value::Text(test.name().to_string())],
-        );
-    }
-    if let Some(record) = filter.record {
-        add(
-            "EXISTS (SELECT 1 FROM results x WHERE x.run_id = r.id AND x.record_size = ?)",
-            vec![Value::Integer(record as i64)],
-        );
-    }
-    if let Some(since) = &filter.since {
-        add(
-            "r.started_at >= ?",
-            vec![Value::Text(rows::timestamp(since))],
-        );
-    }
-    if let Some(until) = &filter.until {
-        add(
-            "r.started_at < ?",
-            vec![Value::Text(rows::timestamp(until))],
-        );
-    }
-    if let Some(status) = filter.status {
-        let name = serde_json::to_value(status).expect("status serializes");
-        add(
-            "r.status = ?",
-            vec![Value::Text(name.as_str().unwrap_or_default().to_string())],
-        );
-    }
-    if let Some(engine) = filter.engine {
-        add("r.engine = ?", vec![Value::Text(engine.name().to_string())]);
-    }
-    if let Some(cache) = filter.cache {
-        add("r.cache = ?", vec![Value::Text(cache.name().to_string())]);
-    }
-    sql.push_str(" ORDER BY r.started_at DESC, r.id DESC");
-    if let Some(limit) = filter.limit {
-        sql.push_str(&format!(" LIMIT {limit}"));
-    }
+    sql.push_str(&filter::order_and_limit(filter));
     (sql, values)
 }
