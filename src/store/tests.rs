@@ -206,6 +206,11 @@ fn test_server() -> Option<String> {
     {
         return Some(url);
     }
+    if std::env::var("IOZONE_SKIP_PG_TESTS").as_deref() != Ok("1")
+        && let Some(url) = started_server()
+    {
+        return Some(url);
+    }
     if std::env::var("IOZONE_SKIP_PG_TESTS").as_deref() == Ok("1") {
         // straight to stderr, past the test harness's capture, once per test binary
         static WARNED: std::sync::Once = std::sync::Once::new();
@@ -219,10 +224,32 @@ fn test_server() -> Option<String> {
         return None;
     }
     panic!(
-        "IOZONE_TEST_PG is not set, so the PostgreSQL store cannot be tested: run \
-         `eval \"$(scripts/pg-test-server.sh)\"` first (CI does), or set \
+        "IOZONE_TEST_PG is not set and scripts/pg-test-server.sh could not start a server \
+         (it needs root to install and start PostgreSQL), so the PostgreSQL store cannot be \
+         tested: run `eval \"$(scripts/pg-test-server.sh)\"` first, or set \
          IOZONE_SKIP_PG_TESTS=1 to skip these tests knowingly"
     );
+}
+
+/// Starts (or finds running) the project's throwaway server, once per test binary, so
+/// a plain `cargo test` as root needs nothing else; the script prints the URL.
+fn started_server() -> Option<String> {
+    static URL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    URL.get_or_init(|| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server.sh");
+        let out = std::process::Command::new("bash")
+            .arg(script)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("export IOZONE_TEST_PG="))
+            .map(str::to_string)
+    })
+    .clone()
 }
 
 /// `url` with its database replaced by `name`.

@@ -223,9 +223,10 @@ pub fn json(out: &[u8]) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
 }
 
-/// The test PostgreSQL server's URL (`eval "$(scripts/pg-test-server.sh)"` exports
-/// it; CI does). Without it the test fails loudly, unless IOZONE_SKIP_PG_TESTS=1
-/// explicitly allows skipping.
+/// The test PostgreSQL server's URL: IOZONE_TEST_PG, else the server that
+/// scripts/pg-test-server.sh starts (installing PostgreSQL as root if needed), so a
+/// plain `cargo test` needs nothing else. Without either the test fails loudly,
+/// unless IOZONE_SKIP_PG_TESTS=1 explicitly allows skipping.
 pub fn pg_base_url(what: &str) -> Option<String> {
     if let Ok(url) = std::env::var("IOZONE_TEST_PG") {
         return Some(url);
@@ -234,10 +235,31 @@ pub fn pg_base_url(what: &str) -> Option<String> {
         eprintln!("SKIPPED (no IOZONE_TEST_PG, IOZONE_SKIP_PG_TESTS=1): {what}");
         return None;
     }
+    if let Some(url) = started_server() {
+        return Some(url);
+    }
     panic!(
-        "this test needs a PostgreSQL server to {what}: run `eval \"$(scripts/pg-test-server.sh)\"` \
-         first (CI does), or set IOZONE_SKIP_PG_TESTS=1 to skip the PostgreSQL tests knowingly"
+        "this test needs a PostgreSQL server to {what}, and scripts/pg-test-server.sh could not \
+         start one (it needs root): run `eval \"$(scripts/pg-test-server.sh)\"` first, or set \
+         IOZONE_SKIP_PG_TESTS=1 to skip the PostgreSQL tests knowingly"
     );
+}
+
+/// Starts (or finds running) the project's throwaway server, once per test binary.
+fn started_server() -> Option<String> {
+    static URL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    URL.get_or_init(|| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server.sh");
+        let out = Command::new("bash").arg(script).output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("export IOZONE_TEST_PG="))
+            .map(str::to_string)
+    })
+    .clone()
 }
 
 /// A database of its own on the test server, dropped when the test ends.
