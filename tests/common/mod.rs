@@ -298,3 +298,29 @@ impl Drop for PgDb {
         }
     }
 }
+
+/// Spawns `cmd` (an `iozone run`) and returns once it says it is measuring, with the
+/// rest of its stderr to read.
+pub fn spawn_until_measuring(
+    cmd: &mut Command,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("Measuring") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "run ended before measuring"
+        );
+    }
+    (child, stderr)
+}

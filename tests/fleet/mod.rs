@@ -2,13 +2,12 @@
 
 mod hosts;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::common::{PgDb, iozone, iozone_process, json, leftovers};
+use crate::common::{PgDb, iozone, iozone_process, json, leftovers, spawn_until_measuring};
 
 /// `iozone --db DB ARGS`; (status, stdout, stderr).
 pub fn on(db: &str, args: &[&str]) -> (Option<i32>, String, String) {
@@ -196,22 +195,15 @@ fn a_server_that_goes_away_mid_run_leaves_no_half_written_run() {
         return;
     };
     let scratch = tempfile::tempdir().unwrap();
-    let mut child = iozone_process()
-        .args([
-            "--db", &pg.url, "run", "-s", "1M", "-r", "4k", "-n", "20", "--cache", "buffered",
-        ])
-        .arg("-d")
-        .arg(scratch.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("Measuring") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "run ended early");
-    }
+    // long enough that the session is cut before the run can record its results
+    let (mut child, mut stderr) = spawn_until_measuring(
+        iozone_process()
+            .args([
+                "--db", &pg.url, "run", "-s", "8M", "-r", "4k", "-n", "30", "--cache", "buffered",
+            ])
+            .arg("-d")
+            .arg(scratch.path()),
+    );
     // the server ends the run's session, as a restart or a failover would
     let mut admin = pg.client();
     let db_name = pg.url.rsplit('/').next().unwrap().to_string();

@@ -2,42 +2,29 @@
 //! under the run's feet. Each ends the run with a clear message, a non-zero status and
 //! no test file left behind.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process};
 
-use crate::common::{Mount, assert_no_leftovers, iozone_process, leftovers, require_root};
+use crate::common::{
+    Mount, assert_no_leftovers, iozone_process, leftovers, require_root, spawn_until_measuring,
+};
 
 /// Starts a long run in `dir` and returns once it has begun measuring.
 fn start_long_run(dir: &Path, extra: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
-    let mut child = iozone_process()
-        .args(["run", "-n", "100000", "-i", "write,read"])
-        .args(extra)
-        .arg("-d")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "run ended before measuring"
-        );
-        if line.contains("Measuring") {
-            break;
-        }
-    }
-    (child, stderr)
+    spawn_until_measuring(
+        iozone_process()
+            .args(["run", "-n", "100000", "-i", "write,read"])
+            .args(extra)
+            .arg("-d")
+            .arg(dir),
+    )
 }
 
 /// Waits for the child to exit (bounded), returning its status and the rest of stderr.

@@ -1,33 +1,23 @@
 //! Runs that do not end well are recorded as such, and the database stays consistent.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process};
 
 use super::queries::Scene;
-use crate::common::{iozone_process, leftovers};
+use crate::common::{iozone_process, leftovers, spawn_until_measuring};
 
 /// Starts a long recorded run and returns once it is measuring.
 fn start(scene: &Scene) -> std::process::Child {
-    let mut child = iozone_process()
-        .env("IOZONE_DB", &scene.db)
-        .args([
-            "run", "-s", "1M", "-r", "4k", "-n", "100000", "--cache", "buffered",
-        ])
-        .arg("-d")
-        .arg(scene.dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("Measuring") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "run ended early");
-    }
+    let (child, mut stderr) = spawn_until_measuring(
+        iozone_process()
+            .env("IOZONE_DB", &scene.db)
+            .args([
+                "run", "-s", "1M", "-r", "4k", "-n", "100000", "--cache", "buffered",
+            ])
+            .arg("-d")
+            .arg(scene.dir.path()),
+    );
     // keep draining stderr so the child never blocks on a full pipe
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     std::thread::sleep(Duration::from_millis(300));
