@@ -74,6 +74,9 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             record_sizes: RECORDS.map(ByteSize).to_vec(),
             tests: TESTS.to_vec(),
             repeat: 1,
+            warmup: 0,
+            order: RoundOrder::Interleaved,
+            repeat_auto: None,
             seed: i,
             auto: false,
             verify: false,
@@ -108,6 +111,9 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             ..Filesystem::default()
         },
         source: None,
+        state_at_start: None,
+        state_at_end: None,
+        warmup: Vec::new(),
         results,
     }
 }

@@ -5,9 +5,25 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::model::{CacheMode, EngineKind, TestKind};
+use crate::model::{CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::shell::ColorChoice;
 use crate::units::{ByteSize, RateUnit};
+
+/// `--repeat`: a number of rounds, or as many as precision asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeat {
+    Rounds(u32),
+    Auto,
+}
+
+fn parse_repeat(text: &str) -> Result<Repeat, String> {
+    match text.trim() {
+        "auto" => Ok(Repeat::Auto),
+        t => t.parse().map(Repeat::Rounds).map_err(|_| {
+            format!("'{text}' is not a number of rounds; give a number such as 5, or auto")
+        }),
+    }
+}
 
 /// Seeds stay below 2^53 so they survive JSON readers that use doubles, and SQLite.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
@@ -425,9 +441,27 @@ pub struct RunArgs {
     #[arg(short = 't', long, default_value_t = 1)]
     pub threads: u32,
 
-    /// Repetitions of every measurement (10 recommended for a baseline)
-    #[arg(short = 'n', long, default_value_t = 5)]
-    pub repeat: u32,
+    /// Rounds of every measurement, or `auto`: rounds until every cell's median is
+    /// known to ±--precision, within --max-time
+    #[arg(short = 'n', long, default_value = "5", value_parser = parse_repeat)]
+    pub repeat: Repeat,
+
+    /// With --repeat auto: the 95% interval of every cell's median within ± this, in percent
+    #[arg(long, default_value_t = 2.0)]
+    pub precision: f64,
+
+    /// With --repeat auto: seconds of measuring after which no round is added
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub max_time: f64,
+
+    /// Warm-up rounds measured first and left out of every statistic
+    #[arg(long, default_value_t = 1)]
+    pub warmup: u32,
+
+    /// interleaved: each round visits every cell once in a seeded random order, on a
+    /// fresh file; grouped: a cell's rounds back to back
+    #[arg(long, value_enum, default_value_t)]
+    pub order: RoundOrder,
 
     /// Check every byte read against what was written
     #[arg(long)]

@@ -186,6 +186,55 @@ impl EngineKind {
     }
 }
 
+/// How a run lays its repetitions out in time.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    Default,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundOrder {
+    /// each round visits every (file size, record size) cell once, in a seeded random
+    /// order, so a slow minute of the machine spreads over all cells
+    #[default]
+    Interleaved,
+    /// a cell's repetitions back to back (runs recorded before rounds existed)
+    Grouped,
+}
+
+impl RoundOrder {
+    pub fn name(self) -> &'static str {
+        match self {
+            RoundOrder::Interleaved => "interleaved",
+            RoundOrder::Grouped => "grouped",
+        }
+    }
+
+    /// What a run that does not say measured in: every run before rounds existed.
+    pub fn legacy() -> RoundOrder {
+        RoundOrder::Grouped
+    }
+}
+
+/// `--repeat auto`: rounds are added until every cell's 95% interval of the median is
+/// within the precision, or the time is spent.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoRepeat {
+    /// Half-width of the interval relative to the median, in percent.
+    pub precision_pct: f64,
+    /// Seconds of measuring after which no round is added.
+    pub max_time_s: f64,
+}
+
 /// Everything a run was asked to do. Serialized as the `params` object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Params {
@@ -198,7 +247,16 @@ pub struct Params {
     pub file_sizes: Vec<ByteSize>,
     pub record_sizes: Vec<ByteSize>,
     pub tests: Vec<TestKind>,
+    /// Measured rounds: as asked, or as many as `--repeat auto` took.
     pub repeat: u32,
+    /// Warm-up rounds measured first and left out of every statistic (0 before they existed).
+    #[serde(default)]
+    pub warmup: u32,
+    #[serde(default = "RoundOrder::legacy")]
+    pub order: RoundOrder,
+    /// Set when the number of rounds was `auto`.
+    #[serde(default)]
+    pub repeat_auto: Option<AutoRepeat>,
     pub seed: u64,
     pub auto: bool,
     pub verify: bool,
@@ -274,6 +332,26 @@ pub struct Host {
     pub container: Option<String>,
 }
 
+/// The machine's state at one instant: what shifts a whole run's level (other load,
+/// writeback left over from earlier work, memory pressure). Unknown values are `None`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineState {
+    /// Load averages over 1 and 5 minutes (/proc/loadavg).
+    pub load_1m: Option<f64>,
+    pub load_5m: Option<f64>,
+    /// Page cache waiting to be written (/proc/meminfo `Dirty`), in bytes.
+    pub dirty_bytes: Option<u64>,
+    /// Being written back right now (/proc/meminfo `Writeback`), in bytes.
+    pub writeback_bytes: Option<u64>,
+    /// /proc/meminfo `MemFree` and `MemAvailable`, in bytes.
+    pub mem_free_bytes: Option<u64>,
+    pub mem_available_bytes: Option<u64>,
+    /// Share of the last 10 s in which some task waited for I/O or for a CPU
+    /// (/proc/pressure/io and /proc/pressure/cpu, `some avg10`), in percent.
+    pub io_pressure_pct: Option<f64>,
+    pub cpu_pressure_pct: Option<f64>,
+}
+
 /// Facts about the filesystem under the measured directory; unknown values are `None`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Filesystem {
@@ -341,7 +419,15 @@ pub struct Run {
     /// Where an imported run came from; `null` for runs measured here.
     #[serde(default)]
     pub source: Option<Source>,
+    /// The machine's load, writeback and pressure when the run started and ended.
+    #[serde(default)]
+    pub state_at_start: Option<MachineState>,
+    #[serde(default)]
+    pub state_at_end: Option<MachineState>,
     pub results: Vec<Measurement>,
+    /// Warm-up rounds' measurements: kept, never part of a statistic.
+    #[serde(default)]
+    pub warmup: Vec<Measurement>,
 }
 
 #[cfg(test)]

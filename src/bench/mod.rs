@@ -7,6 +7,7 @@ mod io;
 mod latency;
 mod order;
 mod preflight;
+mod rounds;
 mod worker;
 
 use std::path::PathBuf;
@@ -15,8 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use order::DEFAULT_STRIDE;
 pub use preflight::{Preflight, preflight};
+pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, imprecise_cells};
 
-use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
+use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;
 use worker::{PhaseTiming, Worker};
 
@@ -37,7 +39,11 @@ pub struct Plan {
     pub cache: CacheMode,
     pub engine: EngineKind,
     pub threads: u32,
-    pub repeat: u32,
+    /// Measured rounds: a number, or as many as precision asks for.
+    pub rounds: Rounds,
+    /// Warm-up rounds before them, measured and set apart.
+    pub warmup: u32,
+    pub order: RoundOrder,
     pub seed: u64,
     pub verify: bool,
     pub read_pct: u8,
@@ -121,17 +127,22 @@ impl BenchError {
 pub struct Step {
     /// 1-based position among all phases of the run.
     pub index: u64,
+    /// Phases planned so far (grows when `--repeat auto` adds a round).
+    pub total: u64,
     pub test: TestKind,
     pub file_size: u64,
     pub record_size: u64,
+    /// 1-based among the measured rounds, or among the warm-up rounds.
     pub repetition: u32,
+    pub warmup: bool,
+    /// Measured rounds planned so far.
     pub repeat: u32,
 }
 
 /// Progress reporting. Called between timed regions only, never inside one.
 pub trait Observer: Sync {
     fn step(&self, step: &Step);
-    fn measured(&self, measurement: &Measurement);
+    fn measured(&self, measurement: &Measurement, warmup: bool);
 }
 
 /// Stops every worker at the next operation: set by a signal, or by a worker's failure.
@@ -173,8 +184,18 @@ impl Plan {
                 ByteSize(MAX_RECORD)
             ));
         }
-        if self.repeat == 0 {
+        if self.rounds.fixed() == Some(0) {
             return bad("--repeat must be at least 1".into());
+        }
+        if let Rounds::Auto {
+            precision,
+            max_time,
+        } = self.rounds
+            && !(precision > 0.0 && precision < 1.0 && max_time.as_secs_f64() > 0.0)
+        {
+            return bad(
+                "--precision must be above 0 and below 100 (percent), --max-time above 0".into(),
+            );
         }
         if self.read_pct > 100 {
             return bad(format!("--read-pct must be 0..100, not {}", self.read_pct));
@@ -233,9 +254,10 @@ impl Plan {
         pairs
     }
 
-    /// How many timed phases the run has, for progress.
+    /// How many timed phases the run has planned at first, for progress.
     pub fn phase_count(&self) -> u64 {
-        self.combinations().len() as u64 * self.repeat as u64 * self.tests.len() as u64
+        let rounds = u64::from(self.warmup + self.rounds.planned());
+        self.combinations().len() as u64 * rounds * self.tests.len() as u64
     }
 }
 
@@ -244,46 +266,62 @@ pub fn execute(
     plan: &Plan,
     observer: &dyn Observer,
     signal: &AtomicBool,
+) -> Result<Outcome, BenchError> {
+    rounds::execute(plan, observer, signal)
+}
+
+/// Which round of which cell to measure, and where it sits in the run's progress.
+pub(crate) struct CellRound<'a> {
+    pub file_size: u64,
+    pub record: u64,
+    pub repetition: u32,
+    pub warmup: bool,
+    /// 1-based among all rounds, warm-up included: seeds the round's random orders.
+    pub round: u32,
+    pub first_step: u64,
+    pub total: u64,
+    pub repeat: u32,
+    pub run_tag: &'a str,
+}
+
+/// One round of one (file size, record size) cell: every test once, in order, by every
+/// worker in lockstep, on fresh files.
+pub(crate) fn measure_cell(
+    plan: &Plan,
+    cell: &CellRound,
+    observer: &dyn Observer,
+    signal: &AtomicBool,
 ) -> Result<Vec<Measurement>, BenchError> {
-    let run_tag = format!("{:08x}", rand::random::<u32>());
-    let mut measurements = Vec::new();
-    let mut first_step = 1;
-    for (file_size, record) in plan.combinations() {
-        let cancel = Cancel {
-            signal,
-            failed: AtomicBool::new(false),
-        };
-        let barrier = Barrier::new(plan.threads as usize);
-        let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..plan.threads)
-                .map(|index| {
-                    let worker = Worker {
-                        plan,
-                        index,
-                        file_size,
-                        record,
-                        run_tag: &run_tag,
-                        cancel: &cancel,
-                        barrier: &barrier,
-                        observer: (index == 0).then_some(observer),
-                        first_step,
-                    };
-                    scope.spawn(move || worker.run())
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        first_step += plan.repeat as u64 * plan.tests.len() as u64;
-        let per_worker = first_error(results, &cancel)?;
-        for m in combine(per_worker, file_size, record) {
-            observer.measured(&m);
-            measurements.push(m);
-        }
+    let cancel = Cancel {
+        signal,
+        failed: AtomicBool::new(false),
+    };
+    let barrier = Barrier::new(plan.threads as usize);
+    let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..plan.threads)
+            .map(|index| {
+                let worker = Worker {
+                    plan,
+                    index,
+                    cell,
+                    cancel: &cancel,
+                    barrier: &barrier,
+                    observer: (index == 0).then_some(observer),
+                };
+                scope.spawn(move || worker.run())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let per_worker = first_error(results, &cancel)?;
+    let measured = combine(per_worker, cell);
+    for m in &measured {
+        observer.measured(m, cell.warmup);
     }
-    Ok(measurements)
+    Ok(measured)
 }
 
 /// The error that caused the stop: a real fault beats the cancellations it triggered.
@@ -308,7 +346,7 @@ fn first_error(
 
 /// Folds the workers' phases into one measurement per phase: bytes summed, time from
 /// the first worker's start to the last one's end, latency histograms merged.
-fn combine(per_worker: Vec<Vec<PhaseTiming>>, file_size: u64, record: u64) -> Vec<Measurement> {
+fn combine(per_worker: Vec<Vec<PhaseTiming>>, cell: &CellRound) -> Vec<Measurement> {
     let mut workers = per_worker.into_iter();
     let Some(mut merged) = workers.next() else {
         return Vec::new();
@@ -330,9 +368,9 @@ fn combine(per_worker: Vec<Vec<PhaseTiming>>, file_size: u64, record: u64) -> Ve
             let elapsed_ns = p.end.duration_since(p.start).as_nanos().max(1) as u64;
             Measurement {
                 test: p.test,
-                file_size: ByteSize(file_size),
-                record_size: ByteSize(record),
-                repetition: p.repetition,
+                file_size: ByteSize(cell.file_size),
+                record_size: ByteSize(cell.record),
+                repetition: cell.repetition,
                 bytes: p.bytes,
                 elapsed_ns,
                 throughput: p.bytes as f64 * 1e9 / elapsed_ns as f64,

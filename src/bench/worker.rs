@@ -1,5 +1,5 @@
-//! One worker: its own file, run through every repetition and test of one
-//! (file size, record size) pair in lockstep with the other workers.
+//! One worker: its own fresh file, run through every test of one round of one
+//! (file size, record size) cell in lockstep with the other workers.
 
 use std::path::Path;
 use std::sync::Barrier;
@@ -14,14 +14,13 @@ use super::file::{TestFile, evict};
 use super::io::{Engine, RecordIo};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
-use super::{BenchError, Cancel, Observer, Plan, Step};
+use super::{BenchError, Cancel, CellRound, Observer, Plan, Step};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
 
 /// One worker's figures for one timed phase.
 pub(crate) struct PhaseTiming {
     pub test: TestKind,
-    pub repetition: u32,
     pub start: Instant,
     pub end: Instant,
     pub bytes: u64,
@@ -31,14 +30,11 @@ pub(crate) struct PhaseTiming {
 pub(crate) struct Worker<'a> {
     pub plan: &'a Plan,
     pub index: u32,
-    pub file_size: u64,
-    pub record: u64,
-    pub run_tag: &'a str,
+    pub cell: &'a CellRound<'a>,
     pub cancel: &'a Cancel<'a>,
     pub barrier: &'a Barrier,
     /// Only worker 0 reports progress, while the others wait at the barrier.
     pub observer: Option<&'a dyn Observer>,
-    pub first_step: u64,
 }
 
 /// What a phase does with each record it visits.
@@ -61,44 +57,40 @@ impl Worker<'_> {
     pub fn run(self) -> Result<Vec<PhaseTiming>, BenchError> {
         private_fd_table();
         let plan = self.plan;
-        let mut file = TestFile::new(&plan.dir, self.run_tag, self.index);
+        let mut file = TestFile::new(&plan.dir, self.cell.run_tag, self.index);
         let pool = DataPool::new(
             plan.seed.wrapping_add(u64::from(self.index)),
-            self.record as usize,
-            self.file_size,
+            self.cell.record as usize,
+            self.cell.file_size,
         );
-        let mut buf = AlignedBuf::zeroed(self.record as usize);
+        let mut buf = AlignedBuf::zeroed(self.cell.record as usize);
         let mut timings = Vec::new();
         let mut error = None;
-        let mut step = self.first_step;
-        for repetition in 1..=plan.repeat {
-            for &test in &plan.tests {
-                let engine = match error.is_none() && !self.cancel.is_set() {
-                    true => self.prepare(test, &mut file, &pool).map_err(|e| {
-                        self.cancel.fail();
-                        error = Some(e);
-                    }),
-                    false => Err(()),
-                };
-                self.report(step, test, repetition);
-                step += 1;
-                // Every worker reaches every barrier, failed or not, so none waits
-                // forever. The first starts the phase together; the second keeps any
-                // worker from preparing the next phase (creating, syncing, evicting
-                // its file) while another is still being timed.
-                self.barrier.wait();
-                let outcome = engine.ok().map(|engine| {
-                    self.measure(test, repetition, engine, &pool, &mut buf, file.path())
-                });
-                self.barrier.wait();
-                match outcome {
-                    Some(Ok(t)) => timings.push(t),
-                    Some(Err(e)) => {
-                        self.cancel.fail();
-                        error.get_or_insert(e);
-                    }
-                    None => {}
+        for (step, &test) in (self.cell.first_step..).zip(&plan.tests) {
+            let engine = match error.is_none() && !self.cancel.is_set() {
+                true => self.prepare(test, &mut file, &pool).map_err(|e| {
+                    self.cancel.fail();
+                    error = Some(e);
+                }),
+                false => Err(()),
+            };
+            self.report(step, test);
+            // Every worker reaches every barrier, failed or not, so none waits
+            // forever. The first starts the phase together; the second keeps any
+            // worker from preparing the next phase (creating, syncing, evicting
+            // its file) while another is still being timed.
+            self.barrier.wait();
+            let outcome = engine
+                .ok()
+                .map(|engine| self.measure(test, engine, &pool, &mut buf, file.path()));
+            self.barrier.wait();
+            match outcome {
+                Some(Ok(t)) => timings.push(t),
+                Some(Err(e)) => {
+                    self.cancel.fail();
+                    error.get_or_insert(e);
                 }
+                None => {}
             }
         }
         match error {
@@ -108,15 +100,17 @@ impl Worker<'_> {
         }
     }
 
-    fn report(&self, index: u64, test: TestKind, repetition: u32) {
+    fn report(&self, index: u64, test: TestKind) {
         if let Some(observer) = self.observer {
             observer.step(&Step {
                 index,
+                total: self.cell.total,
                 test,
-                file_size: self.file_size,
-                record_size: self.record,
-                repetition,
-                repeat: self.plan.repeat,
+                file_size: self.cell.file_size,
+                record_size: self.cell.record,
+                repetition: self.cell.repetition,
+                warmup: self.cell.warmup,
+                repeat: self.cell.repeat,
             });
         }
     }
@@ -125,7 +119,7 @@ impl Worker<'_> {
         format!(
             "{doing} {} ({test} test, {} records)",
             path.display(),
-            ByteSize(self.record)
+            ByteSize(self.cell.record)
         )
     }
 
@@ -149,12 +143,12 @@ impl Worker<'_> {
                 .open(cache)
                 .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))?;
             if test.starts_cold() && matches!(cache, CacheMode::Flush | CacheMode::Direct) {
-                evict(&handle, self.file_size)
+                evict(&handle, self.cell.file_size)
                     .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             }
             handle
         };
-        Engine::open(self.plan.engine, handle, self.file_size, cache)
+        Engine::open(self.plan.engine, handle, self.cell.file_size, cache)
             .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))
     }
 
@@ -164,12 +158,12 @@ impl Worker<'_> {
         let path = file.path().to_path_buf();
         let err = |e| BenchError::io(self.context("preparing", &path, test), e);
         let handle = file.create(CacheMode::Buffered).map_err(err)?;
-        for r in 0..self.file_size / self.record {
+        for r in 0..self.cell.file_size / self.cell.record {
             if self.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
             handle
-                .write_all_at(pool.record(r), r * self.record)
+                .write_all_at(pool.record(r), r * self.cell.record)
                 .map_err(err)?;
         }
         handle.sync_data().map_err(err)
@@ -178,15 +172,15 @@ impl Worker<'_> {
     fn measure(
         &self,
         test: TestKind,
-        repetition: u32,
         mut engine: Engine,
         pool: &DataPool,
         buf: &mut AlignedBuf,
         path: &Path,
     ) -> Result<PhaseTiming, BenchError> {
-        let n = self.file_size / self.record;
+        let n = self.cell.file_size / self.cell.record;
+        // every round (warm-up included) visits records in orders of its own
         let seed = self.plan.seed
-            ^ (u64::from(repetition) << 40 | (test as u64) << 32 | u64::from(self.index));
+            ^ (u64::from(self.cell.round) << 40 | (test as u64) << 32 | u64::from(self.index));
         let order = match test {
             TestKind::Write | TestKind::Rewrite | TestKind::Read | TestKind::Reread => {
                 Order::Sequential
@@ -205,7 +199,7 @@ impl Worker<'_> {
             order,
             pool,
             buf: buf.as_mut_slice(),
-            sampler: Sampler::new(self.plan.latency, self.record, seed),
+            sampler: Sampler::new(self.plan.latency, self.cell.record, seed),
             mix: Xoshiro256PlusPlus::seed_from_u64(seed),
             path,
         };
@@ -220,10 +214,9 @@ impl Worker<'_> {
         drop(engine);
         Ok(PhaseTiming {
             test,
-            repetition,
             start,
             end,
-            bytes: n * self.record,
+            bytes: n * self.cell.record,
             histogram: phase.sampler.into_histogram(),
         })
     }
@@ -259,7 +252,7 @@ impl Phase<'_> {
     /// The timed loop. Everything here runs once per operation, so it stays minimal:
     /// a relaxed load for cancellation, the access order, the sampler's countdown.
     fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
-        let record = self.worker.record;
+        let record = self.worker.cell.record;
         let access = access(self.test);
         let read_pct = u64::from(self.worker.plan.read_pct);
         let verify = self.worker.plan.verify;
@@ -314,7 +307,7 @@ impl Phase<'_> {
             .unwrap_or(0);
         Err(BenchError::Verify {
             path: self.path.to_path_buf(),
-            offset: r * self.worker.record + at as u64,
+            offset: r * self.worker.cell.record + at as u64,
             expected: expected[at],
             found: self.buf[at],
         })

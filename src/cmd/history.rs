@@ -12,7 +12,12 @@ pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
         ListFormat::Json => render::history_json(&runs),
         format => {
             let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-            let results = store.results_of(&ids)?;
+            // headline figures: measured rounds only, never warm-up
+            let results: std::collections::HashMap<_, _> = store
+                .results_of(&ids)?
+                .into_iter()
+                .map(|(id, r)| (id, r.results))
+                .collect();
             match format {
                 ListFormat::Csv => render::history_csv(&runs, &results).to_csv(),
                 ListFormat::Markdown => render::history_listing(&runs, &results, args.units)

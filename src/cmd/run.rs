@@ -9,10 +9,11 @@ use chrono::Utc;
 use indicatif::ProgressBar;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
+use crate::bench::Rounds;
 use crate::bench::{self, Observer, Plan, Step};
-use crate::cli::{GlobalArgs, RunArgs, RunFormat};
+use crate::cli::{GlobalArgs, Repeat, RunArgs, RunFormat};
 use crate::host;
-use crate::model::{Measurement, Params, Run, RunStatus, TestKind};
+use crate::model::{AutoRepeat, Measurement, Params, Run, RunStatus, TestKind};
 use crate::render;
 use crate::shell::Shell;
 use crate::units::{ByteSize, RateUnit, format_nanos};
@@ -52,6 +53,7 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     }
 
     let mut run = new_run(&args, &plan, &checks);
+    warn_if_busy(shell, &run);
     if let Some(store) = &mut store {
         run.id = Some(store.begin_run(&run)?);
     }
@@ -62,30 +64,38 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
-    let finished_at = now();
-    let (status, results, error): (_, _, Option<anyhow::Error>) = match outcome {
-        Ok(results) => (RunStatus::Complete, results, None),
-        Err(bench::BenchError::Interrupted) => (
-            RunStatus::Aborted,
-            Vec::new(),
-            Some(signals.interrupted().into()),
-        ),
-        Err(e) => (RunStatus::Failed, Vec::new(), Some(e.into())),
-    };
+    run.finished_at = Some(now());
+    run.state_at_end = Some(host::probe_state());
     // a failed or aborted run is recorded as such, without partial figures
+    let error: Option<anyhow::Error> = match outcome {
+        Ok(outcome) => {
+            run.status = RunStatus::Complete;
+            run.params.repeat = outcome.rounds;
+            run.results = outcome.results;
+            run.warmup = outcome.warmup;
+            None
+        }
+        Err(bench::BenchError::Interrupted) => {
+            run.status = RunStatus::Aborted;
+            Some(signals.interrupted().into())
+        }
+        Err(e) => {
+            run.status = RunStatus::Failed;
+            Some(e.into())
+        }
+    };
     if let (Some(store), Some(id)) = (&mut store, run.id) {
-        match (store.finish_run(id, status, finished_at, &results), &error) {
+        match (store.finish_run(id, &run), &error) {
             (Err(e), None) => return Err(e.into()),
-            (Err(e), Some(_)) => shell.warn(format!("the run could not be marked {status:?}: {e}")),
+            (Err(e), Some(_)) => {
+                shell.warn(format!("the run could not be marked {:?}: {e}", run.status))
+            }
             (Ok(()), _) => {}
         }
     }
     if let Some(error) = error {
         return Err(error);
     }
-    run.status = status;
-    run.finished_at = Some(finished_at);
-    run.results = results;
     shell.status(
         "Finished",
         format!(
@@ -136,7 +146,23 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
         host: host::probe_host(),
         filesystem,
         source: None,
+        state_at_start: Some(host::probe_state()),
+        state_at_end: None,
         results: Vec::new(),
+        warmup: Vec::new(),
+    }
+}
+
+/// A busy machine shifts a whole run; say so before measuring, not after comparing.
+fn warn_if_busy(shell: &Shell, run: &Run) {
+    let Some(state) = &run.state_at_start else {
+        return;
+    };
+    for reason in host::busy_reasons(state, run.host.cpus) {
+        shell.warn(format!(
+            "the machine is busy: {reason}; this run's figures may all be off together \
+             (the state is recorded, and compare lists it)"
+        ));
     }
 }
 
@@ -213,7 +239,17 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         cache: args.cache,
         engine: args.engine,
         threads: args.threads,
-        repeat: args.repeat,
+        rounds: match args.repeat {
+            Repeat::Rounds(n) => Rounds::Fixed(n),
+            Repeat::Auto => Rounds::Auto {
+                precision: args.precision / 100.0,
+                max_time: std::time::Duration::try_from_secs_f64(args.max_time).map_err(|_| {
+                    anyhow::anyhow!("--max-time must be a number of seconds above 0")
+                })?,
+            },
+        },
+        warmup: args.warmup,
+        order: args.order,
         seed: args
             .seed
             .unwrap_or_else(|| rand::random::<u64>() & crate::cli::MAX_SEED),
@@ -241,7 +277,19 @@ fn params(plan: &Plan) -> Params {
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),
         record_sizes: plan.record_sizes.iter().copied().map(ByteSize).collect(),
         tests: plan.tests.clone(),
-        repeat: plan.repeat,
+        repeat: plan.rounds.planned(),
+        warmup: plan.warmup,
+        order: plan.order,
+        repeat_auto: match plan.rounds {
+            Rounds::Fixed(_) => None,
+            Rounds::Auto {
+                precision,
+                max_time,
+            } => Some(AutoRepeat {
+                precision_pct: precision * 100.0,
+                max_time_s: max_time.as_secs_f64(),
+            }),
+        },
         seed: plan.seed,
         auto: plan.auto,
         verify: plan.verify,
@@ -275,17 +323,39 @@ fn announce(shell: &Shell, plan: &Plan) {
     shell.status(
         "",
         format!(
-            "tests {}; cache {}; engine {}; {} thread{}; {} repetition{}; seed {}",
+            "tests {}; cache {}; engine {}; {} thread{}; seed {}",
             tests.join(", "),
             plan.cache.name(),
             plan.engine.name(),
             plan.threads,
             if plan.threads == 1 { "" } else { "s" },
-            plan.repeat,
-            if plan.repeat == 1 { "" } else { "s" },
             plan.seed
         ),
     );
+    shell.status("", rounds_line(plan));
+}
+
+/// "1 warm-up round, then 5 rounds, interleaved".
+fn rounds_line(plan: &Plan) -> String {
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    let warmup = match plan.warmup {
+        0 => "no warm-up".to_string(),
+        w => format!("{w} warm-up round{} (left out)", plural(w)),
+    };
+    let rounds = match plan.rounds {
+        Rounds::Fixed(n) => format!("{n} round{}", plural(n)),
+        Rounds::Auto {
+            precision,
+            max_time,
+        } => format!(
+            "rounds until every median is within ±{}% (95%), {} to {}, at most {:.0} s",
+            precision * 100.0,
+            bench::AUTO_MIN_ROUNDS,
+            bench::AUTO_MAX_ROUNDS,
+            max_time.as_secs_f64()
+        ),
+    };
+    format!("{warmup}, then {rounds}, {}", plan.order.name())
 }
 
 /// Progress on stderr, updated by the engine between timed regions.
@@ -296,26 +366,30 @@ struct Progress<'a> {
 
 impl Observer for Progress<'_> {
     fn step(&self, step: &Step) {
+        self.bar.set_length(step.total);
         self.bar.set_position(step.index - 1);
+        let round = match step.warmup {
+            true => format!("warm-up {}", step.repetition),
+            false => format!("{}/{}", step.repetition, step.repeat),
+        };
         self.bar.set_message(format!(
-            "{} {} in {} [{}/{}]",
+            "{} {} in {} [{round}]",
             step.test,
             ByteSize(step.record_size),
             ByteSize(step.file_size),
-            step.repetition,
-            step.repeat
         ));
     }
 
-    fn measured(&self, m: &Measurement) {
+    fn measured(&self, m: &Measurement, warmup: bool) {
         self.bar.suspend(|| {
             self.shell.verbose_status(
                 "Measured",
                 format!(
-                    "{} {} in {} [{}]: {} {}{}",
+                    "{} {} in {} [{}{}]: {} {}{}",
                     m.test,
                     m.record_size,
                     m.file_size,
+                    if warmup { "warm-up " } else { "" },
                     m.repetition,
                     RateUnit::MiB.format(m.throughput),
                     RateUnit::MiB.label(),

@@ -6,10 +6,13 @@ use std::path::Path;
 
 use crate::model::{Filesystem, Host};
 
+pub use state::{busy_reasons, probe_state};
+
 #[cfg(target_os = "linux")]
 mod blockdev;
 #[cfg(target_os = "linux")]
 mod mounts;
+mod state;
 #[cfg(target_os = "linux")]
 mod system;
 

@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use super::{Origin, ParseError};
 use crate::export::{Export, FORMAT};
 use crate::model::{
-    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source,
-    TestKind,
+    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
+    RunStatus, Source, TestKind,
 };
 use crate::units::ByteSize;
 
@@ -188,6 +188,10 @@ impl CsvRow<'_> {
                 record_sizes: Vec::new(),
                 tests: Vec::new(),
                 repeat: self.number("repeat")?,
+                // not in the CSV export: as runs were before rounds existed
+                warmup: 0,
+                order: RoundOrder::legacy(),
+                repeat_auto: None,
                 seed: self.number("seed")?,
                 // not in the CSV export: the defaults `run` uses
                 auto: false,
@@ -219,7 +223,10 @@ impl CsvRow<'_> {
                 imported_at: origin.imported_at,
                 time_known: true,
             }),
+            state_at_start: None,
+            state_at_end: None,
             results: Vec::new(),
+            warmup: Vec::new(),
         })
     }
 

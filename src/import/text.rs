@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 
 use super::{Origin, ParseError};
 use crate::model::{
-    CacheMode, EngineKind, Filesystem, Host, Measurement, Params, Run, RunStatus, Source, TestKind,
+    CacheMode, EngineKind, Filesystem, Host, Measurement, Params, RoundOrder, Run, RunStatus,
+    Source, TestKind,
 };
 use crate::units::ByteSize;
 
@@ -106,6 +107,10 @@ impl Draft {
             tests,
             // Each source gives one figure per (test, size, record): one repetition.
             repeat: 1,
+            // other tools measure once, with no warm-up and no rounds of ours
+            warmup: 0,
+            order: RoundOrder::legacy(),
+            repeat_auto: None,
             // The sources' data and orders are not seeded by us; 0 says "none of ours".
             seed: 0,
             auto: self.auto,
@@ -137,7 +142,10 @@ impl Draft {
                 imported_at: origin.imported_at,
                 time_known: self.started_at.is_some(),
             }),
+            state_at_start: None,
+            state_at_end: None,
             results: self.results,
+            warmup: Vec::new(),
         }
     }
 }

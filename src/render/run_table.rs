@@ -78,7 +78,12 @@ pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
     if run.params.threads > 1 {
         out.push_str(&format!(", {} threads aggregated", run.params.threads));
     }
+    out.push_str(&rounds_note(run));
     out.push('\n');
+    if let Some(line) = precision_note(run) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     if any_noisy {
         out.push_str(&format!(
             "~ noisy: repetitions vary by more than {:.0}%; try more --repeat, a bigger --size or a quieter machine\n",
@@ -105,4 +110,53 @@ fn cell(s: &Summary, unit: RateUnit, color: bool) -> Cell {
     } else {
         cell
     }
+}
+
+/// "; 1 warm-up round left out, rounds interleaved" for runs that measured in rounds.
+fn rounds_note(run: &Run) -> String {
+    let p = &run.params;
+    match p.warmup {
+        0 => format!("; no warm-up, rounds {}", p.order.name()),
+        w => format!(
+            "; {w} warm-up round{} measured and left out, rounds {}",
+            if w == 1 { "" } else { "s" },
+            p.order.name()
+        ),
+    }
+}
+
+/// Under `--repeat auto`: whether every cell's median reached the precision asked.
+pub fn precision_note(run: &Run) -> Option<String> {
+    let auto = run.params.repeat_auto?;
+    let cells: std::collections::BTreeSet<_> = run
+        .results
+        .iter()
+        .map(|m| (m.file_size, m.record_size, m.test))
+        .collect();
+    let missed = crate::bench::imprecise_cells(&run.results, auto.precision_pct / 100.0);
+    let target = format!("±{}% (95% interval of the median)", auto.precision_pct);
+    if missed.is_empty() {
+        return Some(format!(
+            "precision {target} reached in all {} cells after {} rounds",
+            cells.len(),
+            run.params.repeat
+        ));
+    }
+    let which: Vec<String> = missed
+        .iter()
+        .map(|c| {
+            let width = c
+                .half_width
+                .map_or("no interval".into(), |h| format!("±{:.1}%", h * 100.0));
+            format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size)
+        })
+        .collect();
+    Some(format!(
+        "precision {target} not reached in {} of {} cells after {} rounds (--max-time {} s): {}",
+        missed.len(),
+        cells.len(),
+        run.params.repeat,
+        auto.max_time_s,
+        which.join(", ")
+    ))
 }

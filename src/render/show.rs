@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::environment::environment_listing;
 use super::history::{local_time, status_name};
 use super::listing::Listing;
-use crate::model::{Latency, Run, TestKind};
+use crate::model::{Latency, MachineState, Run, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit, format_nanos};
 
@@ -57,20 +57,59 @@ fn header(run: &Run) -> Listing {
         (
             "mode",
             format!(
-                "cache {}, engine {}, {} thread(s), {} repetition(s), seed {}{}",
+                "cache {}, engine {}, {} thread(s), seed {}{}",
                 p.cache.name(),
                 p.engine.name(),
                 p.threads,
-                p.repeat,
                 p.seed,
                 if p.verify { ", verified" } else { "" }
             ),
         ),
+        ("rounds", rounds(run)),
+        ("machine at start", state(&run.state_at_start)),
+        ("machine at end", state(&run.state_at_end)),
         ("iozone", run.tool_version.clone()),
     ] {
         listing.push(vec![fact.into(), value]);
     }
     listing
+}
+
+/// "1 warm-up (8 measurements kept, left out), 5 rounds interleaved".
+fn rounds(run: &Run) -> String {
+    let p = &run.params;
+    let auto = p.repeat_auto.map_or(String::new(), |a| {
+        format!(
+            " (auto: ±{}% asked, at most {} s)",
+            a.precision_pct, a.max_time_s
+        )
+    });
+    let warmup = match p.warmup {
+        0 => "no warm-up".to_string(),
+        w => format!(
+            "{w} warm-up ({} measurements kept apart, in no statistic)",
+            run.warmup.len()
+        ),
+    };
+    format!("{warmup}, {} round(s) {}{auto}", p.repeat, p.order.name())
+}
+
+/// Load, writeback and pressure, or `unknown` for runs that did not record them.
+fn state(state: &Option<MachineState>) -> String {
+    let Some(s) = state else {
+        return "unknown".into();
+    };
+    let bytes = |b: Option<u64>| b.map_or("-".into(), |b| ByteSize(b).to_string());
+    let pct = |p: Option<f64>| p.map_or("-".into(), |p| format!("{p:.1}%"));
+    format!(
+        "load {}, dirty {}, writeback {}, available memory {}, I/O pressure {}, CPU pressure {}",
+        s.load_1m.map_or("-".into(), |l| format!("{l:.2}")),
+        bytes(s.dirty_bytes),
+        bytes(s.writeback_bytes),
+        bytes(s.mem_available_bytes),
+        pct(s.io_pressure_pct),
+        pct(s.cpu_pressure_pct)
+    )
 }
 
 /// A latency table row: file size, record size, test.

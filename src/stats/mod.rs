@@ -4,6 +4,7 @@ pub mod bootstrap;
 pub mod changepoint;
 pub mod mannwhitney;
 pub mod multiple;
+pub mod runlevel;
 #[cfg(test)]
 mod simulation;
 
@@ -58,6 +59,42 @@ impl Summary {
     }
 }
 
+/// A distribution-free 95% confidence interval of the median: the order statistics
+/// (x₍ⱼ₎, x₍ₙ₋ⱼ₊₁₎) with the largest j whose binomial coverage 1 − 2·P(B ≤ j − 1),
+/// B ~ Bin(n, ½), is still at least 95% (Conover 1999, §3.2). `None` below six values,
+/// where even (min, max) covers less than 95%.
+pub fn median_ci(values: &[f64]) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let mut j = 0; // 0-based index of the lower bound
+    let mut tail = 0.5f64.powi(n as i32); // P(B ≤ j) for the candidate j + 1
+    let mut choose = 1.0f64;
+    if n == 0 || 1.0 - 2.0 * tail < 0.95 {
+        return None;
+    }
+    // grow j while the interval one step narrower still covers 95%
+    while j + 1 < n / 2 {
+        choose *= (n - j) as f64 / (j + 1) as f64;
+        let next_tail = tail + choose * 0.5f64.powi(n as i32);
+        if 1.0 - 2.0 * next_tail < 0.95 {
+            break;
+        }
+        tail = next_tail;
+        j += 1;
+    }
+    Some((v[j], v[n - 1 - j]))
+}
+
+/// How precisely the values pin their median down: the larger distance from the
+/// median to an end of its 95% interval, relative to the median. `None` when there
+/// is no interval (fewer than six values) or the median is 0.
+pub fn median_half_width(values: &[f64]) -> Option<f64> {
+    let (lo, hi) = median_ci(values)?;
+    let median = Summary::of(values)?.median;
+    (median > 0.0).then(|| ((median - lo).max(hi - median)) / median)
+}
+
 /// The median of an ascending, non-empty slice.
 pub fn median_sorted(v: &[f64]) -> f64 {
     let mid = v.len() / 2;
@@ -79,6 +116,22 @@ mod tests {
         assert_eq!(Summary::of(&[7.0]).unwrap().median, 7.0);
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn median_intervals_from_order_statistics() {
+        // n = 6: only (min, max) covers 95% (96.9%); n = 5 has no interval.
+        let six = [6.0, 1.0, 5.0, 2.0, 4.0, 3.0];
+        assert_eq!(median_ci(&six), Some((1.0, 6.0)));
+        assert_eq!(median_ci(&six[..5]), None);
+        // n = 20: (x6, x15), coverage 95.9% (Conover's table); (x7, x14) is 88.5%.
+        let twenty: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(median_ci(&twenty), Some((6.0, 15.0)));
+        // n = 10: (x2, x9), 97.9%; (x3, x8) would be 89.1%.
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(median_ci(&ten), Some((2.0, 9.0)));
+        let h = median_half_width(&[99.0, 100.0, 100.0, 100.0, 100.0, 102.0]).unwrap();
+        assert!((h - 0.02).abs() < 1e-12, "{h}");
     }
 
     #[test]

@@ -279,7 +279,7 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
     if let Some(test) = filter.test {
         add(
             format!(
-                "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.test = ?)"
+                "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.warmup = false AND x.test = ?)"
             ),
             vec![text(test.name())],
         );
@@ -287,7 +287,7 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
     if let Some(record) = filter.record {
         add(
             format!(
-                "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.record_size = ?)"
+                "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.warmup = false AND x.record_size = ?)"
             ),
             vec![Param::Int(record as i64)],
         );

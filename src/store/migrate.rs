@@ -13,6 +13,9 @@ const STEPS: &[M<'static>] = &[
     M::up(include_str!("../../migrations/0001_init.sql")),
     M::up(include_str!("../../migrations/0002_history_indexes.sql")),
     M::up(include_str!("../../migrations/0003_run_source.sql")),
+    M::up(include_str!(
+        "../../migrations/0004_rounds_and_machine_state.sql"
+    )),
 ];
 const MIGRATIONS: Migrations<'static> = Migrations::from_slice(STEPS);
 

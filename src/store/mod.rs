@@ -13,8 +13,6 @@ mod sqlite;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use chrono::{DateTime, Utc};
-
 pub use filter::{RunFilter, RunRef, Selector};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
@@ -76,15 +74,9 @@ pub trait Store {
     /// any measurement, and returns its id.
     fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError>;
 
-    /// Ends a run begun with [`Store::begin_run`]: its results (all of them, in one
-    /// transaction, with the status) and its end time.
-    fn finish_run(
-        &mut self,
-        id: i64,
-        status: RunStatus,
-        finished_at: DateTime<Utc>,
-        results: &[Measurement],
-    ) -> Result<(), StoreError>;
+    /// Ends a run begun with [`Store::begin_run`]: its status, end time and end state,
+    /// and its results and warm-up measurements, all in one transaction.
+    fn finish_run(&mut self, id: i64, run: &Run) -> Result<(), StoreError>;
 
     /// Records a whole run at once, as import and benchmarks do. Returns its id; a run
     /// whose UUID is already there is not added again (`Ok(None)`).
@@ -106,14 +98,43 @@ pub trait Store {
     /// One run with all its results.
     fn load_run(&self, id: i64) -> Result<Option<Run>, StoreError>;
 
-    /// The results of several runs, by run id.
-    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<Measurement>>, StoreError>;
+    /// The results (and warm-up measurements) of several runs, by run id.
+    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError>;
 
     /// The id a reference (`42`, `latest`, `latest~2`, a UUID prefix) points to.
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError>;
 
     /// Integrity, schema version and counts.
     fn check(&self) -> Result<CheckReport, StoreError>;
+}
+
+/// A run's measurements: the measured rounds, and the warm-up rounds kept beside them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunResults {
+    pub results: Vec<Measurement>,
+    pub warmup: Vec<Measurement>,
+}
+
+impl RunResults {
+    /// Splits rows read with their warm-up flag, each list in the order measured.
+    pub fn from_flagged(rows: impl IntoIterator<Item = (bool, Measurement)>) -> RunResults {
+        let mut out = RunResults::default();
+        for (warmup, m) in rows {
+            match warmup {
+                true => out.warmup.push(m),
+                false => out.results.push(m),
+            }
+        }
+        let measured_order = |m: &Measurement| (m.file_size, m.record_size, m.repetition, m.test);
+        out.results.sort_by_key(measured_order);
+        out.warmup.sort_by_key(measured_order);
+        out
+    }
+
+    fn fill(self, run: &mut Run) {
+        run.results = self.results;
+        run.warmup = self.warmup;
+    }
 }
 
 /// The complete runs a selector picks, with their results, newest first.
@@ -161,9 +182,10 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
     let mut results = store.results_of(&wanted)?;
     for run in &mut runs {
         if run.results.is_empty() {
-            run.results = results
+            results
                 .remove(&run.id.unwrap_or_default())
-                .unwrap_or_default();
+                .unwrap_or_default()
+                .fill(run);
         }
     }
     Ok(runs)
@@ -174,9 +196,10 @@ pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, S
     let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
     let mut results = store.results_of(&ids)?;
     for run in &mut runs {
-        run.results = results
+        results
             .remove(&run.id.unwrap_or_default())
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .fill(run);
     }
     Ok(runs)
 }

@@ -13,7 +13,6 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use postgres::error::SqlState;
 use postgres::types::{FromSql, ToSql};
 use postgres::{Client, Config, GenericClient, Row, Transaction};
@@ -23,12 +22,18 @@ use uuid::Uuid;
 
 use super::filter::{self, Param};
 use super::rows::{self, RESULT_COLUMNS, RUN_COLUMNS};
-use super::{CheckReport, RunFilter, RunRef, Store, StoreError};
-use crate::model::{Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source};
+use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
+use crate::model::{
+    AutoRepeat, Filesystem, Host, Latency, MachineState, Measurement, Params, Run, RunStatus,
+    Source,
+};
 use crate::units::ByteSize;
 
 /// The schema's history, in order. Append only: a released migration is never edited.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_init.sql")];
+pub(super) const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_init.sql"),
+    include_str!("../../migrations/postgres/0002_rounds_and_machine_state.sql"),
+];
 
 /// How long to wait for an unreachable server when the URL does not say
 /// (`connect_timeout=`): a benchmark should fail in bounded time, not hang.
@@ -586,18 +591,19 @@ impl Store for PgStore {
         })
     }
 
-    fn finish_run(
-        &mut self,
-        id: i64,
-        status: RunStatus,
-        finished_at: DateTime<Utc>,
-        results: &[Measurement],
-    ) -> Result<(), StoreError> {
+    fn finish_run(&mut self, id: i64, run: &Run) -> Result<(), StoreError> {
         self.write(|tx| {
-            insert_results(tx, results.iter().map(|m| (id, m)))?;
+            insert_results(tx, flagged(id, run))?;
             tx.execute(
-                "UPDATE iozone.runs SET status = $1, finished_at = $2 WHERE id = $3",
-                &[&rows::name(&status), &finished_at, &id],
+                "UPDATE iozone.runs SET status = $1, finished_at = $2, repeat = $3, \
+                 state_at_end = $4 WHERE id = $5",
+                &[
+                    &rows::name(&run.status),
+                    &run.finished_at,
+                    &i64::from(run.params.repeat),
+                    &run.state_at_end.as_ref().map(rows::json),
+                    &id,
+                ],
             )?;
             Ok(())
         })
@@ -645,12 +651,14 @@ impl Store for PgStore {
             let mut runs = vec![run_from_row(&row)?];
             labels_and_tags(client, &mut runs)?;
             let mut run = runs.pop().expect("one run");
-            run.results = results(client, &[id])?.remove(&id).unwrap_or_default();
+            let measured = results(client, &[id])?.remove(&id).unwrap_or_default();
+            run.results = measured.results;
+            run.warmup = measured.warmup;
             Ok(Some(run))
         })
     }
 
-    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<Measurement>>, StoreError> {
+    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
         self.read(|client| results(client, ids))
     }
 
@@ -749,9 +757,15 @@ fn save_in(tx: &mut Transaction<'_>, runs: &[&Run]) -> Result<Vec<Option<i64>>, 
         runs.iter()
             .zip(&ids)
             .filter_map(|(run, id)| id.map(|id| (id, *run)))
-            .flat_map(|(id, run)| run.results.iter().map(move |m| (id, m))),
+            .flat_map(|(id, run)| flagged(id, run)),
     )?;
     Ok(ids)
+}
+
+/// A run's measurements with its id and their warm-up flag, as `results` rows hold them.
+fn flagged(id: i64, run: &Run) -> impl Iterator<Item = (i64, bool, &Measurement)> {
+    let measured = run.results.iter().map(move |m| (id, false, m));
+    measured.chain(run.warmup.iter().map(move |m| (id, true, m)))
 }
 
 /// Columns for a batch insert: each is one array parameter, and the statement is
@@ -956,6 +970,27 @@ fn insert_runs(
         "boolean",
         src().map(|s| s.map(|s| s.time_known)),
     );
+    c.add("warmup", "bigint", b().map(|r| i64::from(r.params.warmup)));
+    c.add(
+        "round_order",
+        "text",
+        b().map(|r| rows::name(&r.params.order)),
+    );
+    let auto = || b().map(|r| r.params.repeat_auto);
+    c.add(
+        "precision_pct",
+        "double precision",
+        auto().map(|a| a.map(|a| a.precision_pct)),
+    );
+    c.add(
+        "max_time_s",
+        "double precision",
+        auto().map(|a| a.map(|a| a.max_time_s)),
+    );
+    let state =
+        |f: fn(&Run) -> &Option<MachineState>| b().map(move |r| f(r).as_ref().map(rows::json));
+    c.add("state_at_start", "text", state(|r| &r.state_at_start));
+    c.add("state_at_end", "text", state(|r| &r.state_at_end));
     // ON CONFLICT still: another process may record the same UUID meanwhile
     let tail = if skip_known {
         "ON CONFLICT (uuid) DO NOTHING RETURNING id, uuid"
@@ -1015,16 +1050,17 @@ fn insert_runs(
 /// Inserts results, each with its run's id, in batches.
 fn insert_results<'m>(
     tx: &mut Transaction<'_>,
-    results: impl Iterator<Item = (i64, &'m Measurement)>,
+    results: impl Iterator<Item = (i64, bool, &'m Measurement)>,
 ) -> Result<(), Fail> {
-    let results: Vec<(i64, &Measurement)> = results.collect();
+    let results: Vec<(i64, bool, &Measurement)> = results.collect();
     for batch in results.chunks(CHUNK * 20) {
-        let r = || batch.iter();
+        let r = || batch.iter().map(|(id, warmup, m)| ((*id, *warmup), *m));
         let lat = |f: fn(&Latency) -> u64| {
             r().map(move |(_, m)| m.latency_ns.as_ref().map(|l| f(l) as i64))
         };
         let mut c = Columns::default();
-        c.add("run_id", "bigint", r().map(|(id, _)| *id));
+        c.add("run_id", "bigint", r().map(|((id, _), _)| id));
+        c.add("warmup", "boolean", r().map(|((_, warmup), _)| warmup));
         c.add("test", "text", r().map(|(_, m)| m.test.name()));
         c.add(
             "file_size",
@@ -1091,22 +1127,20 @@ fn labels_and_tags(client: &mut Client, runs: &mut [Run]) -> Result<(), Fail> {
 
 /// The results of the runs `ids`, each in the order it was measured; every id asked for
 /// has an entry, as SQLite's `results_of` gives.
-fn results(client: &mut Client, ids: &[i64]) -> Result<HashMap<i64, Vec<Measurement>>, Fail> {
-    let mut by_run: HashMap<i64, Vec<Measurement>> =
+fn results(client: &mut Client, ids: &[i64]) -> Result<HashMap<i64, RunResults>, Fail> {
+    let mut by_run: HashMap<i64, Vec<(bool, Measurement)>> =
         ids.iter().map(|&id| (id, Vec::new())).collect();
-    if ids.is_empty() {
-        return Ok(by_run);
+    if !ids.is_empty() {
+        let sql = format!("SELECT {RESULT_COLUMNS} FROM iozone.results WHERE run_id = ANY($1)");
+        for row in client.query(&sql, &[&ids])? {
+            let (id, warmup, m) = measurement_from_row(&row)?;
+            by_run.entry(id).or_default().push((warmup, m));
+        }
     }
-    let sql = format!("SELECT {RESULT_COLUMNS} FROM iozone.results WHERE run_id = ANY($1)");
-    for row in client.query(&sql, &[&ids])? {
-        let (id, m) = measurement_from_row(&row)?;
-        by_run.entry(id).or_default().push(m);
-    }
-    for results in by_run.values_mut() {
-        // the order they were measured in, as `run --format json` prints them
-        results.sort_by_key(|m| (m.file_size, m.record_size, m.repetition, m.test));
-    }
-    Ok(by_run)
+    Ok(by_run
+        .into_iter()
+        .map(|(id, rows)| (id, RunResults::from_flagged(rows)))
+        .collect())
 }
 
 /// The UUIDs that start with `prefix` (hyphens ignored) as an inclusive range, or
@@ -1203,6 +1237,15 @@ fn run_from_row(row: &Row) -> Result<Run, Fail> {
         stride_records: get::<i64>(row, 19)? as u64,
         latency: get(row, 20)?,
         dir: get(row, 21)?,
+        warmup: narrow(row, 60)?,
+        order: parsed(row, 61, true)?,
+        repeat_auto: match (get(row, 62)?, get(row, 63)?) {
+            (Some(precision_pct), Some(max_time_s)) => Some(AutoRepeat {
+                precision_pct,
+                max_time_s,
+            }),
+            _ => None,
+        },
     };
     let cpus = match get::<Option<i64>>(row, 30)? {
         Some(_) => Some(narrow(row, 30)?),
@@ -1269,12 +1312,23 @@ fn run_from_row(row: &Row) -> Result<Run, Fail> {
         host,
         filesystem,
         source,
+        state_at_start: state(row, 64)?,
+        state_at_end: state(row, 65)?,
         results: Vec::new(),
+        warmup: Vec::new(),
     })
 }
 
-/// A result from a row of [`RESULT_COLUMNS`], with its run's id.
-fn measurement_from_row(row: &Row) -> Result<(i64, Measurement), Fail> {
+/// A machine state kept as JSON text.
+fn state(row: &Row, idx: usize) -> Result<Option<MachineState>, Fail> {
+    match get::<Option<String>>(row, idx)? {
+        None => Ok(None),
+        Some(_) => parsed(row, idx, false).map(Some),
+    }
+}
+
+/// A result from a row of [`RESULT_COLUMNS`], with its run's id and warm-up flag.
+fn measurement_from_row(row: &Row) -> Result<(i64, bool, Measurement), Fail> {
     let latency = match get::<Option<i64>>(row, 8)? {
         Some(p50) => Some(Latency {
             p50: p50 as u64,
@@ -1295,7 +1349,7 @@ fn measurement_from_row(row: &Row) -> Result<(i64, Measurement), Fail> {
         throughput: get(row, 7)?,
         latency_ns: latency,
     };
-    Ok((get(row, 0)?, m))
+    Ok((get(row, 0)?, get(row, 13)?, m))
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, Row, params};
 use serde::de::DeserializeOwned;
 
-use crate::model::{Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source};
+use crate::model::{
+    AutoRepeat, Filesystem, Host, Latency, Measurement, Params, Run, RunStatus, Source,
+};
 use crate::units::ByteSize;
 
 /// The columns of `runs`, in the order [`run_from_row`] reads them.
@@ -18,7 +20,8 @@ pub const RUN_COLUMNS: &str = "id, uuid, started_at, finished_at, status, note, 
     dirty_background_bytes, dirty_expire_centisecs, dirty_writeback_centisecs, virtualization, \
     container, mount_point, fs_type, fs_device, mount_options, block_size, total_bytes, \
     free_bytes, block_device, device_model, rotational, scheduler, device_size, \
-    source_tool, source_version, source_command, source_file, imported_at, source_time_known";
+    source_tool, source_version, source_command, source_file, imported_at, source_time_known, \
+    warmup, round_order, precision_pct, max_time_s, state_at_start, state_at_end";
 
 pub fn timestamp(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Nanos, true)
@@ -124,6 +127,12 @@ pub fn insert_run(conn: &Connection, run: &Run, status: RunStatus) -> rusqlite::
             run.source.as_ref().and_then(|s| s.file.clone()),
             run.source.as_ref().map(|s| timestamp(&s.imported_at)),
             run.source.as_ref().map(|s| s.time_known),
+            p.warmup,
+            name(&p.order),
+            p.repeat_auto.map(|a| a.precision_pct),
+            p.repeat_auto.map(|a| a.max_time_s),
+            run.state_at_start.as_ref().map(json),
+            run.state_at_end.as_ref().map(json),
         ],
     )?;
     let id = conn.last_insert_rowid();
@@ -141,16 +150,23 @@ pub fn insert_run(conn: &Connection, run: &Run, status: RunStatus) -> rusqlite::
     Ok(id)
 }
 
-pub fn insert_results(conn: &Connection, id: i64, results: &[Measurement]) -> rusqlite::Result<()> {
+/// Inserts a run's measured results and its warm-up rounds' (flagged).
+pub fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO results (run_id, test, file_size, record_size, repetition, bytes, \
+        "INSERT INTO results (run_id, warmup, test, file_size, record_size, repetition, bytes, \
          elapsed_ns, throughput, lat_p50, lat_p99, lat_p999, lat_max, lat_samples) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )?;
-    for m in results {
+    let flagged = run
+        .results
+        .iter()
+        .map(|m| (false, m))
+        .chain(run.warmup.iter().map(|m| (true, m)));
+    for (warmup, m) in flagged {
         let lat = m.latency_ns.as_ref();
         stmt.execute(params![
             id,
+            warmup,
             m.test.name(),
             m.file_size.bytes() as i64,
             m.record_size.bytes() as i64,
@@ -191,6 +207,15 @@ pub fn run_from_row(row: &Row) -> rusqlite::Result<Run> {
         stride_records: row.get::<_, i64>(19)? as u64,
         latency: row.get(20)?,
         dir: text(21)?,
+        warmup: row.get(60)?,
+        order: from_json(61, text(61)?, true)?,
+        repeat_auto: match (row.get(62)?, row.get(63)?) {
+            (Some(precision_pct), Some(max_time_s)) => Some(AutoRepeat {
+                precision_pct,
+                max_time_s,
+            }),
+            _ => None,
+        },
     };
     let host = Host {
         hostname: row.get(22)?,
@@ -239,6 +264,11 @@ pub fn run_from_row(row: &Row) -> rusqlite::Result<Run> {
             time_known: row.get::<_, Option<bool>>(59)?.unwrap_or(true),
         }),
     };
+    let state = |idx: usize| {
+        row.get::<_, Option<String>>(idx)?
+            .map(|t| from_json(idx, t, false))
+            .transpose()
+    };
     let uuid_text = text(1)?;
     Ok(Run {
         id: Some(row.get(0)?),
@@ -258,15 +288,19 @@ pub fn run_from_row(row: &Row) -> rusqlite::Result<Run> {
         host,
         filesystem,
         source,
+        state_at_start: state(64)?,
+        state_at_end: state(65)?,
         results: Vec::new(),
+        warmup: Vec::new(),
     })
 }
 
-/// The columns of `results` after `run_id`, in the order [`measurement_from_row`] reads.
+/// The columns of `results`, in the order [`measurement_from_row`] reads them.
 pub const RESULT_COLUMNS: &str = "run_id, test, file_size, record_size, repetition, bytes, \
-    elapsed_ns, throughput, lat_p50, lat_p99, lat_p999, lat_max, lat_samples";
+    elapsed_ns, throughput, lat_p50, lat_p99, lat_p999, lat_max, lat_samples, warmup";
 
-pub fn measurement_from_row(row: &Row) -> rusqlite::Result<(i64, Measurement)> {
+/// (run id, whether a warm-up round's, the measurement).
+pub fn measurement_from_row(row: &Row) -> rusqlite::Result<(i64, bool, Measurement)> {
     let latency = match row.get::<_, Option<i64>>(8)? {
         Some(p50) => Some(Latency {
             p50: p50 as u64,
@@ -287,5 +321,5 @@ pub fn measurement_from_row(row: &Row) -> rusqlite::Result<(i64, Measurement)> {
         throughput: row.get(7)?,
         latency_ns: latency,
     };
-    Ok((row.get(0)?, m))
+    Ok((row.get(0)?, row.get(13)?, m))
 }

@@ -5,13 +5,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
 
 use super::filter::{self, Param};
 use super::migrate::{self, APPLICATION_ID};
 use super::rows::{self, RESULT_COLUMNS, RUN_COLUMNS};
-use super::{CheckReport, RunFilter, RunRef, Store, StoreError};
+use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Measurement, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up.
@@ -90,17 +89,15 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn results(&self, id: i64) -> rusqlite::Result<Vec<Measurement>> {
+    fn results(&self, id: i64) -> rusqlite::Result<RunResults> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {RESULT_COLUMNS} FROM results WHERE run_id = ?"
         ))?;
-        let mut results: Vec<Measurement> = stmt
+        let flagged: Vec<(bool, Measurement)> = stmt
             .query_map([id], rows::measurement_from_row)?
-            .map(|r| r.map(|(_, m)| m))
+            .map(|r| r.map(|(_, warmup, m)| (warmup, m)))
             .collect::<Result<_, _>>()?;
-        // the order they were measured in, as `run --format json` prints them
-        results.sort_by_key(|m| (m.file_size, m.record_size, m.repetition, m.test));
-        Ok(results)
+        Ok(RunResults::from_flagged(flagged))
     }
 }
 
@@ -201,21 +198,21 @@ impl Store for SqliteStore {
         Ok(id)
     }
 
-    fn finish_run(
-        &mut self,
-        id: i64,
-        status: RunStatus,
-        finished_at: DateTime<Utc>,
-        results: &[Measurement],
-    ) -> Result<(), StoreError> {
+    fn finish_run(&mut self, id: i64, run: &Run) -> Result<(), StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        rows::insert_results(&tx, id, results).map_err(err)?;
-        let status_name = serde_json::to_value(status).expect("status serializes");
+        rows::insert_results(&tx, id, run).map_err(err)?;
         tx.execute(
-            "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
-            params![status_name.as_str(), rows::timestamp(&finished_at), id],
+            "UPDATE runs SET status = ?, finished_at = ?, repeat = ?, state_at_end = ? \
+             WHERE id = ?",
+            params![
+                rows::name(&run.status),
+                run.finished_at.as_ref().map(rows::timestamp),
+                run.params.repeat,
+                run.state_at_end.as_ref().map(rows::json),
+                id
+            ],
         )
         .map_err(err)?;
         tx.commit().map_err(err)
@@ -287,11 +284,11 @@ impl Store for SqliteStore {
         };
         let mut run = run;
         self.labels_and_tags(&mut run).map_err(|e| self.err(e))?;
-        run.results = self.results(id).map_err(|e| self.err(e))?;
+        self.results(id).map_err(|e| self.err(e))?.fill(&mut run);
         Ok(Some(run))
     }
 
-    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<Measurement>>, StoreError> {
+    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
         ids.iter()
             .map(|&id| Ok((id, self.results(id).map_err(|e| self.err(e))?)))
             .collect()
@@ -376,7 +373,7 @@ fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
         return Ok(None);
     }
     let id = rows::insert_run(conn, run, run.status)?;
-    rows::insert_results(conn, id, &run.results)?;
+    rows::insert_results(conn, id, run)?;
     Ok(Some(id))
 }
 

@@ -22,7 +22,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
     let started_at =
         Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap() + Duration::minutes(minutes);
     // in the order they are measured: repetition by repetition
-    let results = (1..=3u32)
+    let results: Vec<Measurement> = (1..=3u32)
         .flat_map(|repetition| {
             [TestKind::Write, TestKind::Read].map(move |test| Measurement {
                 test,
@@ -61,6 +61,12 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             record_sizes: vec![ByteSize(4096)],
             tests: vec![TestKind::Write, TestKind::Read],
             repeat: 3,
+            warmup: 1,
+            order: RoundOrder::Interleaved,
+            repeat_auto: Some(AutoRepeat {
+                precision_pct: 2.5,
+                max_time_s: 90.0,
+            }),
             seed: (1 << 53) - 1,
             auto: false,
             verify: true,
@@ -92,6 +98,26 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             imported_at: started_at + Duration::hours(1),
             time_known: true,
         }),
+        state_at_start: Some(MachineState {
+            load_1m: Some(0.52),
+            dirty_bytes: Some(12 << 20),
+            writeback_bytes: Some(0),
+            io_pressure_pct: Some(1.25),
+            ..MachineState::default()
+        }),
+        state_at_end: Some(MachineState {
+            load_1m: Some(1.5),
+            ..MachineState::default()
+        }),
+        // a warm-up round shares repetition 1 with the first measured round
+        warmup: results
+            .iter()
+            .filter(|m| m.repetition == 1)
+            .map(|m| Measurement {
+                throughput: m.throughput / 2.0,
+                ..m.clone()
+            })
+            .collect(),
         results,
     }
 }
@@ -99,6 +125,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
 /// A run with every test at two repetitions: 20 results, as the throughput target has.
 fn run_with_20_results(i: usize) -> Run {
     let mut run = sample_run(&format!("host{}", i % 20), i as i64);
+    run.warmup.clear();
     run.labels = vec!["bulk".into(), format!("batch{}", i % 100)];
     run.results = (1..=2u32)
         .flat_map(|repetition| {
@@ -439,7 +466,11 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
     bare.host = Host::default();
     bare.filesystem = Filesystem::default();
     bare.source = None;
+    bare.state_at_start = None;
+    bare.state_at_end = None;
+    bare.params.repeat_auto = None;
     bare.results.clear();
+    bare.warmup.clear();
     let id = store.save_run(&bare).unwrap().unwrap();
     assert_eq!(
         store.load_run(id).unwrap().unwrap(),
@@ -454,21 +485,35 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
 fn a_live_run_is_running_until_finished(backend: &Backend) {
     let mut store = backend.open();
     let mut run = sample_run("bebox", 0);
-    let results = std::mem::take(&mut run.results);
+    let finished = run.clone();
+    run.results.clear();
+    run.warmup.clear();
     run.finished_at = None;
+    run.state_at_end = None;
+    run.status = RunStatus::Running;
     let id = store.begin_run(&run).unwrap();
     let during = store.load_run(id).unwrap().unwrap();
     assert_eq!(during.status, RunStatus::Running);
     assert!(during.results.is_empty());
     assert_eq!(store.check().unwrap().unfinished_runs, 1);
     let end = run.started_at + Duration::seconds(9);
-    store
-        .finish_run(id, RunStatus::Complete, end, &results)
-        .unwrap();
+    let finished = Run {
+        finished_at: Some(end),
+        params: Params {
+            repeat: 7,
+            ..finished.params
+        },
+        ..finished
+    };
+    store.finish_run(id, &finished).unwrap();
     let after = store.load_run(id).unwrap().unwrap();
-    assert_eq!(after.status, RunStatus::Complete);
-    assert_eq!(after.finished_at, Some(end));
-    assert_eq!(after.results, results);
+    assert_eq!(
+        after,
+        Run {
+            id: Some(id),
+            ..finished.clone()
+        }
+    );
     assert_eq!(store.check().unwrap().unfinished_runs, 0);
     // a live run's UUID is taken: beginning it again is an error, not a second run
     assert!(store.begin_run(&run).is_err());
@@ -690,11 +735,15 @@ fn many_runs_save_at_once_without_duplicates(backend: &Backend) {
     let ids: Vec<i64> = listed.iter().map(|r| r.id.unwrap()).chain([-1]).collect();
     let results = store.results_of(&ids).unwrap();
     assert_eq!(results.len(), ids.len());
-    assert!(results[&-1].is_empty());
+    assert_eq!(results[&-1], RunResults::default());
     for run in &listed {
         let mut want = by_uuid[&run.uuid].results.clone();
         want.sort_by_key(|m| (m.file_size, m.record_size, m.repetition, m.test));
-        assert_eq!(results[&run.id.unwrap()], want);
+        assert_eq!(results[&run.id.unwrap()].results, want);
+        assert_eq!(
+            results[&run.id.unwrap()].warmup.len(),
+            by_uuid[&run.uuid].warmup.len()
+        );
     }
     assert!(store.results_of(&[]).unwrap().is_empty());
     let labelled = store
@@ -784,12 +833,9 @@ fn sixteen_writers_lose_nothing(backend: &Backend) {
             scope.spawn(move || {
                 let mut store = backend.open();
                 for i in 0..RUNS {
-                    let mut run = sample_run(&format!("w{writer}"), i as i64);
-                    let results = std::mem::take(&mut run.results);
+                    let run = sample_run(&format!("w{writer}"), i as i64);
                     let id = store.begin_run(&run).unwrap();
-                    store
-                        .finish_run(id, RunStatus::Complete, run.started_at, &results)
-                        .unwrap();
+                    store.finish_run(id, &run).unwrap();
                 }
             });
         }
@@ -797,13 +843,18 @@ fn sixteen_writers_lose_nothing(backend: &Backend) {
     let store = backend.open();
     let report = store.check().unwrap();
     assert_eq!(report.runs, 16 * RUNS as u64);
-    assert_eq!(report.results, 16 * RUNS as u64 * 6);
+    // 6 measured and 2 warm-up results a run
+    assert_eq!(report.results, 16 * RUNS as u64 * 8);
     assert_eq!(report.unfinished_runs, 0);
     let all = store.list_runs(&RunFilter::default()).unwrap();
     let results = store
         .results_of(&all.iter().map(|r| r.id.unwrap()).collect::<Vec<_>>())
         .unwrap();
-    assert!(results.values().all(|r| r.len() == 6));
+    assert!(
+        results
+            .values()
+            .all(|r| r.results.len() == 6 && r.warmup.len() == 2)
+    );
 }
 
 /// `save_runs` of 10,000 runs × 20 results, then `list_runs` with limit 50: the
@@ -869,7 +920,10 @@ fn save_runs_throughput(backend: &Backend) {
         store.location(),
         start.elapsed().as_secs_f64() * 1e3
     );
-    assert_eq!(results.values().map(Vec::len).sum::<usize>(), 20_000);
+    assert_eq!(
+        results.values().map(|r| r.results.len()).sum::<usize>(),
+        20_000
+    );
     assert!(
         rate >= 2_000.0,
         "{rate:.0} runs/s is below the 2,000 runs/s target"
@@ -1029,8 +1083,11 @@ fn pg_other_tables_of_a_shared_database_are_left_alone() {
 #[test]
 fn pg_migrations_apply_in_order_once_and_roll_back_whole() {
     let db = pg_database!();
-    let init = include_str!("../../migrations/postgres/0001_init.sql");
-    let mut store = PgStore::open_with_steps(&db.url, &[init]).unwrap();
+    // the real migrations, then test steps after them
+    let init = super::postgres::MIGRATIONS;
+    let known = init.len();
+    let with = |more: &[&'static str]| [init, more].concat();
+    let mut store = PgStore::open_with_steps(&db.url, init).unwrap();
     let run = sample_run("h", 0);
     store.save_run(&run).unwrap();
     drop(store);
@@ -1038,7 +1095,7 @@ fn pg_migrations_apply_in_order_once_and_roll_back_whole() {
     let second =
         "ALTER TABLE iozone.runs ADD COLUMN extra text; CREATE TABLE iozone.extra (x int);";
     for _ in 0..2 {
-        let store = PgStore::open_with_steps(&db.url, &[init, second]).unwrap();
+        let store = PgStore::open_with_steps(&db.url, &with(&[second])).unwrap();
         assert_eq!(store.check().unwrap().runs, 1);
     }
     let versions: Vec<i32> = db
@@ -1048,19 +1105,15 @@ fn pg_migrations_apply_in_order_once_and_roll_back_whole() {
         .iter()
         .map(|r| r.get(0))
         .collect();
-    assert_eq!(versions, [1, 2]);
+    assert_eq!(versions, (1..=known as i32 + 1).collect::<Vec<_>>());
     // this iozone knows one migration fewer: refused
     assert!(matches!(
-        PgStore::open_with_steps(&db.url, &[init]),
-        Err(StoreError::TooNew {
-            found: 2,
-            known: 1,
-            ..
-        })
+        PgStore::open_with_steps(&db.url, init),
+        Err(StoreError::TooNew { found, known: k, .. }) if found == known + 1 && k == known
     ));
     // a migration that fails leaves nothing of itself behind
     let third = "CREATE TABLE iozone.half (x int); SELECT 1 / 0;";
-    let err = PgStore::open_with_steps(&db.url, &[init, second, third])
+    let err = PgStore::open_with_steps(&db.url, &with(&[second, third]))
         .err()
         .expect("a failing migration fails the open");
     assert_clear(&err, "division by zero", "iozone-test");
@@ -1070,8 +1123,8 @@ fn pg_migrations_apply_in_order_once_and_roll_back_whole() {
         .unwrap()
         .get(0);
     assert!(!half);
-    let store = PgStore::open_with_steps(&db.url, &[init, second]).unwrap();
-    assert_eq!(store.check().unwrap().schema_version, 2);
+    let store = PgStore::open_with_steps(&db.url, &with(&[second])).unwrap();
+    assert_eq!(store.check().unwrap().schema_version, known + 1);
 }
 
 #[test]
@@ -1193,7 +1246,7 @@ fn pg_a_connection_cut_mid_run_is_one_clear_line_and_writes_nothing() {
         .execute("SELECT pg_terminate_backend($1)", &[&store.backend_pid()])
         .unwrap();
     let err = store
-        .finish_run(id, RunStatus::Complete, Utc::now(), &run.results)
+        .finish_run(id, &run)
         .expect_err("the connection is gone");
     assert!(matches!(err, StoreError::Server { .. }), "{err:?}");
     assert_clear(&err, "the server closed the connection", "iozone-test");

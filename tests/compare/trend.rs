@@ -33,6 +33,9 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
             record_sizes: vec![ByteSize(4096)],
             tests: vec![TestKind::Write],
             repeat: 3,
+            warmup: 0,
+            order: RoundOrder::Grouped,
+            repeat_auto: None,
             seed: 1,
             auto: false,
             verify: false,
@@ -51,6 +54,9 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
             ..Filesystem::default()
         },
         source: None,
+        state_at_start: None,
+        state_at_end: None,
+        warmup: Vec::new(),
         results: (1..=3)
             .map(|repetition| Measurement {
                 test: TestKind::Write,

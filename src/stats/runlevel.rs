@@ -1,0 +1,364 @@
+//! Is a change beyond what run-to-run noise explains? Measurements are hierarchical:
+//! repetitions within a run, runs within a series. Each run has a level of its own
+//! (machine state, file placement, time of day), so repetitions of one run say
+//! nothing about how far the next run will land, and repetitions of several runs are
+//! never pooled as if independent (Kalibera & Jones, "Rigorous Benchmarking in
+//! Reasonable Time", ISMM 2013: estimate the variance at the level where it arises).
+//!
+//! Here the run is the unit. Each run contributes its level, the logarithm of the
+//! median of its repetitions; the change is the difference of the two sides' mean
+//! levels, and its standard error comes from the run-to-run variance of a level,
+//! estimated from, in this order of preference:
+//! - the runs compared, when each side has at least three (pooled within the sides);
+//! - those runs together with the history of the same series (earlier runs of the
+//!   same host, filesystem and parameters), when it has at least three runs;
+//! - the runs compared alone, when they give at least two degrees of freedom;
+//! - a documented default ([`DEFAULT_RUN_NOISE`]), measured on real runs.
+//!
+//! Whatever the source, the variance is never taken below what the compared runs'
+//! own repetitions explain. The test is Welch-free Student t on the pooled variance
+//! (a normal test when the variance is the default), and the interval comes from the
+//! same statistic, so a verdict and its interval can never disagree.
+
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+use super::Summary;
+
+/// The run-to-run noise of a run's level (standard deviation on the log scale, about
+/// a fraction of the level) assumed when nothing measures it: no history and too few
+/// runs. Run medians of one configuration recorded one after another on this
+/// project's test machine (ext4 on a virtio disk, flush mode) varied by 1.3–4.4%
+/// between runs; the default sits above that, so one run a side without history
+/// errs towards `inconclusive`, not towards a false alarm. README: "How many runs".
+pub const DEFAULT_RUN_NOISE: f64 = 0.05;
+/// Fewest history runs that count as a measurement of the noise.
+pub const HISTORY_MIN_RUNS: usize = 3;
+/// Power at which `min_detectable` and `runs_needed` are stated.
+pub const POWER: f64 = 0.80;
+/// The median of k values varies π/2 times as much as their mean (its asymptotic
+/// efficiency under normal noise, 2/π), which bounds the run level's own variance.
+const MEDIAN_VARIANCE_FACTOR: f64 = std::f64::consts::FRAC_PI_2;
+
+/// One run's figures for one row, on the log scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunLevel {
+    /// ln of the median of the run's repetitions.
+    pub level: f64,
+    /// The variance of `level` that the run's own repetitions explain: π/2 · s²/k of
+    /// their logarithms; 0 with a single repetition.
+    pub own_var: f64,
+    pub repetitions: usize,
+}
+
+impl RunLevel {
+    /// `None` when no repetition has a finite, positive figure.
+    pub fn of(values: &[f64]) -> Option<RunLevel> {
+        let positive: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .collect();
+        let median = Summary::of(&positive)?.median;
+        let logs: Vec<f64> = positive.iter().map(|v| v.ln()).collect();
+        let k = logs.len();
+        let own_var = match k {
+            0 | 1 => 0.0,
+            _ => MEDIAN_VARIANCE_FACTOR * variance(&logs) / k as f64,
+        };
+        Some(RunLevel {
+            level: median.ln(),
+            own_var,
+            repetitions: k,
+        })
+    }
+}
+
+/// Sample variance (n − 1).
+fn variance(v: &[f64]) -> f64 {
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+}
+
+/// The spread of run levels in the history of the series compared: squared
+/// deviations of each series' levels from that series' own mean, so that several
+/// series (two hosts, say) never count their difference as noise.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct History {
+    pub sum_sq: f64,
+    pub df: usize,
+    pub runs: usize,
+}
+
+impl History {
+    /// Adds one series' run levels (ln of each run's median).
+    pub fn add_series(&mut self, levels: &[f64]) {
+        if levels.len() < 2 {
+            return;
+        }
+        let mean = levels.iter().sum::<f64>() / levels.len() as f64;
+        self.sum_sq += levels.iter().map(|l| (l - mean).powi(2)).sum::<f64>();
+        self.df += levels.len() - 1;
+        self.runs += levels.len();
+    }
+}
+
+/// Where the run-to-run noise of a comparison came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoiseSource {
+    /// The runs compared (at least three a side, or two degrees of freedom).
+    Runs,
+    /// The runs compared and this many runs of the series' history.
+    History(usize),
+    /// Nothing measured it: [`DEFAULT_RUN_NOISE`].
+    Default,
+}
+
+impl std::fmt::Display for NoiseSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoiseSource::Runs => f.write_str("runs"),
+            NoiseSource::History(n) => write!(f, "history: {n} runs"),
+            NoiseSource::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// The run-to-run noise used: the standard deviation of one run's level (log scale).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Noise {
+    pub sd: f64,
+    /// Degrees of freedom of the estimate; `None` when assumed (the default).
+    pub df: Option<f64>,
+    pub source: NoiseSource,
+}
+
+/// What the two sides' run levels say about the change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Effect {
+    /// Mean candidate level minus mean baseline level: ln of the ratio of the sides'
+    /// geometric-mean run medians.
+    pub log_change: f64,
+    pub se: f64,
+    pub p_value: f64,
+    /// The interval of `log_change` at the confidence asked.
+    pub ci: (f64, f64),
+    /// The smallest |log change| these runs would find significant with [`POWER`].
+    pub min_detectable: f64,
+    pub noise: Noise,
+}
+
+/// Estimates the run-to-run noise of one row (see the module's order of sources).
+pub fn run_noise(
+    baseline: &[RunLevel],
+    candidate: &[RunLevel],
+    history: &History,
+    default_sd: f64,
+) -> Noise {
+    let (m, n) = (baseline.len(), candidate.len());
+    let within = |side: &[RunLevel]| {
+        let levels: Vec<f64> = side.iter().map(|r| r.level).collect();
+        let mut h = History::default();
+        h.add_series(&levels);
+        h
+    };
+    let (b, c) = (within(baseline), within(candidate));
+    let (side_ss, side_df) = (b.sum_sq + c.sum_sq, b.df + c.df);
+    let own: f64 = baseline
+        .iter()
+        .chain(candidate)
+        .map(|r| r.own_var)
+        .sum::<f64>()
+        / (m + n).max(1) as f64;
+    let estimated = |ss: f64, df: usize, source| Noise {
+        sd: (ss / df as f64).max(own).sqrt(),
+        df: Some(df as f64),
+        source,
+    };
+    if m >= 3 && n >= 3 {
+        estimated(side_ss, side_df, NoiseSource::Runs)
+    } else if history.runs >= HISTORY_MIN_RUNS && history.df >= 2 {
+        estimated(
+            side_ss + history.sum_sq,
+            side_df + history.df,
+            NoiseSource::History(history.runs),
+        )
+    } else if side_df >= 2 {
+        estimated(side_ss, side_df, NoiseSource::Runs)
+    } else {
+        Noise {
+            sd: (default_sd.powi(2) + own).sqrt(),
+            df: None,
+            source: NoiseSource::Default,
+        }
+    }
+}
+
+/// The change between the sides' run levels, its p-value (two-sided), its interval at
+/// `confidence` and the smallest change these runs could detect at `alpha`. `None`
+/// when a side has no run.
+pub fn run_level_effect(
+    baseline: &[RunLevel],
+    candidate: &[RunLevel],
+    history: &History,
+    default_sd: f64,
+    confidence: f64,
+) -> Option<Effect> {
+    if baseline.is_empty() || candidate.is_empty() {
+        return None;
+    }
+    let mean = |side: &[RunLevel]| side.iter().map(|r| r.level).sum::<f64>() / side.len() as f64;
+    let log_change = mean(candidate) - mean(baseline);
+    let noise = run_noise(baseline, candidate, history, default_sd);
+    let (m, n) = (baseline.len() as f64, candidate.len() as f64);
+    let se = noise.sd * (1.0 / m + 1.0 / n).sqrt();
+    let alpha = 1.0 - confidence;
+    let p_value = match se > 0.0 {
+        true => 2.0 * (1.0 - cdf(noise.df, (log_change / se).abs())),
+        false if log_change == 0.0 => 1.0,
+        false => 0.0,
+    };
+    let q = quantile(noise.df, 1.0 - alpha / 2.0);
+    Some(Effect {
+        log_change,
+        se,
+        p_value: p_value.clamp(0.0, 1.0),
+        ci: (log_change - q * se, log_change + q * se),
+        min_detectable: (q + quantile(noise.df, POWER)) * se,
+        noise,
+    })
+}
+
+/// About how many runs a side detect a change of `log_change` with [`POWER`] at
+/// `alpha`, given a run's noise `sd` (normal approximation, two-sided).
+pub fn runs_needed(sd: f64, log_change: f64, alpha: f64) -> usize {
+    if log_change.abs() <= 0.0 || !sd.is_finite() {
+        return usize::MAX;
+    }
+    let z = quantile(None, 1.0 - alpha / 2.0) + quantile(None, POWER);
+    let n = 2.0 * (z * sd / log_change.abs()).powi(2);
+    n.ceil().max(2.0) as usize
+}
+
+fn cdf(df: Option<f64>, x: f64) -> f64 {
+    match df {
+        Some(df) => StudentsT::new(0.0, 1.0, df)
+            .expect("degrees of freedom are positive")
+            .cdf(x),
+        None => standard_normal().cdf(x),
+    }
+}
+
+fn quantile(df: Option<f64>, p: f64) -> f64 {
+    match df {
+        Some(df) => StudentsT::new(0.0, 1.0, df)
+            .expect("degrees of freedom are positive")
+            .inverse_cdf(p),
+        None => standard_normal().inverse_cdf(p),
+    }
+}
+
+fn standard_normal() -> Normal {
+    Normal::new(0.0, 1.0).expect("a standard normal")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn levels(values: &[f64]) -> Vec<RunLevel> {
+        values
+            .iter()
+            .map(|&v| RunLevel {
+                level: v.ln(),
+                own_var: 0.0,
+                repetitions: 5,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_level_is_its_median_with_the_medians_own_variance() {
+        let r = RunLevel::of(&[100.0, 110.0, 90.0, 105.0, 95.0]).unwrap();
+        assert!((r.level - 100f64.ln()).abs() < 1e-12);
+        let logs: Vec<f64> = [100.0f64, 110.0, 90.0, 105.0, 95.0]
+            .iter()
+            .map(|v| v.ln())
+            .collect();
+        assert!((r.own_var - FRAC_PI_2 * variance(&logs) / 5.0).abs() < 1e-15);
+        assert_eq!(RunLevel::of(&[7.0]).unwrap().own_var, 0.0);
+        assert!(RunLevel::of(&[0.0, f64::NAN]).is_none());
+    }
+
+    use std::f64::consts::FRAC_PI_2;
+
+    #[test]
+    fn three_runs_a_side_are_a_two_sample_t_test() {
+        // scipy.stats.ttest_ind(log b, log a): t = -6.66490, p = 0.0026330, df = 4
+        let a = levels(&[100.0, 103.0, 98.0]);
+        let b = levels(&[90.0, 91.0, 88.5]);
+        let e = run_level_effect(&a, &b, &History::default(), 0.05, 0.95).unwrap();
+        assert_eq!(e.noise.source, NoiseSource::Runs);
+        assert_eq!(e.noise.df, Some(4.0));
+        let t = e.log_change / e.se;
+        assert!((t + 6.66490).abs() < 1e-4, "t = {t}");
+        assert!((e.p_value - 0.0026330).abs() < 1e-6, "p = {}", e.p_value);
+        assert!(e.ci.1 < 0.0);
+    }
+
+    #[test]
+    fn one_run_a_side_takes_its_noise_from_history_else_the_default() {
+        let a = levels(&[100.0]);
+        let b = levels(&[95.0]);
+        let none = run_level_effect(&a, &b, &History::default(), 0.05, 0.95).unwrap();
+        assert_eq!(none.noise.source, NoiseSource::Default);
+        assert!((none.noise.sd - 0.05).abs() < 1e-12);
+        // z = ln(0.95) / (0.05·√2) = -0.7254, p = 0.468
+        assert!((none.p_value - 0.468).abs() < 1e-3, "{}", none.p_value);
+        let mut history = History::default();
+        history.add_series(&[100f64.ln(), 100.5f64.ln(), 99.5f64.ln(), 100.2f64.ln()]);
+        let with = run_level_effect(&a, &b, &history, 0.05, 0.95).unwrap();
+        assert_eq!(with.noise.source, NoiseSource::History(4));
+        assert_eq!(with.noise.df, Some(3.0));
+        assert!(with.p_value < 0.01, "{}", with.p_value);
+    }
+
+    #[test]
+    fn several_series_do_not_count_their_difference_as_noise() {
+        let mut h = History::default();
+        h.add_series(&[1.0, 1.0, 1.0]);
+        h.add_series(&[5.0, 5.0]);
+        assert_eq!((h.sum_sq, h.df, h.runs), (0.0, 3, 5));
+        h.add_series(&[2.0]);
+        assert_eq!(h.runs, 5);
+    }
+
+    #[test]
+    fn noise_never_falls_below_the_runs_own_repetitions() {
+        let mut a = levels(&[100.0]);
+        let mut b = levels(&[100.0]);
+        a[0].own_var = 0.01;
+        b[0].own_var = 0.03;
+        let mut quiet = History::default();
+        quiet.add_series(&[0.0, 0.0, 0.0, 0.0]);
+        let e = run_level_effect(&a, &b, &quiet, 0.05, 0.95).unwrap();
+        assert!((e.noise.sd - 0.02f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn detectable_change_and_runs_needed() {
+        // normal: (1.96 + 0.8416) · 0.05 · √2 = 0.1981
+        let e = run_level_effect(
+            &levels(&[1.0]),
+            &levels(&[1.0]),
+            &History::default(),
+            0.05,
+            0.95,
+        )
+        .unwrap();
+        assert!((e.min_detectable - 0.1981).abs() < 1e-3);
+        assert_eq!(e.p_value, 1.0);
+        // 2 · ((1.96 + 0.8416) · 0.03 / ln 1.05)² = 5.93 → 6 runs a side
+        assert_eq!(runs_needed(0.03, 1.05f64.ln(), 0.05), 6);
+        assert_eq!(runs_needed(0.001, 1.05f64.ln(), 0.05), 2);
+    }
+}
