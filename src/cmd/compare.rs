@@ -39,7 +39,9 @@ pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
         }
         return Ok(());
     }
-    let comparison = compare::compare(&base_runs, &cand_runs, &options)?;
+    let compared: Vec<Run> = base_runs.iter().chain(&cand_runs).cloned().collect();
+    let history = store::series_history(&*store, &compared)?;
+    let comparison = compare::compare(&base_runs, &cand_runs, &history, &options)?;
     let text = match args.format {
         ListFormat::Json => render::compare_json(&base, &cand, &comparison),
         ListFormat::Csv => render::compare_csv(&comparison),

@@ -29,7 +29,12 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         .transpose()?;
     let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
     let comparison = match (&base, &cand) {
-        (Some(b), Some(c)) => match compare::compare(b, c, &options(&args)) {
+        (Some(b), Some(c)) => match compare::compare(
+            b,
+            c,
+            &store::series_history(&*store, &[b.as_slice(), c.as_slice()].concat())?,
+            &options(&args),
+        ) {
             Ok(comparison) => Some(comparison),
             Err(e) => {
                 shell.warn(format!("no comparison in the report: {e}"));

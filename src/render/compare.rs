@@ -85,18 +85,16 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
         &format!("Baseline {}", unit.label()),
         &format!("Candidate {}", unit.label()),
         "Change",
-        "95% CI",
+        &format!("{:.0}% CI", (1.0 - c.alpha) * 100.0),
         "p (adj.)",
-        "n",
+        "runs",
         "Verdict",
     ];
     let mut listing = Listing::new(&headers).numeric(&[1, 2, 4, 5, 6, 7, 8, 9]);
     for row in &c.rows {
         let verdict = match &row.note {
-            Some(note) if row.verdict == Verdict::Inconclusive => {
-                format!("{} ({note})", row.verdict.name())
-            }
-            _ => row.verdict.name().to_string(),
+            Some(note) => format!("{} ({note})", row.verdict.name()),
+            None => row.verdict.name().to_string(),
         };
         listing.push_colored(
             vec![
@@ -109,7 +107,7 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
                 pct(row.change_pct),
                 ci(row),
                 p(row),
-                format!("{}/{}", row.n_baseline, row.n_candidate),
+                format!("{}/{}", row.runs_baseline, row.runs_candidate),
                 verdict,
             ],
             verdict_color(row.verdict).map(|color| (10, color)),
@@ -177,15 +175,41 @@ pub(super) fn one_sided(keys: &[RowKey]) -> String {
 /// How many rows regressed, and what a regression takes: below every rendering.
 pub(super) fn rule_sentence(c: &Comparison) -> String {
     format!(
-        "{} of {} rows regressed. A regression needs p < {} after Benjamini–Hochberg correction \
-         over {} rows and a change beyond {}%; the interval is a 95% bootstrap interval of the \
-         change in medians.",
+        "{} of {} rows regressed. Each run counts once (the median of its repetitions), and the \
+         noise between runs comes from the runs, the series' history or a default (the note \
+         says which). A regression needs p < {} after Benjamini–Hochberg correction over {} \
+         rows and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
+         never contradicts the verdict.",
         c.regressions(),
         c.rows.len(),
         c.alpha,
         c.corrected_over,
-        c.threshold_pct
+        c.threshold_pct,
+        (1.0 - c.alpha) * 100.0
     )
+}
+
+/// For inconclusive rows: about how many runs a side would tell a change of the
+/// threshold, from their own noise.
+pub(super) fn runs_needed_sentence(c: &Comparison) -> Option<String> {
+    let needed: Vec<usize> = c
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::Inconclusive)
+        .filter_map(|r| r.runs_needed)
+        .collect();
+    let (lo, hi) = (needed.iter().min()?, needed.iter().max()?);
+    let range = match lo == hi {
+        true => format!("about {lo}"),
+        false => format!("about {lo} to {hi}"),
+    };
+    Some(format!(
+        "{} inconclusive row{}: {range} runs a side would resolve a {}% change \
+         (80% power, from each row's noise; --repeat adds repetitions, not runs).",
+        needed.len(),
+        if needed.len() == 1 { "" } else { "s" },
+        c.threshold_pct
+    ))
 }
 
 /// The human report; `markdown` gives the same in Markdown for a ticket.
@@ -234,14 +258,9 @@ pub fn compare_text(
             "Rows with one measurement on a side (imported results, say) compare by percentage only.\n",
         );
     }
-    if c.rows
-        .iter()
-        .any(|r| r.verdict == Verdict::Inconclusive && !single(&r))
-    {
-        out.push_str(
-            "Inconclusive rows need more repetitions (--repeat; 5 a side is the least that can be \
-             significant, 10 is better), a bigger file or a quieter machine.\n",
-        );
+    if let Some(line) = runs_needed_sentence(c) {
+        out.push_str(&line);
+        out.push('\n');
     }
     if !c.baseline_only.is_empty() {
         out.push_str(&format!(
@@ -276,6 +295,11 @@ pub fn compare_csv(c: &Comparison) -> String {
         "p_adjusted",
         "n_baseline",
         "n_candidate",
+        "runs_baseline",
+        "runs_candidate",
+        "noise_pct",
+        "noise_source",
+        "min_detectable_pct",
         "verdict",
         "note",
     ]);
@@ -299,6 +323,11 @@ pub fn compare_csv(c: &Comparison) -> String {
             opt(r.p_adjusted),
             r.n_baseline.to_string(),
             r.n_candidate.to_string(),
+            r.runs_baseline.to_string(),
+            r.runs_candidate.to_string(),
+            opt(r.noise_pct),
+            r.noise_source.clone().unwrap_or_default(),
+            opt(r.min_detectable_pct),
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
         ]);

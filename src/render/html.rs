@@ -12,7 +12,7 @@ use std::fmt::Write;
 use chrono::{DateTime, Utc};
 
 use super::SideInfo;
-use super::compare::{file_size, key_name, mode, one_sided, rule_sentence};
+use super::compare::{file_size, key_name, mode, one_sided, rule_sentence, runs_needed_sentence};
 use super::svg::{
     self, Axis, Bar, BarChart, Level, Line, LineChart, Marker, Point, escape, seconds,
 };
@@ -520,9 +520,9 @@ fn rows_html(c: &Comparison) -> String {
             (&format!("Baseline {}", unit.label()), true),
             (&format!("Candidate {}", unit.label()), true),
             ("Change", true),
-            ("95% CI", true),
+            (&format!("{:.0}% CI", (1.0 - c.alpha) * 100.0), true),
             ("p (adj.)", true),
-            ("n", true),
+            ("runs", true),
             ("Verdict", false),
         ],
         "th",
@@ -546,7 +546,10 @@ fn row_html(row: &Row, unit: RateUnit) -> String {
         (change(row.change_pct), true),
         (interval(row), true),
         (p_values(row), true),
-        (format!("{}/{}", row.n_baseline, row.n_candidate), true),
+        (
+            format!("{}/{}", row.runs_baseline, row.runs_candidate),
+            true,
+        ),
     ];
     let pairs: Vec<(&str, bool)> = values.iter().map(|(t, n)| (t.as_str(), *n)).collect();
     let name = row.verdict.name();
@@ -628,6 +631,10 @@ fn summary_html(c: &Comparison) -> String {
 
 fn verdict_note(c: &Comparison) -> String {
     let mut text = rule_sentence(c);
+    if let Some(line) = runs_needed_sentence(c) {
+        text.push(' ');
+        text.push_str(&line);
+    }
     if !c.baseline_only.is_empty() {
         text.push_str(&format!(
             " Only in the baseline: {}.",
@@ -928,7 +935,7 @@ mod tests {
     /// A document with everything in it: two runs, a comparison, a series with a step.
     fn sample_report() -> (String, Vec<Run>) {
         let (base, cand) = two_sides();
-        let c = compare(&base, &cand, &options()).unwrap();
+        let c = compare(&base, &cand, &[], &options()).unwrap();
         let runs: Vec<Run> = cand.into_iter().chain(base).collect();
         let key = histories(&runs, &[])[0].key.clone();
         let steps = [step(&key, -18.2)];
@@ -1055,7 +1062,7 @@ mod tests {
             &[(TestKind::Read, 4096, &[f64::NAN, f64::INFINITY])],
         );
         let runs = vec![zero, flat, odd];
-        let c = compare(&runs[..1], &runs[1..2], &options()).unwrap();
+        let c = compare(&runs[..1], &runs[1..2], &[], &options()).unwrap();
         let mut broken = c.clone();
         broken.rows[0].change_pct = f64::INFINITY;
         broken.rows[0].ci_low_pct = Some(f64::NAN);

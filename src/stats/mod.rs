@@ -1,16 +1,12 @@
 //! Pure statistics on repetitions' figures. No I/O, no formatting.
 
-pub mod bootstrap;
 pub mod changepoint;
-pub mod mannwhitney;
 pub mod multiple;
 pub mod runlevel;
 #[cfg(test)]
 mod simulation;
 
-pub use bootstrap::ratio_of_medians_ci;
 pub use changepoint::{ChangePoint, change_points};
-pub use mannwhitney::{MannWhitney, mann_whitney_u};
 pub use multiple::benjamini_hochberg;
 
 /// Repetitions above this relative range (max − min over median) are called noisy.

@@ -30,7 +30,7 @@ use super::Summary;
 /// project's test machine (ext4 on a virtio disk, flush mode) varied by 1.3–4.4%
 /// between runs; the default sits above that, so one run a side without history
 /// errs towards `inconclusive`, not towards a false alarm. README: "How many runs".
-pub const DEFAULT_RUN_NOISE: f64 = 0.05;
+pub const DEFAULT_RUN_NOISE: f64 = 0.04;
 /// Fewest history runs that count as a measurement of the noise.
 pub const HISTORY_MIN_RUNS: usize = 3;
 /// Power at which `min_detectable` and `runs_needed` are stated.
@@ -42,7 +42,9 @@ const MEDIAN_VARIANCE_FACTOR: f64 = std::f64::consts::FRAC_PI_2;
 /// One run's figures for one row, on the log scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunLevel {
-    /// ln of the median of the run's repetitions.
+    /// The median of the run's repetitions.
+    pub median: f64,
+    /// Its logarithm.
     pub level: f64,
     /// The variance of `level` that the run's own repetitions explain: π/2 · s²/k of
     /// their logarithms; 0 with a single repetition.
@@ -66,6 +68,7 @@ impl RunLevel {
             _ => MEDIAN_VARIANCE_FACTOR * variance(&logs) / k as f64,
         };
         Some(RunLevel {
+            median,
             level: median.ln(),
             own_var,
             repetitions: k,
@@ -269,6 +272,7 @@ mod tests {
         values
             .iter()
             .map(|&v| RunLevel {
+                median: v,
                 level: v.ln(),
                 own_var: 0.0,
                 repetitions: 5,

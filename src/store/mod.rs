@@ -191,6 +191,58 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
     Ok(runs)
 }
 
+/// How many runs of each series' history measure run-to-run noise for `compare`.
+pub const HISTORY_RUNS: usize = 20;
+
+/// Other complete runs of the series `runs` belong to (host, filesystem type, engine,
+/// cache), with their results: for each series the [`HISTORY_RUNS`] most recent that
+/// started before the newest of `runs`, and when fewer than three did, the most
+/// recent of all. `runs` themselves are left out. Runs without a hostname have no
+/// series to look up.
+pub fn series_history(store: &dyn Store, runs: &[Run]) -> Result<Vec<Run>, StoreError> {
+    use std::collections::{BTreeSet, HashSet};
+    let compared: HashSet<uuid::Uuid> = runs.iter().map(|r| r.uuid).collect();
+    let newest = runs.iter().map(|r| r.started_at).max();
+    let series: BTreeSet<_> = runs
+        .iter()
+        .filter_map(|r| {
+            let host = r.host.hostname.clone()?;
+            Some((
+                host,
+                r.filesystem.fs_type.clone(),
+                r.params.engine,
+                r.params.cache,
+            ))
+        })
+        .collect();
+    let mut history = Vec::new();
+    for (host, fs, engine, cache) in series {
+        let filter = |until| RunFilter {
+            host: Some(host.clone()),
+            fs: fs.clone(),
+            engine: Some(engine),
+            cache: Some(cache),
+            status: Some(RunStatus::Complete),
+            until,
+            limit: Some(HISTORY_RUNS + compared.len()),
+            ..RunFilter::default()
+        };
+        let others = |found: Vec<Run>| -> Vec<Run> {
+            found
+                .into_iter()
+                .filter(|r| !compared.contains(&r.uuid))
+                .take(HISTORY_RUNS)
+                .collect()
+        };
+        let mut found = others(store.list_runs(&filter(newest))?);
+        if found.len() < 3 {
+            found = others(store.list_runs(&filter(None))?);
+        }
+        history.extend(found);
+    }
+    with_results(store, history)
+}
+
 /// `runs` (as listed, without results) with their results filled in.
 pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, StoreError> {
     let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
