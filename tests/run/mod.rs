@@ -4,3 +4,4 @@ mod bad_input;
 mod faults;
 mod matrix;
 mod output;
+mod rounds;
