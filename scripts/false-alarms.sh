@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # How often does `iozone compare` cry wolf, and does it see a real slowdown?
 #
-#   scripts/false-alarms.sh [--dir DIR] [--load] [--slow nodelalloc|journal]
-#   N=4 RUN_ARGS="-s 8M -r 4k,64k -n 3" scripts/false-alarms.sh      (a quick try)
+#   [N=12] [RUN_ARGS="-s 32M -r 4k,64k -n 5"] [IOZONE=BIN] \
+#     scripts/false-alarms.sh [--dir DIR] [--load] [--slow maxio|nodelalloc]
+#   N=4 RUN_ARGS="-s 8M -r 4k,64k -n 5" scripts/false-alarms.sh      (a quick try)
 #
 # Records N runs (default 12) of one configuration, one after another, with `iozone run
 # $RUN_ARGS` (default `-s 32M -r 4k,64k -n 5`) into DIR/runs.db, measuring in DIR/io
@@ -13,7 +14,7 @@
 #   - every pair of runs i<j alone: a fresh database holding just the two runs (made
 #     with export/import), so there is no history to learn the noise from;
 #   - every pair i<j with history: in DIR/runs.db, the other N-2 runs present (later
-#     runs too);
+#     runs too: which of them count is for compare to decide);
 #   - consecutive groups of 3 runs (N=12: 4 groups), every pair of groups, in runs.db.
 # For each: comparisons flagged / total, rows flagged / total, flagged rows per row, and
 # the noise_source / noise_pct / min_detectable_pct / runs_baseline / runs_candidate of
@@ -24,15 +25,18 @@
 #   removes it, and again. It is stopped when the script ends, however it ends.
 #
 # --slow MECH (root): a real slowdown of the candidate, the code untouched. An ext4
-#   filesystem on a loop device (image DIR/slow.img, 1 GiB sparse, `losetup
+#   filesystem on a loop device (image DIR/slow.img, 1 GiB written out, `losetup
 #   --direct-io=on` so cold reads reach the disk) is mounted on DIR/mnt; the N runs
-#   above are recorded there mounted with defaults (they are the baseline, and the
-#   false-alarm figures come from them), then it is remounted with MECH and N candidate
-#   runs are recorded:
-#     nodelalloc  -o nodelalloc (blocks allocated at every write(2), not at writeback):
-#                 the write rows drop by about 40-50% on a 2-core VM, the others do not
-#                 move. The default choice.
-#     journal     -o data=journal (data written twice): every row drops, 50-85%.
+#   above are recorded there as they are (they are the baseline, and the false-alarm
+#   figures come from them), then MECH is applied and N candidate runs are recorded:
+#     maxio       the loop device's requests capped at 32 KiB (its queue/max_sectors_kb,
+#                 1280 by default, set to 32; reset to the default before the baseline
+#                 and at the end, as the setting outlives a detach), invisible to
+#                 iozone's environment record. On the 2-core VM this was written on
+#                 (the default RUN_ARGS): read 4k/64k, write 64k and rewrite 64k drop
+#                 30-47%, write and rewrite 4k 5-14%, reread within 3%. The one to use.
+#     nodelalloc  the filesystem remounted -o nodelalloc (blocks allocated at every
+#                 write(2)): write rows drop 40-60%, rewrite 4k about 15%, the rest not.
 #   Then every (baseline run, candidate run) pair is compared alone (a database of the
 #   two) and with history (a database of all N baseline runs plus that one candidate
 #   run: what a user has who ran the baseline N times and measures a change once), and
@@ -42,13 +46,18 @@
 #   for rows whose true change is a drop of 15% or more it reports the share flagged
 #   regression, and counts improvement verdicts on them (should be zero).
 #   Setup and teardown (mount, loop device, image) are the script's; so is cleanup on
-#   exit, error or Ctrl-C. cgroup io.max is not used: this kernel has blkio on cgroup
-#   v1 only, and its throttle works in 100 ms slices, so a 32 MiB file is either not
-#   slowed at all or slowed 80% or more; dm-delay is not built in.
+#   exit, error or Ctrl-C. Baseline and candidate runs are recorded one block after the
+#   other, so a change of the machine's state in between (another job starting or
+#   ending) shows in the true change of the rows the slowdown does not touch.
+#   Not used: a cgroup io.max/blkio throttle (on the machine this was written on, the
+#   io controller is on cgroup v1 only, and the v1 throttle budgets in 100 ms slices:
+#   a 32 MiB file is either not slowed at all or slowed 80% or more), dm-delay (not in
+#   that kernel).
 #
-# The binary is ${IOZONE:-target/release/iozone} (built with cargo when IOZONE is not
-# set; a relative IOZONE is taken from the checkout). A measurement, not a test: exits 0
-# whatever the rates. Takes about a minute with the defaults, twice that with --slow.
+# Left in DIR: runs.db, export.json, run.log (iozone's stderr), cmp/*/*.json (every
+# comparison). The binary is ${IOZONE:-target/release/iozone}, built with cargo when
+# IOZONE is not set (a relative IOZONE is taken from the checkout). A measurement, not a
+# test: exits 0 whatever the rates. About 25 s with the defaults, 50 s with --slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,7 +68,6 @@ run_args=${RUN_ARGS:--s 32M -r 4k,64k -n 5}
 dir=target/false-alarms
 load=false
 slow=
-slow_opts=
 while [ $# -gt 0 ]; do
   case $1 in
     --dir) dir=$2; shift 2 ;;
@@ -71,9 +79,8 @@ while [ $# -gt 0 ]; do
 done
 case $slow in
   '') ;;
-  nodelalloc) slow_opts=nodelalloc ;;
-  journal) slow_opts=data=journal ;;
-  *) echo "false-alarms: --slow takes nodelalloc or journal, not $slow" >&2; exit 2 ;;
+  maxio | nodelalloc) ;;
+  *) echo "false-alarms: --slow takes maxio or nodelalloc, not $slow" >&2; exit 2 ;;
 esac
 if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 2 ]; then
   echo "false-alarms: N must be 2 or more" >&2
@@ -96,25 +103,57 @@ if mountpoint -q "$dir/mnt"; then
   exit 2
 fi
 rm -rf "$dir/cmp" "$dir/dbs" "$dir/io" "$dir/runs.db" "$dir/runs.db-wal" "$dir/runs.db-shm" \
-  "$dir/export.json" "$dir/run.log" "$dir/slow.img" "$dir/load-src.bin"
+  "$dir/export.json" "$dir/run.log" "$dir/slow.img" "$dir/load-src.bin" "$dir/load.count"
 mkdir -p "$dir/cmp" "$dir/dbs" "$dir/io"
 db=$dir/runs.db
 io=$dir/io   # where iozone measures (and the load writes)
 
-load_pid='' loop_dev='' mnt=''
+load_pid='' mnt=''
+start_load() {
+  if [ ! -e "$dir/load-src.bin" ]; then
+    head -c 200M /dev/urandom >"$dir/load-src.bin"
+  fi
+  # its own session (process group), so cleanup can stop the loop and its dd at once
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  setsid bash -c '
+    while :; do
+      sleep "$((RANDOM % 6)).$((RANDOM % 10))"
+      dd if="$1" of="$2/load.tmp" bs=1M conv=fsync status=none
+      rm -f "$2/load.tmp"
+      echo >>"$3"
+    done' load "$dir/load-src.bin" "$io" "$dir/load.count" &
+  load_pid=$!
+  # returns once the loop leads its own process group, so stop_load never misses it
+  local _
+  for _ in {1..200}; do
+    [ "$(ps -o pgid= -p "$load_pid" | tr -d ' ')" = "$load_pid" ] && break
+    sleep 0.01
+  done
+}
+stop_load() {
+  if [ -n "$load_pid" ]; then
+    kill -TERM -- "-$load_pid" 2>/dev/null || kill -TERM "$load_pid" 2>/dev/null || true
+    wait "$load_pid" 2>/dev/null || true
+    load_pid=''
+    rm -f "$io/load.tmp"
+  fi
+}
+
 cleanup() {
   local status=$?
   set +e
-  if [ -n "$load_pid" ]; then
-    kill -TERM -- "-$load_pid" 2>/dev/null
-    wait "$load_pid" 2>/dev/null
-    rm -f "$io/load.tmp"
-  fi
+  stop_load
   if [ -n "$mnt" ] && mountpoint -q "$mnt"; then
     umount "$mnt"
   fi
-  if [ -n "$loop_dev" ]; then
-    losetup -d "$loop_dev"
+  if [ -n "$slow" ] && [ -e "$dir/slow.img" ]; then
+    # every loop device on our image, also one attached just before an interruption;
+    # a request size limit set on a loop device outlives the detach: back to the default
+    local dev
+    for dev in $(losetup -n -O NAME -j "$dir/slow.img"); do
+      echo 0 >"/sys/block/${dev#/dev/}/queue/max_sectors_kb"
+      losetup -d "$dev"
+    done
   fi
   rm -f "$dir/slow.img" "$dir/load-src.bin"
   exit "$status"
@@ -123,42 +162,29 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-start_load() {
-  head -c 200M /dev/urandom >"$dir/load-src.bin"
-  # its own session (process group), so cleanup can stop the loop and its dd at once
-  setsid bash -c '
-    while :; do
-      sleep "$((RANDOM % 6)).$((RANDOM % 10))"
-      dd if="$1" of="$2/load.tmp" bs=1M conv=fsync status=none
-      rm -f "$2/load.tmp"
-    done' load "$dir/load-src.bin" "$io" &
-  load_pid=$!
-}
-stop_load() {
-  if [ -n "$load_pid" ]; then
-    kill -TERM -- "-$load_pid" 2>/dev/null || true
-    wait "$load_pid" 2>/dev/null || true
-    load_pid=''
-    rm -f "$io/load.tmp"
-  fi
-}
-
 record() { # record LABEL: N runs into runs.db, measured in $io
   local i
   for ((i = 1; i <= n; i++)); do
     if [ -t 2 ]; then printf '\r  %s run %d/%d' "$1" "$i" "$n" >&2; fi
     # shellcheck disable=SC2086  # RUN_ARGS is a list of arguments
-    "$iozone" --db "$db" run $run_args -d "$io" --label "$1" -q >/dev/null 2>>"$dir/run.log"
+    if ! "$iozone" --db "$db" run $run_args -d "$io" --label "$1" -q >/dev/null 2>>"$dir/run.log"; then
+      tail -n 5 "$dir/run.log" >&2
+      exit 1
+    fi
   done
   if [ -t 2 ]; then printf '\r\033[K' >&2; fi
 }
 
 if [ -n "$slow" ]; then
-  truncate -s 1G "$dir/slow.img"
+  # written out, not sparse: the first runs would otherwise pay for allocating the
+  # image's blocks on the disk beneath, and look slower than the later ones
+  dd if=/dev/zero of="$dir/slow.img" bs=1M count=1024 conv=fsync status=none
   mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dir/slow.img"
-  loop_dev=$(losetup --find --show --direct-io=on "$dir/slow.img")
   mnt=$dir/mnt
   mkdir -p "$mnt"
+  loop_dev=$(losetup --find --show --direct-io=on "$dir/slow.img")
+  # the kernel's default request size, whatever an earlier user of this loop device set
+  echo 0 >"/sys/block/${loop_dev#/dev/}/queue/max_sectors_kb"
   mount "$loop_dev" "$mnt"
   io=$mnt
 fi
@@ -167,12 +193,20 @@ t0=$(date +%s)
 if $load; then start_load; fi
 record baseline
 t1=$(date +%s)
-if [ -n "$slow" ]; then
+slow_what=
+if [ "$slow" = maxio ]; then
+  queue=/sys/block/${loop_dev#/dev/}/queue
+  slow_what="$loop_dev's requests capped at 32 KiB (queue/max_sectors_kb $(cat "$queue/max_sectors_kb") -> 32)"
+  echo 32 >"$queue/max_sectors_kb"
+elif [ "$slow" = nodelalloc ]; then
   # the load must let go of the filesystem for the remount
   stop_load
   umount "$mnt"
-  mount -o "$slow_opts" "$loop_dev" "$mnt"
+  mount -o nodelalloc "$loop_dev" "$mnt"
+  slow_what="the loop filesystem remounted -o nodelalloc"
   if $load; then start_load; fi
+fi
+if [ -n "$slow" ]; then
   record candidate
 fi
 t2=$(date +%s)
@@ -180,13 +214,15 @@ stop_load
 "$iozone" --db "$db" export --format json -o "$dir/export.json" -q
 
 # Databases to compare in, as export documents: dbs/NAME.json; dbs/uuids lists the runs.
-python3 - "$dir" <<'PY'
+python3 - "$dir" "$n" "$slow" <<'PY'
 import json, sys
-d = sys.argv[1]
+d, n, slow = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 doc = json.load(open(f"{d}/export.json"))
 runs = sorted(doc["runs"], key=lambda r: (r["started_at"], r["id"]))
-base = [r for r in runs if "baseline" in r["labels"]]
-cand = [r for r in runs if "candidate" in r["labels"]]
+base = [r for r in runs if "baseline" in r["labels"] and r["status"] == "complete"]
+cand = [r for r in runs if "candidate" in r["labels"] and r["status"] == "complete"]
+if len(base) != n or len(cand) != (n if slow else 0):
+    sys.exit(f"false-alarms: expected {n} complete runs a side in {d}/export.json, found {len(base)} and {len(cand)}")
 def write(name, subset):
     json.dump(dict(doc, runs=subset), open(f"{d}/dbs/{name}.json", "w"))
 with open(f"{d}/dbs/uuids", "w") as f:
@@ -263,14 +299,19 @@ if [ -n "$slow" ]; then
   done
 fi
 t3=$(date +%s)
+rm -rf "$dir/dbs"   # derived from export.json; the comparisons stay in cmp/
 
 fs=$(findmnt -n -o FSTYPE,SOURCE -T "$io" | awk '{ print $1 " on " $2 }')
-python3 - "$dir" "$n" "$run_args" "$slow" "$slow_opts" "$load" "$fs" "$iozone" \
+loaded=no
+if $load; then
+  loaded=$( (cat "$dir/load.count" 2>/dev/null || true) | wc -l)
+fi
+python3 - "$dir" "$n" "$run_args" "$slow" "$slow_what" "$loaded" "$fs" "$iozone" \
   "$((t1 - t0))" "$((t2 - t1))" "$((t3 - t2))" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import collections, glob, json, os, statistics as st, sys
 
-d, n, run_args, slow, slow_opts, load, fs, iozone, t_base, t_cand, t_cmp, loadavg = sys.argv[1:]
-n, load = int(n), load == "true"
+d, n, run_args, slow, slow_what, load, fs, iozone, t_base, t_cand, t_cmp, loadavg = sys.argv[1:]
+n = int(n)
 FLAG = ("regression", "improvement")
 
 def size(b):
@@ -323,9 +364,18 @@ cand = [r for r in runs if "candidate" in r["labels"]]
 def extras(rows):
     """the newer per-row fields, summarised, when the binary reports them"""
     parts = []
-    src = collections.Counter(r["noise_source"] for r in rows if "noise_source" in r)
+    # "history: 11 runs" and the like: counted by kind, with the range of N
+    src, hist = collections.Counter(), []
+    for r in rows:
+        if r.get("noise_source") is not None:
+            kind, _, rest = str(r["noise_source"]).partition(":")
+            src[kind] += 1
+            if rest.split() and rest.split()[0].isdigit():
+                hist.append(int(rest.split()[0]))
     if src:
-        parts.append("noise_source " + ", ".join(f"{k} {v}" for k, v in src.most_common()))
+        span = f" ({min(hist)}..{max(hist)} runs)" if hist else ""
+        parts.append("noise_source " + ", ".join(
+            f"{k} {v}{span if k == 'history' else ''}" for k, v in src.most_common()))
     for field in ("noise_pct", "min_detectable_pct"):
         xs = [r[field] for r in rows if r.get(field) is not None]
         if xs:
@@ -343,11 +393,12 @@ def summary(cmps):
 
 where = f"{d}/mnt" if slow else f"{d}/io"
 print(f"== iozone compare false alarms: {n} runs of `{run_args}` one after another")
-print(f"   in {where} ({fs}), {'with' if load else 'no'} background load; {iozone} ({version})")
+load = "no background load" if load == "no" else f"background load ({load} writes of 200 MB completed)"
+print(f"   in {where} ({fs}), {load}; {iozone} ({version})")
 print(f"   recorded in {t_base} s" + (f" (+{t_cand} s of candidate runs)" if slow else "")
       + f", compared in {t_cmp} s; load average (1 min) at the runs' starts {loads(runs)}, now {loadavg}")
 if slow:
-    print(f"   (--slow: these {n} runs are the baseline runs, on the loop filesystem mounted with defaults)")
+    print(f"   (--slow: these {n} runs are the baseline runs, on the loop filesystem before the slowdown)")
 
 g = n // 3
 npairs = n * (n - 1) // 2
@@ -359,7 +410,8 @@ cats = [
 res = {}
 print()
 print(f"Every pair of single runs i<j ({npairs} comparisons); groups of 3 consecutive runs ({g} group{'s' if g != 1 else ''}, "
-      f"{g * (g - 1) // 2} comparisons{'' if n % 3 == 0 else f', the last {n % 3} run(s) left out'})")
+      f"{g * (g - 1) // 2} comparison{'' if g * (g - 1) // 2 == 1 else 's'}"
+      f"{'' if n % 3 == 0 else f', the last {n % 3} run(s) left out'})")
 print(f"  {'':<36}{'comparisons flagged':>22}{'rows flagged':>22}")
 for cat, label, wb, wc in cats:
     res[cat] = summary(load_cat(cat, wb, wc))
@@ -395,13 +447,13 @@ if slow:
     scats = [("slow-alone", "alone", 1, 1), ("slow-history", "with history", 1, 1), ("slow-groups", "3v3", 3, 3)]
     srows = {cat: summary(load_cat(cat, wb, wc))[4] for cat, _, wb, wc in scats}
     print()
-    print(f"== --slow {slow}: candidate runs on the same loop filesystem remounted -o {slow_opts}")
+    print(f"== --slow {slow}: candidate runs on the same filesystem, {slow_what}")
     print(f"   {len(base)} baseline and {len(cand)} candidate runs; {len(base) * len(cand)} pairs compared alone "
           f"(a database of the 2 runs) and with history (all baseline runs + that candidate run); "
           f"{g * g} 3v3 (all baseline runs + the 3 candidate runs)")
     print("True change per row = median of candidate runs' medians / median of baseline runs' medians - 1;")
     print("then how many comparisons call the row a regression (R) or an improvement (I):")
-    print(f"  {'':<25}{'base MiB/s':>11}{'cand MiB/s':>11}{'true':>8}   {'alone R/I':>12}{'history R/I':>14}{'3v3 R/I':>10}")
+    print(f"  {'':<25}{'base MiB/s':>11}{'cand MiB/s':>11}{'true':>8}{'alone R/I':>16}{'history R/I':>16}{'3v3 R/I':>12}")
     for k in sorted(true, key=lambda k: true[k]):
         cells = []
         for cat, *_ in scats:
@@ -410,7 +462,7 @@ if slow:
             imp = sum(r["verdict"] == "improvement" for r in rows)
             cells.append(f"{reg}/{imp} of {len(rows)}")
         print(f"  {name(k):<25}{st.median(bm[k]) / 2**20:>11.0f}{st.median(cm[k]) / 2**20:>11.0f}"
-              f"{100 * true[k]:>+7.1f}%   {cells[0]:>12}{cells[1]:>14}{cells[2]:>10}")
+              f"{100 * true[k]:>+7.1f}%{cells[0]:>16}{cells[1]:>16}{cells[2]:>12}")
     for cat, label, *_ in scats:
         dropped = [r for r in srows[cat] if key(r) in true and true[key(r)] <= -0.15]
         steady = [r for r in srows[cat] if key(r) in true and abs(true[key(r)]) < 0.05]
