@@ -680,15 +680,20 @@ mod tests {
     }
 
     #[test]
-    fn three_runs_a_side_use_the_runs_themselves() {
+    fn three_runs_a_side_use_the_runs_themselves_and_history_adds_to_them() {
         let base = runs_at(&[100.0, 101.0, 99.0], 0);
         let cand = runs_at(&[85.0, 86.0, 84.5], 5);
-        let history = runs_at(&[100.0, 140.0, 60.0], 20);
-        let c = compare(&base, &cand, &history, &options()).unwrap();
+        let c = compare(&base, &cand, &[], &options()).unwrap();
         let row = &c.rows[0];
         assert_eq!(row.noise_source.as_deref(), Some("runs"));
         assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
         assert_eq!((row.runs_baseline, row.n_baseline), (3, 15));
+        // a history of the series pools with the runs: more degrees of freedom
+        let history = runs_at(&[100.0, 101.5, 98.8, 100.4], 20);
+        let with = compare(&base, &cand, &history, &options()).unwrap();
+        let row_with = &with.rows[0];
+        assert_eq!(row_with.noise_source.as_deref(), Some("history: 4 runs"));
+        assert!(row_with.p_value.unwrap() < row.p_value.unwrap());
     }
 
     #[test]

@@ -9,11 +9,13 @@
 //! median of its repetitions; the change is the difference of the two sides' mean
 //! levels, and its standard error comes from the run-to-run variance of a level,
 //! estimated from, in this order of preference:
-//! - the runs compared, when each side has at least three (pooled within the sides);
-//! - those runs together with the history of the same series (earlier runs of the
-//!   same host, filesystem and parameters), when it has at least three runs;
+//! - the runs compared (their spread within each side) pooled with the history of the
+//!   same series (other runs of the same host, filesystem and parameters), when that
+//!   history has at least three runs;
 //! - the runs compared alone, when they give at least two degrees of freedom;
-//! - a documented default ([`DEFAULT_RUN_NOISE`]), measured on real runs.
+//! - a default: [`DEFAULT_RUN_NOISE`], or the compared runs' own spread between
+//!   repetitions when that is larger, since on the machines measured a run's level
+//!   strayed about as far as its repetitions did.
 //!
 //! Whatever the source, the variance is never taken below what the compared runs'
 //! own repetitions explain. The test is Welch-free Student t on the pooled variance
@@ -24,12 +26,13 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use super::Summary;
 
-/// The run-to-run noise of a run's level (standard deviation on the log scale, about
-/// a fraction of the level) assumed when nothing measures it: no history and too few
-/// runs. Run medians of one configuration recorded one after another on this
-/// project's test machine (ext4 on a virtio disk, flush mode) varied by 1.3–4.4%
-/// between runs; the default sits above that, so one run a side without history
-/// errs towards `inconclusive`, not towards a false alarm. README: "How many runs".
+/// The least run-to-run noise of a run's level (standard deviation on the log scale,
+/// about a fraction of the level) assumed when nothing measures it: no history and
+/// too few runs. Run medians of one configuration recorded one after another on this
+/// project's test machine varied by 1.3–4.4% between runs in a quiet hour and by
+/// 6–7% (median over rows) in a noisy one, when repetitions within a run also spread
+/// by 7–9%: so the default is this or the runs' own spread between repetitions,
+/// whichever is larger (README: "How many runs do I need?").
 pub const DEFAULT_RUN_NOISE: f64 = 0.04;
 /// Fewest history runs that count as a measurement of the noise.
 pub const HISTORY_MIN_RUNS: usize = 3;
@@ -49,6 +52,8 @@ pub struct RunLevel {
     /// The variance of `level` that the run's own repetitions explain: π/2 · s²/k of
     /// their logarithms; 0 with a single repetition.
     pub own_var: f64,
+    /// s, the standard deviation of the repetitions' logarithms (0 for one).
+    pub spread: f64,
     pub repetitions: usize,
 }
 
@@ -63,14 +68,15 @@ impl RunLevel {
         let median = Summary::of(&positive)?.median;
         let logs: Vec<f64> = positive.iter().map(|v| v.ln()).collect();
         let k = logs.len();
-        let own_var = match k {
+        let spread_var = match k {
             0 | 1 => 0.0,
-            _ => MEDIAN_VARIANCE_FACTOR * variance(&logs) / k as f64,
+            _ => variance(&logs),
         };
         Some(RunLevel {
             median,
             level: median.ln(),
-            own_var,
+            own_var: MEDIAN_VARIANCE_FACTOR * spread_var / k as f64,
+            spread: spread_var.sqrt(),
             repetitions: k,
         })
     }
@@ -108,11 +114,11 @@ impl History {
 /// Where the run-to-run noise of a comparison came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoiseSource {
-    /// The runs compared (at least three a side, or two degrees of freedom).
+    /// The runs compared (at least two degrees of freedom between them).
     Runs,
     /// The runs compared and this many runs of the series' history.
     History(usize),
-    /// Nothing measured it: [`DEFAULT_RUN_NOISE`].
+    /// Nothing measured it: [`DEFAULT_RUN_NOISE`] or the runs' own spread.
     Default,
 }
 
@@ -157,7 +163,6 @@ pub fn run_noise(
     history: &History,
     default_sd: f64,
 ) -> Noise {
-    let (m, n) = (baseline.len(), candidate.len());
     let within = |side: &[RunLevel]| {
         let levels: Vec<f64> = side.iter().map(|r| r.level).collect();
         let mut h = History::default();
@@ -166,20 +171,17 @@ pub fn run_noise(
     };
     let (b, c) = (within(baseline), within(candidate));
     let (side_ss, side_df) = (b.sum_sq + c.sum_sq, b.df + c.df);
-    let own: f64 = baseline
-        .iter()
-        .chain(candidate)
-        .map(|r| r.own_var)
-        .sum::<f64>()
-        / (m + n).max(1) as f64;
+    let compared: Vec<&RunLevel> = baseline.iter().chain(candidate).collect();
+    let mean = |f: fn(&RunLevel) -> f64| {
+        compared.iter().map(|r| f(r)).sum::<f64>() / compared.len().max(1) as f64
+    };
+    let own = mean(|r| r.own_var);
     let estimated = |ss: f64, df: usize, source| Noise {
         sd: (ss / df as f64).max(own).sqrt(),
         df: Some(df as f64),
         source,
     };
-    if m >= 3 && n >= 3 {
-        estimated(side_ss, side_df, NoiseSource::Runs)
-    } else if history.runs >= HISTORY_MIN_RUNS && history.df >= 2 {
+    if history.runs >= HISTORY_MIN_RUNS && history.df >= 2 {
         estimated(
             side_ss + history.sum_sq,
             side_df + history.df,
@@ -188,8 +190,9 @@ pub fn run_noise(
     } else if side_df >= 2 {
         estimated(side_ss, side_df, NoiseSource::Runs)
     } else {
+        let assumed = default_sd.max(mean(|r| r.spread));
         Noise {
-            sd: (default_sd.powi(2) + own).sqrt(),
+            sd: (assumed.powi(2) + own).sqrt(),
             df: None,
             source: NoiseSource::Default,
         }
@@ -275,6 +278,7 @@ mod tests {
                 median: v,
                 level: v.ln(),
                 own_var: 0.0,
+                spread: 0.0,
                 repetitions: 5,
             })
             .collect()
@@ -324,6 +328,19 @@ mod tests {
         assert_eq!(with.noise.source, NoiseSource::History(4));
         assert_eq!(with.noise.df, Some(3.0));
         assert!(with.p_value < 0.01, "{}", with.p_value);
+    }
+
+    #[test]
+    fn the_default_grows_with_the_runs_own_spread() {
+        let quiet = RunLevel::of(&[100.0, 101.0, 99.0, 100.5, 99.5]).unwrap();
+        let noisy = RunLevel::of(&[100.0, 120.0, 85.0, 110.0, 92.0]).unwrap();
+        let none = History::default();
+        let n = run_noise(&[quiet], &[quiet], &none, 0.04);
+        assert_eq!(n.source, NoiseSource::Default);
+        assert!((n.sd - (0.04f64.powi(2) + quiet.own_var).sqrt()).abs() < 1e-12);
+        let n = run_noise(&[noisy], &[noisy], &none, 0.04);
+        assert!(noisy.spread > 0.1);
+        assert!((n.sd - (noisy.spread.powi(2) + noisy.own_var).sqrt()).abs() < 1e-12);
     }
 
     #[test]
