@@ -680,7 +680,7 @@ mod tests {
     }
 
     #[test]
-    fn three_runs_a_side_use_the_runs_themselves_and_history_adds_to_them() {
+    fn three_runs_a_side_take_the_wider_of_their_own_spread_and_the_history() {
         let base = runs_at(&[100.0, 101.0, 99.0], 0);
         let cand = runs_at(&[85.0, 86.0, 84.5], 5);
         let c = compare(&base, &cand, &[], &options()).unwrap();
@@ -688,12 +688,15 @@ mod tests {
         assert_eq!(row.noise_source.as_deref(), Some("runs"));
         assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
         assert_eq!((row.runs_baseline, row.n_baseline), (3, 15));
-        // a history of the series pools with the runs: more degrees of freedom
-        let history = runs_at(&[100.0, 101.5, 98.8, 100.4], 20);
-        let with = compare(&base, &cand, &history, &options()).unwrap();
-        let row_with = &with.rows[0];
-        assert_eq!(row_with.noise_source.as_deref(), Some("history: 4 runs"));
-        assert!(row_with.p_value.unwrap() < row.p_value.unwrap());
+        // a history that wandered further (runs an hour apart) is the noise
+        let wider = runs_at(&[100.0, 104.0, 96.5, 101.0], 20);
+        let with = compare(&base, &cand, &wider, &options()).unwrap();
+        assert_eq!(with.rows[0].noise_source.as_deref(), Some("history: 4 runs"));
+        assert!(with.rows[0].noise_pct.unwrap() > row.noise_pct.unwrap());
+        // a quieter one never makes the runs at hand look quieter than they are
+        let quiet = runs_at(&[100.0, 100.1, 99.9, 100.0], 20);
+        let with = compare(&base, &cand, &quiet, &options()).unwrap();
+        assert_eq!(with.rows[0].noise_source.as_deref(), Some("runs"));
     }
 
     #[test]

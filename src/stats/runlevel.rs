@@ -9,13 +9,16 @@
 //! median of its repetitions; the change is the difference of the two sides' mean
 //! levels, and its standard error comes from the run-to-run variance of a level,
 //! estimated from, in this order of preference:
-//! - the runs compared (their spread within each side) pooled with the history of the
-//!   same series (other runs of the same host, filesystem and parameters), when that
-//!   history has at least three runs;
+//! - the history of the same series (other runs of the same host, filesystem and
+//!   parameters), when it has at least three runs — or the runs compared (their spread
+//!   within each side), when they give at least two degrees of freedom and spread
+//!   further: consecutive runs resemble each other more than runs an hour apart, so
+//!   the history's wider window is the safer measure, but never a quieter one than the
+//!   runs at hand;
 //! - the runs compared alone, when they give at least two degrees of freedom;
-//! - a default: [`DEFAULT_RUN_NOISE`], or the compared runs' own spread between
-//!   repetitions when that is larger, since on the machines measured a run's level
-//!   strayed about as far as its repetitions did.
+//! - a default: [`DEFAULT_RUN_NOISE`], or 1.25 times the compared runs' own spread
+//!   between repetitions when that is larger: on the machine measured, a run's level
+//!   strayed about as far as its repetitions spread (0.3 to 1.6 times, median 0.9).
 //!
 //! Whatever the source, the variance is never taken below what the compared runs'
 //! own repetitions explain. The test is Welch-free Student t on the pooled variance
@@ -34,6 +37,11 @@ use super::Summary;
 /// by 7–9%: so the default is this or the runs' own spread between repetitions,
 /// whichever is larger (README: "How many runs do I need?").
 pub const DEFAULT_RUN_NOISE: f64 = 0.04;
+/// Without history, a run's level is assumed to stray this many times as far as its
+/// repetitions spread: above the median ratio measured (0.9), below the worst row's
+/// (1.6), which would cost one run a side most of its power (README: "How many runs
+/// do I need?").
+pub const DEFAULT_SPREAD_FACTOR: f64 = 1.25;
 /// Fewest history runs that count as a measurement of the noise.
 pub const HISTORY_MIN_RUNS: usize = 3;
 /// Power at which `min_detectable` and `runs_needed` are stated.
@@ -181,16 +189,21 @@ pub fn run_noise(
         df: Some(df as f64),
         source,
     };
+    let runs = (side_df >= 2).then(|| estimated(side_ss, side_df, NoiseSource::Runs));
     if history.runs >= HISTORY_MIN_RUNS && history.df >= 2 {
-        estimated(
-            side_ss + history.sum_sq,
-            side_df + history.df,
+        let past = estimated(
+            history.sum_sq,
+            history.df,
             NoiseSource::History(history.runs),
-        )
-    } else if side_df >= 2 {
-        estimated(side_ss, side_df, NoiseSource::Runs)
+        );
+        match runs {
+            Some(runs) if runs.sd > past.sd => runs,
+            _ => past,
+        }
+    } else if let Some(runs) = runs {
+        runs
     } else {
-        let assumed = default_sd.max(mean(|r| r.spread));
+        let assumed = default_sd.max(DEFAULT_SPREAD_FACTOR * mean(|r| r.spread));
         Noise {
             sd: (assumed.powi(2) + own).sqrt(),
             df: None,
@@ -340,7 +353,8 @@ mod tests {
         assert!((n.sd - (0.04f64.powi(2) + quiet.own_var).sqrt()).abs() < 1e-12);
         let n = run_noise(&[noisy], &[noisy], &none, 0.04);
         assert!(noisy.spread > 0.1);
-        assert!((n.sd - (noisy.spread.powi(2) + noisy.own_var).sqrt()).abs() < 1e-12);
+        let assumed = (DEFAULT_SPREAD_FACTOR * noisy.spread).powi(2);
+        assert!((n.sd - (assumed + noisy.own_var).sqrt()).abs() < 1e-12);
     }
 
     #[test]
