@@ -680,7 +680,7 @@ mod tests {
     }
 
     #[test]
-    fn three_runs_a_side_take_the_wider_of_their_own_spread_and_the_history() {
+    fn three_runs_a_side_measure_their_noise_with_the_history() {
         let base = runs_at(&[100.0, 101.0, 99.0], 0);
         let cand = runs_at(&[85.0, 86.0, 84.5], 5);
         let c = compare(&base, &cand, &[], &options()).unwrap();
@@ -693,10 +693,12 @@ mod tests {
         let with = compare(&base, &cand, &wider, &options()).unwrap();
         assert_eq!(with.rows[0].noise_source.as_deref(), Some("history: 4 runs"));
         assert!(with.rows[0].noise_pct.unwrap() > row.noise_pct.unwrap());
-        // a quieter one never makes the runs at hand look quieter than they are
+        // a quieter one pools with the runs: more degrees of freedom, their spread kept
         let quiet = runs_at(&[100.0, 100.1, 99.9, 100.0], 20);
         let with = compare(&base, &cand, &quiet, &options()).unwrap();
-        assert_eq!(with.rows[0].noise_source.as_deref(), Some("runs"));
+        assert_eq!(with.rows[0].noise_source.as_deref(), Some("history: 4 runs"));
+        assert!(with.rows[0].noise_pct.unwrap() < row.noise_pct.unwrap());
+        assert!(with.rows[0].noise_pct.unwrap() > 0.5);
     }
 
     #[test]

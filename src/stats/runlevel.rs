@@ -10,15 +10,15 @@
 //! levels, and its standard error comes from the run-to-run variance of a level,
 //! estimated from, in this order of preference:
 //! - the history of the same series (other runs of the same host, filesystem and
-//!   parameters), when it has at least three runs — or the runs compared (their spread
-//!   within each side), when they give at least two degrees of freedom and spread
-//!   further: consecutive runs resemble each other more than runs an hour apart, so
-//!   the history's wider window is the safer measure, but never a quieter one than the
-//!   runs at hand;
+//!   parameters), when it has at least three runs; when the runs compared (their
+//!   spread within each side, two degrees of freedom or more) spread further, both
+//!   together. Consecutive runs resemble each other more than runs an hour apart, so
+//!   the history's wider window is the safer measure, and it is never replaced by the
+//!   quieter spread of the runs at hand;
 //! - the runs compared alone, when they give at least two degrees of freedom;
 //! - a default: [`DEFAULT_RUN_NOISE`], or 1.25 times the compared runs' own spread
 //!   between repetitions when that is larger: on the machine measured, a run's level
-//!   strayed about as far as its repetitions spread (0.3 to 1.6 times, median 0.9).
+//!   strayed about as far as its repetitions spread (0.3 to 1.6 times, median 0.8).
 //!
 //! Whatever the source, the variance is never taken below what the compared runs'
 //! own repetitions explain. The test is Welch-free Student t on the pooled variance
@@ -38,7 +38,7 @@ use super::Summary;
 /// whichever is larger (README: "How many runs do I need?").
 pub const DEFAULT_RUN_NOISE: f64 = 0.04;
 /// Without history, a run's level is assumed to stray this many times as far as its
-/// repetitions spread: above the median ratio measured (0.9), below the worst row's
+/// repetitions spread: above the median ratio measured (0.8), below the worst row's
 /// (1.6), which would cost one run a side most of its power (README: "How many runs
 /// do I need?").
 pub const DEFAULT_SPREAD_FACTOR: f64 = 1.25;
@@ -197,7 +197,12 @@ pub fn run_noise(
             NoiseSource::History(history.runs),
         );
         match runs {
-            Some(runs) if runs.sd > past.sd => runs,
+            // noisier than their history: both together, the runs' spread counted
+            Some(runs) if runs.sd > past.sd => estimated(
+                side_ss + history.sum_sq,
+                side_df + history.df,
+                NoiseSource::History(history.runs),
+            ),
             _ => past,
         }
     } else if let Some(runs) = runs {
