@@ -397,10 +397,8 @@ fn decide(row: &mut Row, options: &Options) {
     row.verdict = verdict(row.change_pct, (lo, hi), q, options);
     let source = row.noise_source.clone().unwrap_or_default();
     let noise = row.noise_pct.unwrap_or(f64::NAN);
-    row.note = Some(match row.verdict {
-        Verdict::Inconclusive => format!("too noisy to tell; noise ±{noise:.1}% ({source})"),
-        _ => format!("noise ±{noise:.1}% ({source})"),
-    });
+    // the same note whatever the verdict: which noise the verdict accounted for
+    row.note = Some(format!("noise ±{noise:.1}%, {source}"));
     if row.verdict != Verdict::Inconclusive {
         row.runs_needed = None;
     }
