@@ -689,12 +689,18 @@ mod tests {
         // a history that wandered further (runs an hour apart) is the noise
         let wider = runs_at(&[100.0, 104.0, 96.5, 101.0], 20);
         let with = compare(&base, &cand, &wider, &options()).unwrap();
-        assert_eq!(with.rows[0].noise_source.as_deref(), Some("history: 4 runs"));
+        assert_eq!(
+            with.rows[0].noise_source.as_deref(),
+            Some("history: 4 runs")
+        );
         assert!(with.rows[0].noise_pct.unwrap() > row.noise_pct.unwrap());
         // a quieter one pools with the runs: more degrees of freedom, their spread kept
         let quiet = runs_at(&[100.0, 100.1, 99.9, 100.0], 20);
         let with = compare(&base, &cand, &quiet, &options()).unwrap();
-        assert_eq!(with.rows[0].noise_source.as_deref(), Some("history: 4 runs"));
+        assert_eq!(
+            with.rows[0].noise_source.as_deref(),
+            Some("history: 4 runs")
+        );
         assert!(with.rows[0].noise_pct.unwrap() < row.noise_pct.unwrap());
         assert!(with.rows[0].noise_pct.unwrap() > 0.5);
     }
