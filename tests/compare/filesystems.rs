@@ -57,3 +57,55 @@ fn a_sync_mounted_ext4_regresses_against_tmpfs() {
     let (code, _, stderr) = iozone_db(&db, &["compare", "slow", "fast", "--fail-on-regression"]);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// `data=journal` writes every block twice (journal, then home): with `fdatasync` in
+/// the timing (`flush`), writes slow down by half or more. Three runs a side on two
+/// ext4 loop filesystems that differ in that option alone.
+#[test]
+fn a_data_journal_ext4_regresses_in_writes() {
+    if !require_root("mount two ext4 loop filesystems") {
+        return;
+    }
+    let ordered = Mount::ext4(64, "");
+    let journal = Mount::ext4(64, "data=journal");
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    for _ in 0..3 {
+        for (mount, label) in [(&ordered, "ordered"), (&journal, "journal")] {
+            let out = crate::common::iozone()
+                .env("IOZONE_DB", &db)
+                .args([
+                    "run", "-q", "-s", "2M", "-r", "64k", "-n", "3", "-i", "write",
+                ])
+                .args(["--cache", "flush", "-l", label, "-d"])
+                .arg(mount.path())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let c = compare_json(&db, &["ordered", "journal"]);
+    let rows = c["rows"].as_array().unwrap();
+    let write = rows.iter().find(|r| r["test"] == "write").unwrap();
+    assert_eq!(write["verdict"], "regression", "{c}");
+    assert_eq!(
+        (
+            write["runs_baseline"].as_u64(),
+            write["runs_candidate"].as_u64()
+        ),
+        (Some(3), Some(3))
+    );
+    assert!(write["ci_high_pct"].as_f64().unwrap() < 0.0, "{write}");
+    let options = c["environment_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "filesystem.mount_options")
+        .unwrap_or_else(|| panic!("mount options not listed: {c}"))
+        .to_string();
+    assert!(options.contains("data=journal"), "{options}");
+}
