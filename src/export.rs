@@ -11,7 +11,7 @@ use crate::render::Listing;
 pub const FORMAT: &str = "iozone-export";
 pub const VERSION: u32 = 1;
 
-/// The JSON export: a header and the run objects of DESIGN §3, results included.
+/// The JSON export: a header and the run objects of README's "JSON output", results included.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Export {
     pub format: String,

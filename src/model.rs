@@ -1,5 +1,5 @@
 //! The shared vocabulary: what a run is, what it measured, and the parameters it ran
-//! with. These types are the JSON interface of DESIGN §3, so fields are only ever added.
+//! with. These types are the JSON interface (README, "JSON output"), so fields are only ever added.
 
 use std::collections::BTreeMap;
 use std::fmt;

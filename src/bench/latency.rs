@@ -90,7 +90,7 @@ impl Sampler {
     }
 }
 
-/// The percentiles of DESIGN §3 from a (possibly merged) histogram.
+/// The percentiles a measurement records (p50, p99, p99.9, max) from a (possibly merged) histogram.
 pub fn summarize(h: &Histogram<u64>) -> Option<Latency> {
     if h.is_empty() {
         return None;

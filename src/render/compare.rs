@@ -4,6 +4,7 @@
 use comfy_table::Color;
 use serde::Serialize;
 
+use super::cells;
 use super::listing::Listing;
 use crate::compare::{Comparison, FleetComparison, GroupBy, Row, RowKey, Verdict};
 use crate::units::{ByteSize, RateUnit};
@@ -23,7 +24,7 @@ struct CompareJson<'a> {
     comparison: &'a Comparison,
 }
 
-/// `compare --format json`: the object of DESIGN §4.
+/// `compare --format json`: the object README's "Reading a comparison" documents.
 pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String {
     super::json(&CompareJson {
         baseline: base,
@@ -44,23 +45,12 @@ pub(super) fn mode(key: &RowKey) -> String {
     format!("{cache}/{engine}{threads}")
 }
 
-fn pct(v: f64) -> String {
-    format!("{v:+.1}%")
-}
-
 fn ci(row: &Row) -> String {
-    match (row.ci_low_pct, row.ci_high_pct) {
-        (Some(lo), Some(hi)) => format!("[{lo:+.1}, {hi:+.1}]"),
-        _ => "-".into(),
-    }
+    cells::interval(row.ci_low_pct, row.ci_high_pct)
 }
 
 fn p(row: &Row) -> String {
-    match (row.p_value, row.p_adjusted) {
-        (Some(p), Some(q)) if (p - q).abs() > 1e-12 => format!("{p:.3} ({q:.3})"),
-        (Some(p), _) => format!("{p:.3}"),
-        _ => "-".into(),
-    }
+    cells::p_values(row.p_value, row.p_adjusted)
 }
 
 fn verdict_color(v: Verdict) -> Option<Color> {
@@ -104,7 +94,7 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
                 mode(&row.key),
                 unit.format(row.baseline_median),
                 unit.format(row.candidate_median),
-                pct(row.change_pct),
+                cells::change(row.change_pct),
                 ci(row),
                 p(row),
                 format!("{}/{}", row.runs_baseline, row.runs_candidate),
@@ -147,7 +137,7 @@ fn summary_listing(c: &Comparison) -> Listing {
             vec![
                 s.test.name().into(),
                 s.rows.to_string(),
-                pct(s.geomean_change_pct),
+                cells::change(s.geomean_change_pct),
                 s.regressions.to_string(),
                 s.improvements.to_string(),
             ],
@@ -394,7 +384,7 @@ fn groups_listing(f: &FleetComparison) -> Listing {
     .numeric(&[2, 3, 5, 6]);
     for g in &f.groups {
         let (name, change, pv) = match &g.worst {
-            Some(row) => (key_name(&row.key), pct(row.change_pct), p(row)),
+            Some(row) => (key_name(&row.key), cells::change(row.change_pct), p(row)),
             None => ("-".into(), "-".into(), "-".into()),
         };
         listing.push_colored(

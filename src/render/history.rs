@@ -157,7 +157,7 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
     listing
 }
 
-/// `history --format json`: the run objects of DESIGN §3, without their results.
+/// `history --format json`: the run objects of README's "JSON output", without their results.
 pub fn history_json(runs: &[Run]) -> String {
     let values: Vec<serde_json::Value> = runs
         .iter()

@@ -12,6 +12,7 @@ use std::fmt::Write;
 use chrono::{DateTime, Utc};
 
 use super::SideInfo;
+use super::cells::{self, change};
 use super::compare::{file_size, key_name, mode, one_sided, rule_sentence, runs_needed_sentence};
 use super::svg::{
     self, Axis, Bar, BarChart, Level, Line, LineChart, Marker, Point, escape, seconds,
@@ -401,17 +402,6 @@ fn legend_html(entries: &[(usize, String)]) -> String {
 }
 
 /// A change in percent with its sign, a true minus for drops: `−18.2%`, `+3.0%`.
-fn change(pct: f64) -> String {
-    if !pct.is_finite() {
-        return "-".into();
-    }
-    let text = format!("{:.1}", pct.abs());
-    match pct {
-        p if p < 0.0 && text != "0.0" => format!("\u{2212}{text}%"),
-        _ => format!("+{text}%"),
-    }
-}
-
 fn comparison_section(comparison: Option<(&SideInfo, &SideInfo, &Comparison)>) -> String {
     let mut out = String::from("<section id=\"comparison\">\n<h2>Comparison</h2>\n");
     let Some((base, cand, c)) = comparison else {
@@ -468,28 +458,11 @@ fn environment_html(c: &Comparison) -> String {
 }
 
 fn interval(row: &Row) -> String {
-    match (row.ci_low_pct, row.ci_high_pct) {
-        (Some(lo), Some(hi)) if lo.is_finite() && hi.is_finite() => {
-            format!("[{}, {}]", change(lo), change(hi))
-        }
-        _ => "-".into(),
-    }
-}
-
-fn p_text(p: f64) -> String {
-    match p {
-        p if !p.is_finite() => "-".into(),
-        p if p < 0.001 => "<0.001".into(),
-        p => format!("{p:.3}"),
-    }
+    cells::interval(row.ci_low_pct, row.ci_high_pct)
 }
 
 fn p_values(row: &Row) -> String {
-    match (row.p_value, row.p_adjusted) {
-        (Some(p), Some(q)) => format!("{} ({})", p_text(p), p_text(q)),
-        (Some(p), None) => p_text(p),
-        _ => "-".into(),
-    }
+    cells::p_values(row.p_value, row.p_adjusted)
 }
 
 fn rate(unit: RateUnit, v: f64) -> String {
@@ -1030,7 +1003,35 @@ mod tests {
         let (html, _) = sample_report();
         let history = html.split("<section id=\"history\">").nth(1).unwrap();
         assert!(history.contains("class=\"step\""));
-        assert!(history.contains(">\u{2212}18.2%</text>"), "{history}");
+        assert!(history.contains(">-18.2%</text>"), "{history}");
+    }
+
+    #[test]
+    fn terminal_and_html_show_the_same_change_interval_and_p_value() {
+        let runs = vec![
+            run(
+                1,
+                "h",
+                "a",
+                &[(TestKind::Write, 4096, &[100e6, 101e6, 99e6])],
+            ),
+            run(2, "h", "b", &[(TestKind::Write, 4096, &[80e6, 81e6, 79e6])]),
+        ];
+        let c = compare(&runs[..1], &runs[1..], &[], &options()).unwrap();
+        let row = &c.rows[0];
+        let sides = sides();
+        let html = full_report(&runs, &[], &c, &sides);
+        let text =
+            super::super::compare_text(&sides[0], &sides[1], &c, RateUnit::MiB, false, false);
+        for cell in [
+            cells::change(row.change_pct),
+            cells::interval(row.ci_low_pct, row.ci_high_pct),
+            cells::p_values(row.p_value, row.p_adjusted),
+        ] {
+            assert!(cell != "-", "{row:?}");
+            assert!(text.contains(&cell), "terminal lacks {cell}: {text}");
+            assert!(html.contains(&escape(&cell)), "HTML lacks {cell}");
+        }
     }
 
     #[test]
@@ -1108,9 +1109,6 @@ mod tests {
 
     #[test]
     fn changes_carry_a_true_minus() {
-        assert_eq!(change(-18.24), "\u{2212}18.2%");
-        assert_eq!(change(3.0), "+3.0%");
-        assert_eq!(change(-0.01), "+0.0%");
-        assert_eq!(change(f64::NAN), "-");
+        assert_eq!(change(-18.24), "-18.2%");
     }
 }

@@ -1,5 +1,6 @@
 //! Rendering: model values in, text out. No I/O here; callers print what is returned.
 
+mod cells;
 mod compare;
 mod environment;
 mod history;

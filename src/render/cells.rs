@@ -1,0 +1,69 @@
+//! The text of a figure in a cell, written once for every renderer: the terminal
+//! table, Markdown and the HTML report show the same change, interval and p-value for
+//! the same row (a test holds them together). CSV and JSON keep raw numbers instead.
+
+/// A relative change in percent: `+12.3%`, `-4.0%`; never `-0.0%`; `-` for no figure.
+pub fn change(pct: f64) -> String {
+    if !pct.is_finite() {
+        return "-".into();
+    }
+    format!("{}%", signed(pct))
+}
+
+/// An interval of a change, in percent: `[-12.3, +4.0]`; `-` when there is none.
+pub fn interval(low: Option<f64>, high: Option<f64>) -> String {
+    match (low, high) {
+        (Some(lo), Some(hi)) if lo.is_finite() && hi.is_finite() => {
+            format!("[{}, {}]", signed(lo), signed(hi))
+        }
+        _ => "-".into(),
+    }
+}
+
+/// A p-value and, when the correction changed it, the adjusted one in parentheses:
+/// `0.012 (0.034)`; `<0.001` below what three decimals show; `-` for none.
+pub fn p_values(p: Option<f64>, adjusted: Option<f64>) -> String {
+    match (p, adjusted) {
+        (Some(p), Some(q)) if p_text(p) != p_text(q) => format!("{} ({})", p_text(p), p_text(q)),
+        (Some(p), _) => p_text(p),
+        _ => "-".into(),
+    }
+}
+
+fn p_text(p: f64) -> String {
+    match p {
+        p if !p.is_finite() => "-".into(),
+        p if p < 0.001 => "<0.001".into(),
+        p => format!("{p:.3}"),
+    }
+}
+
+/// One decimal with its sign, `+0.0` for anything that rounds to zero.
+fn signed(v: f64) -> String {
+    let text = format!("{v:+.1}");
+    match text.as_str() {
+        "-0.0" => "+0.0".into(),
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_intervals_and_p_values() {
+        assert_eq!(change(-18.24), "-18.2%");
+        assert_eq!(change(3.0), "+3.0%");
+        assert_eq!(change(-0.01), "+0.0%");
+        assert_eq!(change(f64::NAN), "-");
+        assert_eq!(interval(Some(-12.34), Some(4.0)), "[-12.3, +4.0]");
+        assert_eq!(interval(Some(f64::NAN), Some(1.0)), "-");
+        assert_eq!(interval(None, None), "-");
+        assert_eq!(p_values(Some(0.0123), Some(0.0345)), "0.012 (0.035)");
+        assert_eq!(p_values(Some(0.5), Some(0.5)), "0.500");
+        assert_eq!(p_values(Some(1e-5), Some(2e-5)), "<0.001");
+        assert_eq!(p_values(Some(f64::NAN), None), "-");
+        assert_eq!(p_values(None, None), "-");
+    }
+}
