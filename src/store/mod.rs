@@ -301,23 +301,26 @@ impl From<&Location> for Location {
     }
 }
 
-/// The URL with its password, in the user-info part or a `password=` parameter,
-/// replaced by `***`; a URL without one is returned as is.
+/// The one masking of every printed location: the password, in a URL's user-info
+/// part or `password=` parameter, or in a libpq `key=value` string, replaced by `***`;
+/// a location without one is returned as is.
 pub fn mask_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        // a libpq `key=value` string
+        return postgres::mask_password_words(url);
+    };
     let mut out = url.to_string();
     // The password runs from the first ':' of the user info to an '@'. Which '@' is
-    // ambiguous when the password holds '@' or '/', so mask up to the last '@': at
-    // worst that hides the host too, it never shows the password.
-    if let Some(scheme_end) = out.find("://") {
-        let rest = scheme_end + 3;
-        let first_at = out[rest..].find('@').map(|i| rest + i);
-        let colon = out[rest..].find(':').map(|i| rest + i);
-        let last_at = out[rest..].rfind('@').map(|i| rest + i);
-        if let (Some(colon), Some(first_at), Some(last_at)) = (colon, first_at, last_at)
-            && colon < first_at
-        {
-            out.replace_range(colon + 1..last_at, "***");
-        }
+    // ambiguous when the password holds '@', '/' or '?', so mask up to the last '@':
+    // at worst that hides the host too, it never shows a piece of the password.
+    let rest = scheme_end + 3;
+    let first_at = out[rest..].find('@').map(|i| rest + i);
+    let colon = out[rest..].find(':').map(|i| rest + i);
+    let last_at = out[rest..].rfind('@').map(|i| rest + i);
+    if let (Some(colon), Some(first_at), Some(last_at)) = (colon, first_at, last_at)
+        && colon < first_at
+    {
+        out.replace_range(colon + 1..last_at, "***");
     }
     if let Some(q) = out.find('?') {
         let (base, query) = out.split_at(q + 1);

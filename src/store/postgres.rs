@@ -100,7 +100,7 @@ impl PgStore {
     }
 
     fn connect(url: &str) -> Result<PgStore, StoreError> {
-        let location = masked(url);
+        let location = super::mask_url(url);
         let open = |reason: String| StoreError::Server {
             location: location.clone(),
             reason,
@@ -390,47 +390,8 @@ fn identify(client: &mut impl GenericClient, known: usize) -> Result<usize, Fail
     Ok(version)
 }
 
-/// The URL with the password replaced by `***`, in the user-info part and in a
-/// `password=` parameter (or a `password=` word of a `key=value` string).
-fn masked(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        return mask_password_words(url);
-    };
-    let (head, rest) = url.split_at(scheme_end + 3);
-    let rest = match rest.find('@') {
-        // The driver reads the credentials up to the first '@' anywhere; a password
-        // with an unencoded '@' runs on to the last '@' before the host ends, so mask
-        // up to that one: too much hidden is better than a piece shown.
-        Some(first_at) => {
-            let host_end = rest[first_at..]
-                .find(['/', '?'])
-                .map_or(rest.len(), |i| first_at + i);
-            let last_at = rest[..host_end].rfind('@').unwrap_or(first_at);
-            match rest[..first_at].find(':') {
-                Some(colon) => format!("{}:***{}", &rest[..colon], &rest[last_at..]),
-                None => rest.to_string(),
-            }
-        }
-        None => rest.to_string(),
-    };
-    let rest = match rest.split_once('?') {
-        Some((base, query)) => {
-            let params: Vec<String> = query
-                .split('&')
-                .map(|pair| match pair.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                    _ => pair.to_string(),
-                })
-                .collect();
-            format!("{base}?{}", params.join("&"))
-        }
-        None => rest,
-    };
-    format!("{head}{rest}")
-}
-
 /// `password=VALUE` (or `password='quoted value'`) in a `key=value` connection string.
-fn mask_password_words(text: &str) -> String {
+pub(super) fn mask_password_words(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
     let Some(start) = lower.find("password") else {
         return text.to_string();
@@ -1369,9 +1330,15 @@ mod tests {
             ),
             ("postgres://u@h/d", "postgres://u@h/d"),
             ("postgres://h/d?password=x", "postgres://h/d?password=***"),
-            // unencoded '@' or '/' in the password: nothing of it shows
+            // unencoded '@', '/' or '?' in the password: nothing of it shows
             ("postgres://a:b@c:d@h/x", "postgres://a:***@h/x"),
             ("postgres://u:pa/ss@h/x", "postgres://u:***@h/x"),
+            (
+                "postgres://iozone:pa@ss?word@host/db",
+                "postgres://iozone:***@host/db",
+            ),
+            // an '@' in the query may hide the host too: never any of the password
+            ("postgres://u:p@ss@h/d?x=a@b", "postgres://u:***@b"),
             (
                 "host=h user=u password=s3cret dbname=d",
                 "host=h user=u password=*** dbname=d",
@@ -1382,7 +1349,7 @@ mod tests {
             ),
         ];
         for (url, want) in cases {
-            assert_eq!(masked(url), want, "{url}");
+            assert_eq!(super::super::mask_url(url), want, "{url}");
         }
     }
 

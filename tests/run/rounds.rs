@@ -154,16 +154,16 @@ fn repeat_auto_adds_rounds_until_precise_or_out_of_time() {
     assert_eq!(run["params"]["repeat_auto"]["precision_pct"], 0.001);
     assert_eq!(run["params"]["repeat_auto"]["max_time_s"], 1.0);
     assert_eq!(run["results"].as_array().unwrap().len() as u64, rounds * 8);
-    // a loose precision is reached at the first check, after the minimum of 6 rounds
+    // a loose precision is reached, usually at the first check after the minimum of
+    // 6 rounds (a busy machine may take a few more: the interval narrows with rounds)
     let args = [&["--db", db], &SMALL[..], &auto[..], &["99"]].concat();
     let run = run_json_in(dir.path(), &args);
-    assert_eq!(run["params"]["repeat"], 6);
+    let rounds = run["params"]["repeat"].as_u64().unwrap();
+    assert!(rounds >= 6, "{rounds}");
     let shown = show(&run["id"].to_string(), "table");
     let shown = String::from_utf8_lossy(&shown);
-    assert!(
-        shown.contains("reached in all 8 cells after 6 rounds"),
-        "{shown}"
-    );
+    let reached = format!("reached in all 8 cells after {rounds} rounds");
+    assert!(shown.contains(&reached), "{shown}");
 }
 
 #[test]
