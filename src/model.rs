@@ -298,6 +298,14 @@ pub struct Measurement {
     pub latency_ns: Option<Latency>,
 }
 
+impl Measurement {
+    /// The one order a run's measurements are listed in, whatever order they were
+    /// measured in: by file size, record size, repetition, then test.
+    pub fn list_order(&self) -> (ByteSize, ByteSize, u32, TestKind) {
+        (self.file_size, self.record_size, self.repetition, self.test)
+    }
+}
+
 /// Facts about the machine. Filled by host probing; unknown values stay `None`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Host {

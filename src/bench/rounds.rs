@@ -91,9 +91,8 @@ pub(super) fn execute(
         RoundOrder::Grouped => schedule.grouped(),
     }?;
     // one order whatever the schedule: as the stores give results back
-    let canonical = |m: &Measurement| (m.file_size, m.record_size, m.repetition, m.test);
-    outcome.results.sort_by_key(canonical);
-    outcome.warmup.sort_by_key(canonical);
+    outcome.results.sort_by_key(Measurement::list_order);
+    outcome.warmup.sort_by_key(Measurement::list_order);
     Ok(outcome)
 }
 

@@ -116,7 +116,7 @@ pub struct RunResults {
 }
 
 impl RunResults {
-    /// Splits rows read with their warm-up flag, each list in the order measured.
+    /// Splits rows read with their warm-up flag, each list in the listing order.
     pub fn from_flagged(rows: impl IntoIterator<Item = (bool, Measurement)>) -> RunResults {
         let mut out = RunResults::default();
         for (warmup, m) in rows {
@@ -125,9 +125,8 @@ impl RunResults {
                 false => out.results.push(m),
             }
         }
-        let measured_order = |m: &Measurement| (m.file_size, m.record_size, m.repetition, m.test);
-        out.results.sort_by_key(measured_order);
-        out.warmup.sort_by_key(measured_order);
+        out.results.sort_by_key(Measurement::list_order);
+        out.warmup.sort_by_key(Measurement::list_order);
         out
     }
 

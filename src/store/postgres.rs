@@ -612,9 +612,10 @@ impl Store for PgStore {
             let mut runs = vec![run_from_row(&row)?];
             labels_and_tags(client, &mut runs)?;
             let mut run = runs.pop().expect("one run");
-            let measured = results(client, &[id])?.remove(&id).unwrap_or_default();
-            run.results = measured.results;
-            run.warmup = measured.warmup;
+            results(client, &[id])?
+                .remove(&id)
+                .unwrap_or_default()
+                .fill(&mut run);
             Ok(Some(run))
         })
     }
