@@ -2,7 +2,7 @@
 //! on an ext4 filesystem mounted `-o sync`; the writes must come out as regressions,
 //! with the filesystem differences listed above them.
 
-use super::{compare_json, iozone_db, record};
+use super::{compare_json, iozone_db, record, record_run};
 use crate::common::{Mount, require_root};
 
 #[test]
@@ -72,20 +72,10 @@ fn a_data_journal_ext4_regresses_in_writes() {
     let db = scratch.path().join("h.db");
     for _ in 0..3 {
         for (mount, label) in [(&ordered, "ordered"), (&journal, "journal")] {
-            let out = crate::common::iozone()
-                .env("IOZONE_DB", &db)
-                .args([
-                    "run", "-q", "-s", "2M", "-r", "64k", "-n", "3", "-i", "write",
-                ])
-                .args(["--cache", "flush", "-l", label, "-d"])
-                .arg(mount.path())
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let args = [
+                "-s", "2M", "-r", "64k", "-n", "3", "-i", "write", "--cache", "flush",
+            ];
+            record_run(&db, mount.path(), &[&args[..], &["-l", label]].concat());
         }
     }
     let c = compare_json(&db, &["ordered", "journal"]);

@@ -27,11 +27,15 @@ pub fn compare_json(db: &Path, args: &[&str]) -> Value {
 
 /// Small real runs in a scratch directory, labelled.
 pub fn record(db: &Path, dir: &Path, args: &[&str]) {
+    let small = ["-s", "256k", "-r", "64k", "-n", "5", "--cache", "buffered"];
+    record_run(db, dir, &[&small[..], args].concat());
+}
+
+/// `iozone run -q ARGS -d DIR` into `db`, which must succeed.
+pub fn record_run(db: &Path, dir: &Path, args: &[&str]) {
     let out = iozone()
         .env("IOZONE_DB", db)
-        .args([
-            "run", "-q", "-s", "256k", "-r", "64k", "-n", "5", "--cache", "buffered",
-        ])
+        .args(["run", "-q"])
         .args(args)
         .arg("-d")
         .arg(dir)
