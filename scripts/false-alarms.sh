@@ -28,9 +28,12 @@
 #   filesystem on a loop device (image DIR/slow.img, 1 GiB written out, `losetup
 #   --direct-io=on` so cold reads reach the disk) is mounted on DIR/mnt; the N runs
 #   above are recorded there as they are (they are the baseline, and the false-alarm
-#   figures come from them), then MECH is applied and N candidate runs are recorded:
+#   figures come from them), and N candidate runs with MECH applied, alternately
+#   (baseline 1, candidate 1, baseline 2, ...: a change of the machine's state, another
+#   job starting or ending, lands on both sides instead of passing for the slowdown or
+#   hiding it; MECH is switched off and on between the runs):
 #     maxio       the loop device's requests capped at 32 KiB (its queue/max_sectors_kb,
-#                 1280 by default, set to 32; reset to the default before the baseline
+#                 1280 by default, set to 32; reset to the default for every baseline run
 #                 and at the end, as the setting outlives a detach), invisible to
 #                 iozone's environment record. On the 2-core VM this was written on
 #                 (the default RUN_ARGS): read 4k/64k, write 64k and rewrite 64k drop
@@ -46,9 +49,7 @@
 #   for rows whose true change is a drop of 15% or more it reports the share flagged
 #   regression, and counts improvement verdicts on them (should be zero).
 #   Setup and teardown (mount, loop device, image) are the script's; so is cleanup on
-#   exit, error or Ctrl-C. Baseline and candidate runs are recorded one block after the
-#   other, so a change of the machine's state in between (another job starting or
-#   ending) shows in the true change of the rows the slowdown does not touch.
+#   exit, error or Ctrl-C.
 #   Not used: a cgroup io.max/blkio throttle (on the machine this was written on, the
 #   io controller is on cgroup v1 only, and the v1 throttle budgets in 100 ms slices:
 #   a 32 MiB file is either not slowed at all or slowed 80% or more), dm-delay (not in
@@ -162,19 +163,19 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+record_one() { # record_one LABEL I: one run into runs.db, measured in $io
+  if [ -t 2 ]; then printf '\r  %s run %d/%d' "$1" "$2" "$n" >&2; fi
+  # shellcheck disable=SC2086  # RUN_ARGS is a list of arguments
+  if ! "$iozone" --db "$db" run $run_args -d "$io" --label "$1" -q >/dev/null 2>>"$dir/run.log"; then
+    tail -n 5 "$dir/run.log" >&2
+    exit 1
+  fi
+}
 record() { # record LABEL: N runs into runs.db, measured in $io
   local i
-  for ((i = 1; i <= n; i++)); do
-    if [ -t 2 ]; then printf '\r  %s run %d/%d' "$1" "$i" "$n" >&2; fi
-    # shellcheck disable=SC2086  # RUN_ARGS is a list of arguments
-    if ! "$iozone" --db "$db" run $run_args -d "$io" --label "$1" -q >/dev/null 2>>"$dir/run.log"; then
-      tail -n 5 "$dir/run.log" >&2
-      exit 1
-    fi
-  done
+  for ((i = 1; i <= n; i++)); do record_one "$1" "$i"; done
   if [ -t 2 ]; then printf '\r\033[K' >&2; fi
 }
-
 if [ -n "$slow" ]; then
   # written out, not sparse: the first runs would otherwise pay for allocating the
   # image's blocks on the disk beneath, and look slower than the later ones
@@ -189,27 +190,49 @@ if [ -n "$slow" ]; then
   io=$mnt
 fi
 
-t0=$(date +%s)
-if $load; then start_load; fi
-record baseline
-t1=$(date +%s)
-slow_what=
-if [ "$slow" = maxio ]; then
-  queue=/sys/block/${loop_dev#/dev/}/queue
-  slow_what="$loop_dev's requests capped at 32 KiB (queue/max_sectors_kb $(cat "$queue/max_sectors_kb") -> 32)"
-  echo 32 >"$queue/max_sectors_kb"
-elif [ "$slow" = nodelalloc ]; then
-  # the load must let go of the filesystem for the remount
+slow_on() { # the candidate's setting
+  case $slow in
+    maxio) echo 32 >"$queue/max_sectors_kb" ;;
+    nodelalloc) remount -o nodelalloc ;;
+  esac
+}
+slow_off() { # the baseline's setting
+  case $slow in
+    maxio) echo 0 >"$queue/max_sectors_kb" ;;
+    nodelalloc) remount -o delalloc ;;
+  esac
+}
+remount() { # remount OPTIONS: the load must let go of the filesystem meanwhile
+  local loaded=$load_pid
   stop_load
   umount "$mnt"
-  mount -o nodelalloc "$loop_dev" "$mnt"
-  slow_what="the loop filesystem remounted -o nodelalloc"
-  if $load; then start_load; fi
+  mount "$@" "$loop_dev" "$mnt"
+  if [ -n "$loaded" ]; then start_load; fi
+}
+
+t0=$(date +%s)
+if $load; then start_load; fi
+slow_what=
+if [ -z "$slow" ]; then
+  record baseline
+else
+  queue=/sys/block/${loop_dev#/dev/}/queue
+  case $slow in
+    maxio) slow_what="$loop_dev's requests capped at 32 KiB (queue/max_sectors_kb $(cat "$queue/max_sectors_kb") -> 32)" ;;
+    nodelalloc) slow_what="the loop filesystem remounted -o nodelalloc" ;;
+  esac
+  # alternated, so a change of the machine's state lands on both sides alike instead of
+  # passing for (or hiding) the slowdown
+  for ((i = 1; i <= n; i++)); do
+    slow_off
+    record_one baseline "$i"
+    slow_on
+    record_one candidate "$i"
+  done
+  slow_off
+  if [ -t 2 ]; then printf '\r\033[K' >&2; fi
 fi
-if [ -n "$slow" ]; then
-  record candidate
-fi
-t2=$(date +%s)
+t1=$(date +%s)
 stop_load
 "$iozone" --db "$db" export --format json -o "$dir/export.json" -q
 
@@ -307,10 +330,10 @@ if $load; then
   loaded=$( (cat "$dir/load.count" 2>/dev/null || true) | wc -l)
 fi
 python3 - "$dir" "$n" "$run_args" "$slow" "$slow_what" "$loaded" "$fs" "$iozone" \
-  "$((t1 - t0))" "$((t2 - t1))" "$((t3 - t2))" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+  "$((t1 - t0))" "$((t3 - t1))" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import collections, glob, json, os, statistics as st, sys
 
-d, n, run_args, slow, slow_what, load, fs, iozone, t_base, t_cand, t_cmp, loadavg = sys.argv[1:]
+d, n, run_args, slow, slow_what, load, fs, iozone, t_rec, t_cmp, loadavg = sys.argv[1:]
 n = int(n)
 FLAG = ("regression", "improvement")
 
@@ -395,7 +418,7 @@ where = f"{d}/mnt" if slow else f"{d}/io"
 print(f"== iozone compare false alarms: {n} runs of `{run_args}` one after another")
 load = "no background load" if load == "no" else f"background load ({load} writes of 200 MB completed)"
 print(f"   in {where} ({fs}), {load}; {iozone} ({version})")
-print(f"   recorded in {t_base} s" + (f" (+{t_cand} s of candidate runs)" if slow else "")
+print(f"   recorded in {t_rec} s" + (f" ({n} baseline and {n} candidate runs, alternated)" if slow else "")
       + f", compared in {t_cmp} s; load average (1 min) at the runs' starts {loads(runs)}, now {loadavg}")
 if slow:
     print(f"   (--slow: these {n} runs are the baseline runs, on the loop filesystem before the slowdown)")
