@@ -1,6 +1,7 @@
 //! The measuring engine: turns a [`Plan`] into [`Measurement`]s. It knows files, the
 //! page cache and clocks; nothing of databases, tables or the command line.
 
+mod cache;
 mod data;
 mod file;
 mod io;
@@ -20,6 +21,7 @@ pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, i
 
 use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;
+use cache::CachePolicy;
 use worker::{PhaseTiming, Worker};
 
 /// More workers than this is a typo, not a benchmark; each holds buffers and a thread.
@@ -203,9 +205,7 @@ impl Plan {
         if self.tests.is_empty() || self.file_sizes.is_empty() || self.record_sizes.is_empty() {
             return bad("nothing to measure: no tests, file sizes or record sizes".into());
         }
-        if self.cache == CacheMode::Direct
-            && matches!(self.engine, EngineKind::Mmap | EngineKind::Stdio)
-        {
+        if !CachePolicy::of(self.cache).supports(self.engine) {
             return bad(format!(
                 "--engine {} goes through the page cache and cannot do --cache direct; \
                  use --engine posix or pread",
@@ -297,11 +297,13 @@ pub(crate) fn measure_cell(
         failed: AtomicBool::new(false),
     };
     let barrier = Barrier::new(plan.threads as usize);
+    let cache = CachePolicy::of(plan.cache);
     let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|index| {
                 let worker = Worker {
                     plan,
+                    cache,
                     index,
                     cell,
                     cancel: &cancel,
