@@ -133,6 +133,40 @@ mod tests {
         assert!(!direct.supports(EngineKind::Mmap) && !direct.supports(EngineKind::Stdio));
     }
 
+    /// Records what the policy asks of an engine at the end of a writing phase.
+    #[derive(Default)]
+    struct Calls(Vec<&'static str>);
+
+    impl RecordIo for Calls {
+        fn write_at(&mut self, _: u64, _: &[u8]) -> io::Result<()> {
+            unreachable!("the policy writes no records")
+        }
+        fn read_at(&mut self, _: u64, _: &mut [u8]) -> io::Result<()> {
+            unreachable!("the policy reads no records")
+        }
+        fn drain(&mut self) -> io::Result<()> {
+            self.0.push("drain");
+            Ok(())
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            self.0.push("sync");
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_writing_phase_drains_always_and_syncs_only_in_flush_mode() {
+        let calls = |mode| {
+            let mut io = Calls::default();
+            CachePolicy::of(mode).after_writing(&mut io).unwrap();
+            io.0
+        };
+        assert_eq!(calls(CacheMode::Flush), ["drain", "sync"]);
+        for mode in [CacheMode::Buffered, CacheMode::Direct, CacheMode::Sync] {
+            assert_eq!(calls(mode), ["drain"]);
+        }
+    }
+
     #[test]
     fn only_flush_relies_on_eviction_for_cold_reads() {
         assert!(CachePolicy::of(CacheMode::Flush).cold_reads_need_eviction());
