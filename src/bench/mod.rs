@@ -17,7 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use order::DEFAULT_STRIDE;
 pub use preflight::{Preflight, preflight};
-pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, imprecise_cells};
+pub use rounds::{
+    AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, execute, imprecise_cells,
+};
 
 use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;
@@ -212,22 +214,20 @@ impl Plan {
                 self.engine.name()
             ));
         }
-        if self.combinations().is_empty() {
-            let (file, record) = (self.file_sizes[0], self.record_sizes[0]);
-            return bad(format!(
+        let larger_than_file = |file: u64, record: u64| {
+            bad(format!(
                 "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
                 ByteSize(record),
                 ByteSize(file)
-            ));
+            ))
+        };
+        if self.combinations().is_empty() {
+            return larger_than_file(self.file_sizes[0], self.record_sizes[0]);
         }
         for &file in &self.file_sizes {
             for &record in &self.record_sizes {
                 if record > file && !self.auto {
-                    return bad(format!(
-                        "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
-                        ByteSize(record),
-                        ByteSize(file)
-                    ));
+                    return larger_than_file(file, record);
                 }
                 if record <= file && file % record != 0 {
                     return bad(format!(
@@ -259,15 +259,6 @@ impl Plan {
         let rounds = u64::from(self.warmup + self.rounds.planned());
         self.combinations().len() as u64 * rounds * self.tests.len() as u64
     }
-}
-
-/// Runs the plan; `signal` is set from outside (Ctrl-C, SIGTERM) to stop early.
-pub fn execute(
-    plan: &Plan,
-    observer: &dyn Observer,
-    signal: &AtomicBool,
-) -> Result<Outcome, BenchError> {
-    rounds::execute(plan, observer, signal)
 }
 
 /// Which round of which cell to measure, and where it sits in the run's progress.

@@ -70,7 +70,8 @@ struct Schedule<'a> {
     started: Instant,
 }
 
-pub(super) fn execute(
+/// Runs the plan; `signal` is set from outside (Ctrl-C, SIGTERM) to stop early.
+pub fn execute(
     plan: &Plan,
     observer: &dyn Observer,
     signal: &AtomicBool,
