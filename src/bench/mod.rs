@@ -256,7 +256,13 @@ impl Plan {
 
     /// How many timed phases the run has planned at first, for progress.
     pub fn phase_count(&self) -> u64 {
-        let rounds = u64::from(self.warmup + self.rounds.planned());
+        self.phases_with(self.rounds.planned())
+    }
+
+    /// How many timed phases the run has with `rounds` measured rounds after the
+    /// warm-up ones (`--repeat auto` plans more as it goes).
+    pub(crate) fn phases_with(&self, rounds: u32) -> u64 {
+        let rounds = u64::from(self.warmup + rounds);
         self.combinations().len() as u64 * rounds * self.tests.len() as u64
     }
 }
