@@ -19,7 +19,7 @@ pub trait RecordIo {
     fn drain(&mut self) -> io::Result<()> {
         Ok(())
     }
-    /// Makes what was written durable. When is for [`CachePolicy::after_writing`].
+    /// Makes what was written durable; the cache policy decides when (`after_writing`).
     fn sync(&mut self) -> io::Result<()>;
 }
 
