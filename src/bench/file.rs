@@ -1,15 +1,15 @@
 //! The test file's life: a unique name, created with O_EXCL and never through a
-//! symlink, opened with the cache mode's flags, evicted for cold reads, and removed
-//! when dropped, which covers normal ends, errors and interrupts alike.
+//! symlink, opened with the flags of the cache policy, and removed when dropped, which
+//! covers normal ends, errors and interrupts alike.
 
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{Advice, OFlags};
+use rustix::fs::OFlags;
 
-use crate::model::CacheMode;
+use super::cache::CachePolicy;
 
 /// A test file path this process owns. The file is removed when this is dropped.
 pub struct TestFile {
@@ -37,7 +37,7 @@ impl TestFile {
 
     /// Creates the file anew: removes this run's previous copy, then O_CREAT|O_EXCL,
     /// so a file or symlink planted under the name is never written through.
-    pub fn create(&mut self, cache: CacheMode) -> io::Result<File> {
+    pub fn create(&mut self, cache: CachePolicy) -> io::Result<File> {
         self.remove()?;
         match options(cache).create_new(true).open(&self.path) {
             Ok(file) => {
@@ -56,7 +56,7 @@ impl TestFile {
     }
 
     /// Opens the existing file, never through a symlink.
-    pub fn open(&self, cache: CacheMode) -> io::Result<File> {
+    pub fn open(&self, cache: CachePolicy) -> io::Result<File> {
         options(cache).open(&self.path)
     }
 
@@ -77,13 +77,8 @@ impl Drop for TestFile {
     }
 }
 
-fn options(cache: CacheMode) -> OpenOptions {
-    let mut flags = OFlags::NOFOLLOW;
-    match cache {
-        CacheMode::Direct => flags |= OFlags::DIRECT,
-        CacheMode::Sync => flags |= OFlags::SYNC,
-        CacheMode::Flush | CacheMode::Buffered => {}
-    }
+fn options(cache: CachePolicy) -> OpenOptions {
+    let flags = OFlags::NOFOLLOW | cache.open_flags();
     let mut options = OpenOptions::new();
     options
         .read(true)
@@ -92,17 +87,12 @@ fn options(cache: CacheMode) -> OpenOptions {
     options
 }
 
-/// Drops the file's pages from the page cache so the next read comes from the device.
-/// `fadvise(DONTNEED)` only drops clean pages, hence the `fdatasync` first.
-pub fn evict(file: &File, len: u64) -> io::Result<()> {
-    rustix::fs::fdatasync(file)?;
-    rustix::fs::fadvise(file, 0, std::num::NonZeroU64::new(len), Advice::DontNeed)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::CacheMode;
+
+    const BUFFERED: CachePolicy = CachePolicy::of(CacheMode::Buffered);
 
     #[test]
     fn create_is_exclusive_and_drop_removes() {
@@ -111,10 +101,10 @@ mod tests {
         {
             let mut f = TestFile::new(dir.path(), "t", 0);
             path = f.path().to_path_buf();
-            f.create(CacheMode::Buffered).unwrap();
+            f.create(BUFFERED).unwrap();
             assert!(path.exists());
             // a second create replaces this run's own copy
-            f.create(CacheMode::Buffered).unwrap();
+            f.create(BUFFERED).unwrap();
             assert!(path.exists());
         }
         assert!(!path.exists());
@@ -129,13 +119,8 @@ mod tests {
         std::os::unix::fs::symlink(&target, f.path()).unwrap();
         let mut f = f;
         // not ours: create must refuse rather than write through the link
-        assert!(
-            options(CacheMode::Buffered)
-                .create_new(true)
-                .open(f.path())
-                .is_err()
-        );
-        assert!(f.open(CacheMode::Buffered).is_err());
+        assert!(options(BUFFERED).create_new(true).open(f.path()).is_err());
+        assert!(f.open(BUFFERED).is_err());
         f.remove().unwrap();
         drop(f);
         assert_eq!(std::fs::read(&target).unwrap(), b"keep me");

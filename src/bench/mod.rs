@@ -1,6 +1,7 @@
 //! The measuring engine: turns a [`Plan`] into [`Measurement`]s. It knows files, the
 //! page cache and clocks; nothing of databases, tables or the command line.
 
+mod cache;
 mod data;
 mod file;
 mod io;
@@ -16,10 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use order::DEFAULT_STRIDE;
 pub use preflight::{Preflight, preflight};
-pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, imprecise_cells};
+pub use rounds::{
+    AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, execute, imprecise_cells,
+};
 
 use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;
+use cache::CachePolicy;
 use worker::{PhaseTiming, Worker};
 
 /// More workers than this is a typo, not a benchmark; each holds buffers and a thread.
@@ -203,31 +207,27 @@ impl Plan {
         if self.tests.is_empty() || self.file_sizes.is_empty() || self.record_sizes.is_empty() {
             return bad("nothing to measure: no tests, file sizes or record sizes".into());
         }
-        if self.cache == CacheMode::Direct
-            && matches!(self.engine, EngineKind::Mmap | EngineKind::Stdio)
-        {
+        if !CachePolicy::of(self.cache).supports(self.engine) {
             return bad(format!(
                 "--engine {} goes through the page cache and cannot do --cache direct; \
                  use --engine posix or pread",
                 self.engine.name()
             ));
         }
-        if self.combinations().is_empty() {
-            let (file, record) = (self.file_sizes[0], self.record_sizes[0]);
-            return bad(format!(
+        let larger_than_file = |file: u64, record: u64| {
+            bad(format!(
                 "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
                 ByteSize(record),
                 ByteSize(file)
-            ));
+            ))
+        };
+        if self.combinations().is_empty() {
+            return larger_than_file(self.file_sizes[0], self.record_sizes[0]);
         }
         for &file in &self.file_sizes {
             for &record in &self.record_sizes {
                 if record > file && !self.auto {
-                    return bad(format!(
-                        "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
-                        ByteSize(record),
-                        ByteSize(file)
-                    ));
+                    return larger_than_file(file, record);
                 }
                 if record <= file && file % record != 0 {
                     return bad(format!(
@@ -256,18 +256,15 @@ impl Plan {
 
     /// How many timed phases the run has planned at first, for progress.
     pub fn phase_count(&self) -> u64 {
-        let rounds = u64::from(self.warmup + self.rounds.planned());
+        self.phases_with(self.rounds.planned())
+    }
+
+    /// How many timed phases the run has with `rounds` measured rounds after the
+    /// warm-up ones (`--repeat auto` plans more as it goes).
+    pub(crate) fn phases_with(&self, rounds: u32) -> u64 {
+        let rounds = u64::from(self.warmup + rounds);
         self.combinations().len() as u64 * rounds * self.tests.len() as u64
     }
-}
-
-/// Runs the plan; `signal` is set from outside (Ctrl-C, SIGTERM) to stop early.
-pub fn execute(
-    plan: &Plan,
-    observer: &dyn Observer,
-    signal: &AtomicBool,
-) -> Result<Outcome, BenchError> {
-    rounds::execute(plan, observer, signal)
 }
 
 /// Which round of which cell to measure, and where it sits in the run's progress.
@@ -297,11 +294,13 @@ pub(crate) fn measure_cell(
         failed: AtomicBool::new(false),
     };
     let barrier = Barrier::new(plan.threads as usize);
+    let cache = CachePolicy::of(plan.cache);
     let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|index| {
                 let worker = Worker {
                     plan,
+                    cache,
                     index,
                     cell,
                     cancel: &cancel,

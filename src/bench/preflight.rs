@@ -9,10 +9,10 @@ use std::path::Path;
 use rustix::fs::{AtFlags, StatVfsMountFlags, StatxFlags};
 use rustix::io::Errno;
 
+use super::cache::CachePolicy;
 use super::data::AlignedBuf;
 use super::file::TestFile;
 use super::{BenchError, Plan};
-use crate::model::CacheMode;
 use crate::units::ByteSize;
 
 /// What the checks learned about the filesystem, and what the user should know.
@@ -30,6 +30,7 @@ const RAMFS_MAGIC: i64 = 0x8584_58f6;
 
 pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
     let dir = plan.dir.as_path();
+    let cache = CachePolicy::of(plan.cache);
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(BenchError::DirMissing(dir.to_path_buf()));
@@ -55,7 +56,7 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
             available: ByteSize(free),
         });
     }
-    probe(plan)?;
+    probe(plan, cache)?;
     let mut report = Preflight {
         block_size: Some(vfs.f_bsize),
         total_bytes: sized.then_some(vfs.f_blocks * vfs.f_frsize),
@@ -66,7 +67,7 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
         // f_type's integer type differs between architectures
         #[allow(clippy::unnecessary_cast)]
         let magic = fs.f_type as i64;
-        if matches!(magic, TMPFS_MAGIC | RAMFS_MAGIC) && plan.cache == CacheMode::Flush {
+        if matches!(magic, TMPFS_MAGIC | RAMFS_MAGIC) && cache.cold_reads_need_eviction() {
             report.warnings.push(
                 "this is a memory filesystem: its pages cannot be evicted, so cold reads are warm"
                     .to_string(),
@@ -79,11 +80,11 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
 /// Creates a file the way the run will, writes one record of each size with the run's
 /// flags, and removes it: this is what finds a read-only mount, a missing permission,
 /// or O_DIRECT refused or misaligned, before any measurement starts.
-fn probe(plan: &Plan) -> Result<(), BenchError> {
+fn probe(plan: &Plan, cache: CachePolicy) -> Result<(), BenchError> {
     let dir = plan.dir.as_path();
     let mut file = TestFile::new(dir, &format!("probe{:08x}", rand::random::<u32>()), 0);
-    let handle = file.create(plan.cache).map_err(|e| open_error(plan, e))?;
-    if plan.cache != CacheMode::Direct {
+    let handle = file.create(cache).map_err(|e| open_error(dir, cache, e))?;
+    if !cache.around_page_cache {
         return Ok(());
     }
     let align = dio_alignment(file.path());
@@ -106,12 +107,12 @@ fn probe(plan: &Plan) -> Result<(), BenchError> {
     Ok(())
 }
 
-fn open_error(plan: &Plan, e: io::Error) -> BenchError {
-    let dir = plan.dir.to_path_buf();
+fn open_error(dir: &Path, cache: CachePolicy, e: io::Error) -> BenchError {
+    let dir = dir.to_path_buf();
     match e.raw_os_error().map(Errno::from_raw_os_error) {
         Some(Errno::ROFS) => BenchError::ReadOnly(dir),
         Some(Errno::ACCESS | Errno::PERM) => BenchError::NoPermission(dir),
-        Some(Errno::INVAL) if plan.cache == CacheMode::Direct => BenchError::DirectUnsupported(dir),
+        Some(Errno::INVAL) if cache.around_page_cache => BenchError::DirectUnsupported(dir),
         _ => BenchError::io(format!("creating a test file in {}", dir.display()), e),
     }
 }

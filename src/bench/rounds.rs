@@ -70,7 +70,8 @@ struct Schedule<'a> {
     started: Instant,
 }
 
-pub(super) fn execute(
+/// Runs the plan; `signal` is set from outside (Ctrl-C, SIGTERM) to stop early.
+pub fn execute(
     plan: &Plan,
     observer: &dyn Observer,
     signal: &AtomicBool,
@@ -149,7 +150,7 @@ impl Schedule<'_> {
                 warmup,
                 round: self.round,
                 first_step: self.next_step,
-                total: self.total_steps(),
+                total: self.plan.phases_with(self.repeat),
                 repeat: self.repeat,
                 run_tag: &self.run_tag,
             };
@@ -165,11 +166,6 @@ impl Schedule<'_> {
         let seed = self.plan.seed ^ u64::from(self.round + 1).rotate_left(48);
         cells.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed));
         cells
-    }
-
-    fn total_steps(&self) -> u64 {
-        let rounds = u64::from(self.plan.warmup + self.repeat);
-        self.cells.len() as u64 * rounds * self.plan.tests.len() as u64
     }
 
     /// When a cell measured from now, with `cells_left` cells to go, must stop.

@@ -9,8 +9,9 @@ use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
-use super::file::{TestFile, evict};
+use super::file::TestFile;
 use super::io::{Engine, RecordIo};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
@@ -29,6 +30,8 @@ pub(crate) struct PhaseTiming {
 
 pub(crate) struct Worker<'a> {
     pub plan: &'a Plan,
+    /// The plan's cache mode, as what it does.
+    pub cache: CachePolicy,
     pub index: u32,
     pub cell: &'a CellRound<'a>,
     pub cancel: &'a Cancel<'a>,
@@ -131,7 +134,7 @@ impl Worker<'_> {
         file: &mut TestFile,
         pool: &DataPool,
     ) -> Result<Engine, BenchError> {
-        let cache = self.plan.cache;
+        let cache = self.cache;
         let handle = if test == TestKind::Write {
             file.create(cache)
                 .map_err(|e| BenchError::io(self.context("creating", file.path(), test), e))?
@@ -142,22 +145,25 @@ impl Worker<'_> {
             let handle = file
                 .open(cache)
                 .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))?;
-            if test.starts_cold() && matches!(cache, CacheMode::Flush | CacheMode::Direct) {
-                evict(&handle, self.cell.file_size)
-                    .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
-            }
+            cache
+                .before_test(test, &handle, self.cell.file_size)
+                .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             handle
         };
         Engine::open(self.plan.engine, handle, self.cell.file_size, cache)
             .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))
     }
 
-    /// Writes the file untimed, for runs whose tests do not include `write`.
+    /// Writes the file untimed, for runs whose tests do not include `write`: through
+    /// the page cache whatever the mode, then synced, so every mode starts from the
+    /// same file on the device.
     fn fill(&self, file: &mut TestFile, pool: &DataPool, test: TestKind) -> Result<(), BenchError> {
         use std::os::unix::fs::FileExt;
         let path = file.path().to_path_buf();
         let err = |e| BenchError::io(self.context("preparing", &path, test), e);
-        let handle = file.create(CacheMode::Buffered).map_err(err)?;
+        let handle = file
+            .create(CachePolicy::of(CacheMode::Buffered))
+            .map_err(err)?;
         for r in 0..self.cell.file_size / self.cell.record {
             if self.cancel.is_set() {
                 return Err(BenchError::Interrupted);
@@ -284,7 +290,9 @@ impl Phase<'_> {
             }
         }
         if access != Access::Read {
-            io.finish(self.worker.plan.cache)
+            self.worker
+                .cache
+                .after_writing(io)
                 .map_err(|e| self.error("syncing", e))?;
         }
         Ok(())

@@ -1,0 +1,177 @@
+//! The cache-mode policy: what each `--cache` mode does to a test file when it is
+//! opened, between one test and the next, and at the end of a phase that wrote. This is
+//! the one place that matches on [`CacheMode`]; the test file, the engines, the worker
+//! and the preflight checks ask the policy. README "Cache modes" says the same to users.
+
+use std::fs::File;
+use std::io;
+use std::num::NonZeroU64;
+
+use rustix::fs::{Advice, OFlags};
+
+use super::io::RecordIo;
+use crate::model::{CacheMode, EngineKind, TestKind};
+
+/// What one cache mode does, as four independent choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CachePolicy {
+    /// At open: `O_DIRECT`, reads and writes go around the page cache. Records must then
+    /// be aligned as the filesystem asks (the preflight checks it), and the engines that
+    /// go through the page cache by design cannot take part.
+    pub around_page_cache: bool,
+    /// At open: `O_SYNC`, every write is durable before it returns. A mapping's stores
+    /// get nothing from the file's flags, so `mmap` msyncs every record instead.
+    pub durable_writes: bool,
+    /// Between phases: a test that starts cold finds the file synced and its pages
+    /// dropped, so its data comes from the device.
+    pub evict_before_cold: bool,
+    /// At the end: a phase that wrote keeps its clock running through `fdatasync`, as
+    /// iozone3 `-e` times its fsync, so writes measure the device and not memory.
+    pub sync_after_writing: bool,
+}
+
+impl CachePolicy {
+    /// The policy of `mode`.
+    pub(crate) const fn of(mode: CacheMode) -> CachePolicy {
+        match mode {
+            CacheMode::Flush => CachePolicy {
+                around_page_cache: false,
+                durable_writes: false,
+                evict_before_cold: true,
+                sync_after_writing: true,
+            },
+            CacheMode::Buffered => CachePolicy {
+                around_page_cache: false,
+                durable_writes: false,
+                evict_before_cold: false,
+                sync_after_writing: false,
+            },
+            CacheMode::Direct => CachePolicy {
+                around_page_cache: true,
+                durable_writes: false,
+                evict_before_cold: true,
+                sync_after_writing: false,
+            },
+            CacheMode::Sync => CachePolicy {
+                around_page_cache: false,
+                durable_writes: true,
+                evict_before_cold: false,
+                sync_after_writing: false,
+            },
+        }
+    }
+
+    /// The flags every descriptor of a test file is opened with, besides read, write
+    /// and never following a symlink.
+    pub(crate) fn open_flags(self) -> OFlags {
+        let mut flags = OFlags::empty();
+        if self.around_page_cache {
+            flags |= OFlags::DIRECT;
+        }
+        if self.durable_writes {
+            flags |= OFlags::SYNC;
+        }
+        flags
+    }
+
+    /// Whether `engine` can work this way: a mapping and a user-space stream go through
+    /// the page cache whatever the file's flags say.
+    pub(crate) fn supports(self, engine: EngineKind) -> bool {
+        let through_page_cache = matches!(engine, EngineKind::Mmap | EngineKind::Stdio);
+        !(self.around_page_cache && through_page_cache)
+    }
+
+    /// Whether cold reads are cold only because the file's pages were dropped, which a
+    /// memory filesystem cannot do. Reads around the page cache are cold anyway.
+    pub(crate) fn cold_reads_need_eviction(self) -> bool {
+        self.evict_before_cold && !self.around_page_cache
+    }
+
+    /// Between phases, before the clock starts: readies `file`, just opened and `len`
+    /// bytes long, for `test`.
+    pub(crate) fn before_test(self, test: TestKind, file: &File, len: u64) -> io::Result<()> {
+        if self.evict_before_cold && test.starts_cold() {
+            // fadvise(DONTNEED) drops only clean pages, hence the fdatasync first
+            rustix::fs::fdatasync(file)?;
+            rustix::fs::fadvise(file, 0, NonZeroU64::new(len), Advice::DontNeed)?;
+        }
+        Ok(())
+    }
+
+    /// Ends a phase that wrote, inside its timed region: what the engine still buffers
+    /// goes to the kernel in every mode, and is made durable where the mode says so.
+    pub(crate) fn after_writing(self, io: &mut impl RecordIo) -> io::Result<()> {
+        io.drain()?;
+        if self.sync_after_writing {
+            io.sync()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_mode_opens_with_its_own_flag_only() {
+        let flags = |mode| CachePolicy::of(mode).open_flags();
+        assert_eq!(flags(CacheMode::Flush), OFlags::empty());
+        assert_eq!(flags(CacheMode::Buffered), OFlags::empty());
+        assert_eq!(flags(CacheMode::Direct), OFlags::DIRECT);
+        assert_eq!(flags(CacheMode::Sync), OFlags::SYNC);
+    }
+
+    #[test]
+    fn only_direct_refuses_the_page_cache_engines() {
+        for mode in [CacheMode::Flush, CacheMode::Buffered, CacheMode::Sync] {
+            assert!(CachePolicy::of(mode).supports(EngineKind::Mmap));
+            assert!(CachePolicy::of(mode).supports(EngineKind::Stdio));
+        }
+        let direct = CachePolicy::of(CacheMode::Direct);
+        assert!(direct.supports(EngineKind::Posix) && direct.supports(EngineKind::Pread));
+        assert!(!direct.supports(EngineKind::Mmap) && !direct.supports(EngineKind::Stdio));
+    }
+
+    /// Records what the policy asks of an engine at the end of a writing phase.
+    #[derive(Default)]
+    struct Calls(Vec<&'static str>);
+
+    impl RecordIo for Calls {
+        fn write_at(&mut self, _: u64, _: &[u8]) -> io::Result<()> {
+            unreachable!("the policy writes no records")
+        }
+        fn read_at(&mut self, _: u64, _: &mut [u8]) -> io::Result<()> {
+            unreachable!("the policy reads no records")
+        }
+        fn drain(&mut self) -> io::Result<()> {
+            self.0.push("drain");
+            Ok(())
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            self.0.push("sync");
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_writing_phase_drains_always_and_syncs_only_in_flush_mode() {
+        let calls = |mode| {
+            let mut io = Calls::default();
+            CachePolicy::of(mode).after_writing(&mut io).unwrap();
+            io.0
+        };
+        assert_eq!(calls(CacheMode::Flush), ["drain", "sync"]);
+        for mode in [CacheMode::Buffered, CacheMode::Direct, CacheMode::Sync] {
+            assert_eq!(calls(mode), ["drain"]);
+        }
+    }
+
+    #[test]
+    fn only_flush_relies_on_eviction_for_cold_reads() {
+        assert!(CachePolicy::of(CacheMode::Flush).cold_reads_need_eviction());
+        for mode in [CacheMode::Buffered, CacheMode::Direct, CacheMode::Sync] {
+            assert!(!CachePolicy::of(mode).cold_reads_need_eviction());
+        }
+    }
+}
