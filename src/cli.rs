@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::model::{CacheMode, EngineKind, RoundOrder, TestKind};
+use crate::selector::{RunRef, Selector};
 use crate::shell::ColorChoice;
 use crate::units::{ByteSize, RateUnit};
 
@@ -155,11 +156,11 @@ With two: both, and a comparison of the second against the first."
 )]
 pub struct ReportArgs {
     /// Runs to chart (a selector, as in compare); with a second one, the baseline
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub baseline: Option<crate::store::Selector>,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub baseline: Option<Selector>,
     /// The candidate compared against the baseline
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub candidate: Option<crate::store::Selector>,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub candidate: Option<Selector>,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Runs charted when no selector is given (the newest)
@@ -217,11 +218,11 @@ pub enum IgnoreParam {
 )]
 pub struct CompareArgs {
     /// The runs to compare against
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub baseline: crate::store::Selector,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub baseline: Selector,
     /// The runs under judgement
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub candidate: crate::store::Selector,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub candidate: Selector,
     /// Smallest change that counts, in percent
     #[arg(long, default_value_t = 5.0)]
     pub threshold: f64,
@@ -335,8 +336,8 @@ pub struct HistoryArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The run: an id (42), latest, latest~N, or a UUID prefix
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::RunRef>())]
-    pub run: crate::store::RunRef,
+    #[arg(value_parser = |s: &str| s.parse::<RunRef>())]
+    pub run: RunRef,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: ListFormat,

@@ -4,8 +4,9 @@ use crate::cli::{CompareArgs, GlobalArgs, IgnoreParam, ListFormat};
 use crate::compare::{self, Ignored, Options};
 use crate::model::Run;
 use crate::render::{self, SideInfo};
+use crate::selector::Selector;
 use crate::shell::Shell;
-use crate::store::{self, Selector, Store};
+use crate::store::{self, Store};
 
 /// `--fail-on-regression` and something regressed: main exits 1, quietly.
 #[derive(Debug, thiserror::Error)]

@@ -24,8 +24,9 @@ pub use run::Interrupted;
 
 use crate::cli::{Command, FilterArgs, GlobalArgs, StatusArg};
 use crate::model::RunStatus;
+use crate::selector::RunFilter;
 use crate::shell::Shell;
-use crate::store::{self, Location, RunFilter, Store};
+use crate::store::{self, Location, Store};
 
 pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
     match command {

@@ -8,6 +8,7 @@ use crate::cli::{GlobalArgs, ReportArgs};
 use crate::compare::{self, Options};
 use crate::model::{Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
+use crate::selector::Selector;
 use crate::shell::Shell;
 use crate::store::{self, Store};
 use crate::trend;
@@ -99,7 +100,7 @@ fn options(args: &ReportArgs) -> Options {
     }
 }
 
-fn side(selector: &store::Selector, runs: &[Run]) -> SideInfo {
+fn side(selector: &Selector, runs: &[Run]) -> SideInfo {
     SideInfo {
         selector: selector.text.clone(),
         runs: runs.iter().filter_map(|r| r.id).collect(),

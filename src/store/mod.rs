@@ -13,11 +13,11 @@ mod sqlite;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-pub use filter::{RunFilter, RunRef, Selector};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 use crate::model::{Measurement, Run, RunStatus};
+use crate::selector::{RunFilter, RunRef, Selector};
 
 /// Why the store could not do what was asked. Messages name the database and the way out.
 #[derive(Debug, thiserror::Error)]
