@@ -17,7 +17,6 @@ mod trend;
 use std::io::Write;
 
 use anyhow::Context;
-use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 pub use compare::RegressionsFound;
 pub use run::Interrupted;
@@ -98,82 +97,5 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
         engine: None,
         cache: None,
         limit,
-    }
-}
-
-/// `--since`: a date means its midnight (UTC), a time itself, an age that long ago.
-pub fn parse_since(text: &str) -> Result<DateTime<Utc>, String> {
-    parse_when(text, false)
-}
-
-/// `--until`: as `--since`, but a date means the end of that day.
-pub fn parse_until(text: &str) -> Result<DateTime<Utc>, String> {
-    parse_when(text, true)
-}
-
-fn parse_when(text: &str, end_of_day: bool) -> Result<DateTime<Utc>, String> {
-    let t = text.trim();
-    if let Ok(time) = DateTime::parse_from_rfc3339(t) {
-        return Ok(time.with_timezone(&Utc));
-    }
-    if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        let day = if end_of_day {
-            date.succ_opt().unwrap_or(date)
-        } else {
-            date
-        };
-        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
-    }
-    age(t)
-        .map(|ago| Utc::now() - ago)
-        .ok_or_else(|| {
-            format!(
-                "invalid time '{text}': expected a date (2026-11-01), an RFC 3339 time, or an age (30m, 12h, 7d, 2w)"
-            )
-        })
-}
-
-fn age(text: &str) -> Option<Duration> {
-    let split = text.find(|c: char| !c.is_ascii_digit())?;
-    let (number, unit) = text.split_at(split);
-    let n: i64 = number.parse().ok()?;
-    match unit {
-        "m" | "min" => Duration::try_minutes(n),
-        "h" => Duration::try_hours(n),
-        "d" => Duration::try_days(n),
-        "w" => Duration::try_weeks(n),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_dates_and_ages() {
-        assert_eq!(
-            parse_since("2026-11-01").unwrap().to_rfc3339(),
-            "2026-11-01T00:00:00+00:00"
-        );
-        assert_eq!(
-            parse_until("2026-11-01").unwrap().to_rfc3339(),
-            "2026-11-02T00:00:00+00:00"
-        );
-        assert_eq!(
-            parse_since("2026-11-01T10:00:00+02:00")
-                .unwrap()
-                .to_rfc3339(),
-            "2026-11-01T08:00:00+00:00"
-        );
-        let week = Utc::now() - parse_since("7d").unwrap();
-        assert!((week - Duration::days(7)).num_seconds().abs() < 5);
-        assert!(
-            parse_since("12h").is_ok() && parse_since("2w").is_ok() && parse_since("30m").is_ok()
-        );
-        assert!(parse_since("7x").is_err());
-        assert!(parse_since("yesterday").is_err());
-        assert!(parse_since("").is_err());
-        assert!(parse_since("99999999999999999999d").is_err());
     }
 }

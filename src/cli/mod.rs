@@ -1,30 +1,20 @@
 //! The command line, as clap derive types. Nothing here reaches the engine: each
-//! subcommand turns its args into model values first (see `cmd/`).
+//! subcommand turns its args into model values first (see `cmd/`). The parsers of
+//! flag values live beside it, in `values.rs`: the command line imports nothing from `cmd`.
+
+mod values;
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use values::Repeat;
+use values::{parse_one_test, parse_repeat, parse_since, parse_tag, parse_until};
+
 use crate::model::{CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::selector::{RunRef, Selector};
 use crate::shell::ColorChoice;
 use crate::units::{ByteSize, RateUnit};
-
-/// `--repeat`: a number of rounds, or as many as precision asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Repeat {
-    Rounds(u32),
-    Auto,
-}
-
-fn parse_repeat(text: &str) -> Result<Repeat, String> {
-    match text.trim() {
-        "auto" => Ok(Repeat::Auto),
-        t => t.parse().map(Repeat::Rounds).map_err(|_| {
-            format!("'{text}' is not a number of rounds; give a number such as 5, or auto")
-        }),
-    }
-}
 
 /// Seeds stay below 2^53 so they survive JSON readers that use doubles, and SQLite.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
@@ -296,10 +286,10 @@ pub struct FilterArgs {
     #[arg(long, value_parser = ByteSize::parse_bytes)]
     pub record: Option<ByteSize>,
     /// Runs started at or after this: a date (2026-11-01), a time (RFC 3339) or an age (7d, 12h, 2w)
-    #[arg(long, value_parser = crate::cmd::parse_since)]
+    #[arg(long, value_parser = parse_since)]
     pub since: Option<chrono::DateTime<chrono::Utc>>,
     /// Runs started before this: a date (the whole day counts), a time, or an age
-    #[arg(long, value_parser = crate::cmd::parse_until)]
+    #[arg(long, value_parser = parse_until)]
     pub until: Option<chrono::DateTime<chrono::Utc>>,
     /// Runs with this status
     #[arg(long, value_enum)]
@@ -370,21 +360,6 @@ pub enum DbAction {
     Check,
     /// Bring the database's schema up to date
     Migrate,
-}
-
-/// One test by its own name (`write` here is the write test, not the write group).
-fn parse_one_test(text: &str) -> Result<TestKind, String> {
-    let key = text.trim().to_ascii_lowercase().replace('-', "_");
-    TestKind::ALL
-        .into_iter()
-        .find(|t| t.name() == key)
-        .ok_or_else(|| {
-            let names: Vec<&str> = TestKind::ALL.iter().map(|t| t.name()).collect();
-            format!(
-                "unknown test '{text}': expected one of {}",
-                names.join(", ")
-            )
-        })
 }
 
 /// Output formats of a run.
@@ -523,13 +498,6 @@ pub struct RunArgs {
     pub format: RunFormat,
 }
 
-fn parse_tag(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
-        _ => Err(format!("invalid tag '{text}': expected key=value")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,13 +516,5 @@ mod tests {
         };
         assert_eq!(run.size_mb, Some(ByteSize(32 << 20)));
         assert_eq!(run.record_bytes, Some(ByteSize(512)));
-    }
-
-    #[test]
-    fn tags_split_on_the_first_equals() {
-        assert_eq!(parse_tag("os=dr9").unwrap(), ("os".into(), "dr9".into()));
-        assert_eq!(parse_tag("a=b=c").unwrap(), ("a".into(), "b=c".into()));
-        assert!(parse_tag("novalue").is_err());
-        assert!(parse_tag("=x").is_err());
     }
 }
