@@ -61,14 +61,14 @@ fn import_file(
             "{name}: not a text file (iozone3 text, fio JSON, the classic table, an iozone export)"
         )
     })?;
-    let format = match args.format {
-        ImportFormat::Auto => import::detect(text).ok_or_else(|| {
+    let format = match forced(args.format) {
+        Some(format) => format,
+        None => import::detect(text).ok_or_else(|| {
             anyhow::anyhow!(
                 "{name}: not in a known format (iozone3 text, fio JSON, the classic IOzone table, \
                  an iozone JSON or CSV export); --format can force one"
             )
         })?,
-        forced => Format::from(forced),
     };
     let origin = Origin::new(&name, &bytes, Utc::now());
     let mut runs =
@@ -78,6 +78,18 @@ fn import_file(
     }
     let added = store.save_runs(&runs)?;
     Ok((added, runs.len()))
+}
+
+/// The parser `--format` forces, or `None` for `auto`: look at the content.
+fn forced(format: ImportFormat) -> Option<Format> {
+    match format {
+        ImportFormat::Auto => None,
+        ImportFormat::Iozone3 => Some(Format::Iozone3),
+        ImportFormat::Fio => Some(Format::Fio),
+        ImportFormat::Classic => Some(Format::Classic),
+        ImportFormat::Json => Some(Format::Json),
+        ImportFormat::Csv => Some(Format::Csv),
+    }
 }
 
 /// What the user states about the runs: labels, tags, and the host when the file
