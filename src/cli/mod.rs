@@ -11,13 +11,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use values::Repeat;
 use values::{parse_one_test, parse_repeat, parse_since, parse_tag, parse_until};
 
-use crate::model::{CacheMode, EngineKind, RoundOrder, TestKind};
+use crate::model::{self, CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::selector::{RunRef, Selector};
 use crate::shell::ColorChoice;
 use crate::units::{ByteSize, RateUnit};
-
-/// Seeds stay below 2^53 so they survive JSON readers that use doubles, and SQLite.
-pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -154,7 +151,7 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Runs charted when no selector is given (the newest)
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = model::DEFAULT_REPORT_LIMIT)]
     pub limit: usize,
     /// Where to write the HTML
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -179,7 +176,7 @@ pub struct SyncArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Runs per transaction: an interrupted sync keeps every whole batch it sent
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = model::DEFAULT_SYNC_BATCH, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
 }
 
@@ -214,10 +211,10 @@ pub struct CompareArgs {
     #[arg(value_parser = |s: &str| s.parse::<Selector>())]
     pub candidate: Selector,
     /// Smallest change that counts, in percent
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = model::DEFAULT_THRESHOLD_PCT)]
     pub threshold: f64,
     /// Significance level, after Benjamini–Hochberg correction across rows
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = model::DEFAULT_ALPHA)]
     pub alpha: f64,
     /// Drop a parameter from the row match, to compare across it; repeatable
     #[arg(long = "ignore-param", value_enum)]
@@ -241,10 +238,10 @@ pub struct TrendArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Smallest step in the level that counts, in percent
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = model::DEFAULT_MIN_STEP_PCT)]
     pub min_step: f64,
     /// Fewest runs on each side of a step
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = model::DEFAULT_MIN_RUNS, value_parser = clap::value_parser!(u32).range(2..))]
     pub min_runs: u32,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
@@ -310,7 +307,7 @@ pub struct HistoryArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// At most this many runs (the newest)
-    #[arg(long, default_value_t = 50, conflicts_with = "all")]
+    #[arg(long, default_value_t = model::DEFAULT_HISTORY_LIMIT, conflicts_with = "all")]
     pub limit: usize,
     /// Every matching run
     #[arg(long)]
@@ -414,24 +411,25 @@ pub struct RunArgs {
     pub engine: EngineKind,
 
     /// Workers, one file each; throughput is their aggregate
-    #[arg(short = 't', long, default_value_t = 1)]
+    #[arg(short = 't', long, default_value_t = model::DEFAULT_THREADS)]
     pub threads: u32,
 
     /// Rounds of every measurement, or `auto`: rounds until every cell's median is
     /// known to ±--precision, within --max-time
-    #[arg(short = 'n', long, default_value = "5", value_parser = parse_repeat)]
+    #[arg(short = 'n', long, default_value_t = Repeat::Rounds(model::DEFAULT_REPEAT),
+          value_parser = parse_repeat)]
     pub repeat: Repeat,
 
     /// With --repeat auto: the 95% interval of every cell's median within ± this, in percent
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = model::DEFAULT_PRECISION_PCT)]
     pub precision: f64,
 
     /// With --repeat auto: seconds of measuring after which no round is added
-    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = model::DEFAULT_MAX_TIME_S)]
     pub max_time: f64,
 
     /// Warm-up rounds measured first and left out of every statistic
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = model::DEFAULT_WARMUP)]
     pub warmup: u32,
 
     /// interleaved: each round visits every cell once in a seeded random order, on a
@@ -477,11 +475,11 @@ pub struct RunArgs {
     pub units: RateUnit,
 
     /// Share of reads in `mix`, in percent
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    #[arg(long, default_value_t = model::DEFAULT_READ_PCT, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub read_pct: u8,
 
     /// Distance between records read by `stride`, in records (iozone3 -j)
-    #[arg(long, default_value_t = crate::bench::DEFAULT_STRIDE,
+    #[arg(long, default_value_t = model::DEFAULT_STRIDE,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub stride: u64,
 
@@ -490,7 +488,7 @@ pub struct RunArgs {
     pub no_latency: bool,
 
     /// Seed for the data and the random orders [default: random, and recorded]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(..=MAX_SEED))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(..=model::MAX_SEED))]
     pub seed: Option<u64>,
 
     /// Output format
@@ -506,6 +504,39 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// Defaults `--help` states in words (a doc comment) or as a string clap parses are
+    /// the model's: the constants cannot reach those texts, so this holds them together.
+    #[test]
+    fn stated_defaults_are_the_models() {
+        let command = Cli::command();
+        let run = command.find_subcommand("run").expect("run exists");
+        let stated = |id: &str| -> String {
+            let arg = run.get_arguments().find(|a| a.get_id() == id).expect(id);
+            match arg.get_default_values() {
+                [value] => value.to_string_lossy().into_owned(),
+                _ => {
+                    let help = arg.get_help().expect("documented").to_string();
+                    let (_, rest) = help.split_once("[default: ").expect("a stated default");
+                    rest[..rest.find(']').expect("closed")].to_string()
+                }
+            }
+        };
+        let bytes = |text: &str| -> Vec<u64> {
+            text.split(',')
+                .map(|t| ByteSize::parse_bytes(t).unwrap().bytes())
+                .collect()
+        };
+        assert_eq!(bytes(&stated("size")), [model::DEFAULT_FILE_SIZE]);
+        assert_eq!(bytes(&stated("records")), model::DEFAULT_RECORD_SIZES);
+        assert_eq!(bytes(&stated("min_size")), [model::AUTO_MIN_FILE_SIZE]);
+        assert_eq!(bytes(&stated("max_size")), [model::AUTO_MAX_FILE_SIZE]);
+        let tests: Vec<TestKind> = stated("tests")
+            .split(',')
+            .flat_map(|t| TestKind::parse_group(t).unwrap())
+            .collect();
+        assert_eq!(tests, model::DEFAULT_TESTS);
     }
 
     #[test]

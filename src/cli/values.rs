@@ -12,6 +12,16 @@ pub enum Repeat {
     Auto,
 }
 
+/// As `--help` shows the default: what [`parse_repeat`] reads back.
+impl std::fmt::Display for Repeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Repeat::Rounds(n) => write!(f, "{n}"),
+            Repeat::Auto => f.write_str("auto"),
+        }
+    }
+}
+
 pub(super) fn parse_repeat(text: &str) -> Result<Repeat, String> {
     match text.trim() {
         "auto" => Ok(Repeat::Auto),

@@ -6,7 +6,7 @@ use chrono::Utc;
 
 use crate::cli::{GlobalArgs, ReportArgs};
 use crate::compare::{self, Options};
-use crate::model::{Run, RunStatus};
+use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
 use crate::selector::Selector;
 use crate::shell::Shell;
@@ -49,7 +49,12 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         _ => None,
     };
     let history = history_runs(&*store, &args)?;
-    let report = trend::find_steps(&history, 0.05, 3);
+    // trend's defaults: the report has no flags for them
+    let report = trend::find_steps(
+        &history,
+        model::DEFAULT_MIN_STEP_PCT / 100.0,
+        model::DEFAULT_MIN_RUNS as usize,
+    );
     let mut series: Vec<SeriesHistory> = trend::series_points(&history)
         .into_iter()
         .filter(|(_, points)| points.len() >= 2)
@@ -94,8 +99,8 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
 /// compare's defaults, with the parameters the user drops from the match.
 fn options(args: &ReportArgs) -> Options {
     Options {
-        threshold: 0.05,
-        alpha: 0.05,
+        threshold: model::DEFAULT_THRESHOLD_PCT / 100.0,
+        alpha: model::DEFAULT_ALPHA,
         ignore: super::compare::ignored(&args.ignore),
     }
 }

@@ -13,16 +13,12 @@ use crate::bench::Rounds;
 use crate::bench::{self, Observer, Plan, Step};
 use crate::cli::{GlobalArgs, Repeat, RunArgs, RunFormat};
 use crate::host;
-use crate::model::{AutoRepeat, Measurement, Params, Run, RunStatus, TestKind};
+use crate::model::{
+    self, AUTO_RECORD_SIZES, AutoRepeat, Measurement, Params, Run, RunStatus, TestKind,
+};
 use crate::render;
 use crate::shell::Shell;
 use crate::units::{ByteSize, RateUnit, format_nanos};
-
-/// The seed's sweep, as the classic README measured it.
-const DEFAULT_RECORDS: [u64; 5] = [512, 1 << 10, 4 << 10, 16 << 10, 64 << 10];
-const DEFAULT_SIZE: u64 = 32 << 20;
-/// iozone3's auto mode record range: 4 KiB..16 MiB.
-const AUTO_RECORDS: (u64, u64) = (4 << 10, 16 << 20);
 
 /// A run stopped by a signal; main turns it into exit status 128 + signal.
 #[derive(Debug, thiserror::Error)]
@@ -199,7 +195,7 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         let size = args
             .size_mb
             .or(args.size)
-            .map_or(DEFAULT_SIZE, ByteSize::bytes);
+            .map_or(model::DEFAULT_FILE_SIZE, ByteSize::bytes);
         vec![size]
     };
     if file_sizes.is_empty() {
@@ -212,19 +208,14 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
     let mut record_sizes: Vec<u64> = match (&args.record_bytes, args.records.is_empty()) {
         (Some(r), _) => vec![r.bytes()],
         (None, false) => args.records.iter().map(|r| r.bytes()).collect(),
-        (None, true) if args.auto => doubling(AUTO_RECORDS.0, AUTO_RECORDS.1),
-        (None, true) => DEFAULT_RECORDS.to_vec(),
+        (None, true) if args.auto => doubling(AUTO_RECORD_SIZES.0, AUTO_RECORD_SIZES.1),
+        (None, true) => model::DEFAULT_RECORD_SIZES.to_vec(),
     };
     record_sizes.sort_unstable();
     record_sizes.dedup();
     let mut tests: Vec<TestKind> = args.tests.iter().flatten().copied().collect();
     if tests.is_empty() {
-        tests = vec![
-            TestKind::Write,
-            TestKind::Rewrite,
-            TestKind::Read,
-            TestKind::Reread,
-        ];
+        tests = model::DEFAULT_TESTS.to_vec();
     }
     tests.sort_unstable();
     tests.dedup();
@@ -252,7 +243,7 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         order: args.order,
         seed: args
             .seed
-            .unwrap_or_else(|| rand::random::<u64>() & crate::cli::MAX_SEED),
+            .unwrap_or_else(|| rand::random::<u64>() & model::MAX_SEED),
         verify: args.verify,
         read_pct: args.read_pct,
         stride_records: args.stride,
