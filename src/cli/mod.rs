@@ -13,7 +13,7 @@ use values::{parse_one_test, parse_repeat, parse_since, parse_tag, parse_until};
 
 use crate::model::{self, CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::selector::{RunRef, Selector};
-use crate::shell::ColorChoice;
+use crate::shell::{ColorChoice, Verbosity};
 use crate::units::{ByteSize, RateUnit};
 
 #[derive(Debug, Parser)]
@@ -52,6 +52,17 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub db: Option<String>,
+}
+
+impl GlobalArgs {
+    /// `--quiet` or `--verbose` (clap lets only one through), else normal.
+    pub fn verbosity(&self) -> Verbosity {
+        match (self.quiet, self.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (_, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        }
+    }
 }
 
 // parsed once per process: the variants' sizes do not matter

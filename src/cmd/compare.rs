@@ -1,11 +1,11 @@
 //! `iozone compare BASELINE CANDIDATE`: selectors → runs → comparison → report.
 
-use crate::cli::{CompareArgs, GlobalArgs, IgnoreParam, ListFormat};
+use super::Context;
+use crate::cli::{CompareArgs, IgnoreParam, ListFormat};
 use crate::compare::{self, Ignored, Options};
 use crate::model::Run;
 use crate::render::{self, SideInfo};
 use crate::selector::Selector;
-use crate::shell::Shell;
 use crate::store::{self, Store};
 
 /// `--fail-on-regression` and something regressed: main exits 1, quietly.
@@ -13,14 +13,14 @@ use crate::store::{self, Store};
 #[error("{0} row(s) regressed")]
 pub struct RegressionsFound(pub usize);
 
-pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     let options = Options {
         threshold: args.threshold / 100.0,
         alpha: args.alpha,
         ignore: ignored(&args.ignore),
     };
     options.validate()?;
-    let store = super::open_store(global)?;
+    let store = context.open_store()?;
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
     if let Some(by) = args.by {
@@ -30,7 +30,7 @@ pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
             ListFormat::Csv => render::fleet_csv(&fleet),
             ListFormat::Markdown => render::fleet_text(&base, &cand, &fleet, false, true),
             ListFormat::Table => {
-                render::fleet_text(&base, &cand, &fleet, shell.stdout_color(), false)
+                render::fleet_text(&base, &cand, &fleet, context.shell.stdout_color(), false)
             }
         };
         super::print_stdout(&text)?;
@@ -54,7 +54,7 @@ pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
             &cand,
             &comparison,
             args.units,
-            shell.stdout_color(),
+            context.shell.stdout_color(),
             false,
         ),
     };

@@ -1,11 +1,11 @@
 //! `iozone history`: filters → store query → listing.
 
-use crate::cli::{GlobalArgs, HistoryArgs, ListFormat};
+use super::Context;
+use crate::cli::{HistoryArgs, ListFormat};
 use crate::render;
-use crate::shell::Shell;
 
-pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
+    let store = context.open_store()?;
     let limit = (!args.all).then_some(args.limit);
     let runs = store.list_runs(&super::run_filter(&args.filter, limit))?;
     let text = match args.format {
@@ -25,7 +25,7 @@ pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
                     .to_markdown(),
                 _ => {
                     if runs.is_empty() {
-                        shell.status(
+                        context.shell.status(
                             "History",
                             format!("no runs recorded in {} match", store.location()),
                         );
@@ -39,7 +39,7 @@ pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Re
         }
     };
     if limit == Some(runs.len()) {
-        shell.status(
+        context.shell.status(
             "Showing",
             format!(
                 "the newest {} runs; --limit N or --all for more",

@@ -1,13 +1,13 @@
 //! `iozone import FILE...`: each file read, its format found, parsed, and recorded in
 //! one transaction; a file that fails leaves nothing behind and the others go on.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 
-use crate::cli::{GlobalArgs, ImportArgs, ImportFormat};
+use super::Context;
+use crate::cli::{ImportArgs, ImportFormat};
 use crate::import::{self, Format, Origin};
 use crate::model::Run;
-use crate::shell::Shell;
 use crate::store::Store;
 
 /// Some files could not be imported; each was reported on its own line.
@@ -18,12 +18,12 @@ pub struct SomeFilesFailed {
     total: usize,
 }
 
-pub fn exec(args: ImportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let mut store = super::open_store(global)?;
+pub fn exec(args: ImportArgs, context: &Context) -> anyhow::Result<()> {
+    let mut store = context.open_store()?;
     let mut failed = 0;
     for path in &args.files {
         match import_file(&mut *store, path, &args) {
-            Ok((added, total)) => shell.status(
+            Ok((added, total)) => context.shell.status(
                 "Imported",
                 format!(
                     "{}: {added} run{} ({} already there)",
@@ -35,7 +35,7 @@ pub fn exec(args: ImportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
             Err(e) if args.files.len() == 1 => return Err(e),
             Err(e) => {
                 failed += 1;
-                shell.error(format!("{e:#}"));
+                context.shell.error(format!("{e:#}"));
             }
         }
     }

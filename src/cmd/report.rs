@@ -1,23 +1,23 @@
 //! `iozone report [BASELINE [CANDIDATE]] [filters] -o report.html`: runs, their
 //! comparison and their history, drawn into one self-contained HTML file.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 
-use crate::cli::{GlobalArgs, ReportArgs};
+use super::Context;
+use crate::cli::ReportArgs;
 use crate::compare::{self, Options};
 use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
 use crate::selector::Selector;
-use crate::shell::Shell;
 use crate::store::{self, Store};
 use crate::trend;
 
 /// History charts drawn at most: the series with the most runs.
 const MAX_SERIES: usize = 24;
 
-pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
+    let store = context.open_store()?;
     let base = args
         .baseline
         .as_ref()
@@ -38,7 +38,9 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         ) {
             Ok(comparison) => Some(comparison),
             Err(e) => {
-                shell.warn(format!("no comparison in the report: {e}"));
+                context
+                    .shell
+                    .warn(format!("no comparison in the report: {e}"));
                 None
             }
         },
@@ -79,7 +81,7 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
     let html = render::report_html(&input);
     std::fs::write(&args.output, html)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
-    shell.status(
+    context.shell.status(
         "Wrote",
         format!(
             "{} ({} runs{}, {} series)",

@@ -4,20 +4,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 use indicatif::ProgressBar;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::bench::Rounds;
 use crate::bench::{self, Observer, Plan, Step};
-use crate::cli::{GlobalArgs, Repeat, RunArgs, RunFormat};
+use crate::cli::{Repeat, RunArgs, RunFormat};
 use crate::host;
 use crate::model::{
     self, AUTO_RECORD_SIZES, AutoRepeat, Measurement, Params, Run, RunStatus, TestKind,
 };
 use crate::render;
 use crate::shell::Shell;
+
+use super::Context;
 use crate::units::{ByteSize, RateUnit, format_nanos};
 
 /// A run stopped by a signal; main turns it into exit status 128 + signal.
@@ -33,7 +35,8 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let plan = plan_from(&args)?;
     plan.validate()?;
     let signals = Signals::install()?;
@@ -41,7 +44,7 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     // a bad database is found before the measuring, not after
     let mut store = match args.no_record {
         true => None,
-        false => Some(super::open_store(global)?),
+        false => Some(context.open_store()?),
     };
     announce(shell, &plan);
     for warning in &checks.warnings {

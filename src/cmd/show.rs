@@ -1,12 +1,12 @@
 //! `iozone show RUN`: one run in full.
 
-use crate::cli::{GlobalArgs, ListFormat, ShowArgs};
+use super::Context;
+use crate::cli::{ListFormat, ShowArgs};
 use crate::render;
-use crate::shell::Shell;
 use crate::store::StoreError;
 
-pub fn exec(args: ShowArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
+    let store = context.open_store()?;
     let id = store.resolve(&args.run)?;
     let run = store
         .load_run(id)?
@@ -15,7 +15,9 @@ pub fn exec(args: ShowArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resul
         ListFormat::Json => render::json(&run),
         ListFormat::Csv => render::results_csv(&run),
         ListFormat::Markdown => render::show_text(&run, args.units, false, true),
-        ListFormat::Table => render::show_text(&run, args.units, shell.stdout_color(), false),
+        ListFormat::Table => {
+            render::show_text(&run, args.units, context.shell.stdout_color(), false)
+        }
     };
     super::print_stdout(&text)?;
     Ok(())
