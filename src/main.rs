@@ -63,7 +63,7 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     if e.downcast_ref::<cmd::RegressionsFound>().is_some() {
         return ExitCode::from(1);
     }
-    shell.error(format!("{e:#}"));
+    shell.error(cmd::error_message(e));
     match e.downcast_ref::<cmd::Interrupted>() {
         Some(cmd::Interrupted(signal)) => ExitCode::from((128 + signal) as u8),
         None => ExitCode::from(2),

@@ -35,7 +35,7 @@ pub fn exec(args: ImportArgs, context: &Context) -> anyhow::Result<()> {
             Err(e) if args.files.len() == 1 => return Err(e),
             Err(e) => {
                 failed += 1;
-                context.shell.error(format!("{e:#}"));
+                context.shell.error(super::error_message(&e));
             }
         }
     }

@@ -24,6 +24,7 @@ pub use run::Interrupted;
 use crate::cli::{Command, FilterArgs, StatusArg};
 use crate::model::RunStatus;
 use crate::selector::RunFilter;
+use crate::store::StoreError;
 
 /// Runs one command; the error, if any, is for main to print and turn into a status.
 pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
@@ -41,6 +42,22 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
         Command::Sync(args) => sync::exec(args, context),
         Command::Completions(args) => completions::completions(args),
         Command::Man => completions::man(),
+    }
+}
+
+/// An error as printed: its chain on one line, then the way out when it lies in a flag
+/// that the layer which failed does not know of.
+pub fn error_message(error: &anyhow::Error) -> String {
+    format!("{error:#}{}", way_out(error.root_cause()))
+}
+
+/// The end of a store error's message that names `--db`: the store cannot, since it
+/// does not know how it was chosen.
+pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str {
+    match root.downcast_ref::<StoreError>() {
+        Some(StoreError::Open { .. }) => ", or choose another with --db",
+        Some(StoreError::NotIozone(_)) => "; choose another file with --db",
+        _ => "",
     }
 }
 
@@ -70,5 +87,30 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
         engine: None,
         cache: None,
         limit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_errors_end_with_the_flag_that_gets_past_them() {
+        let not_ours = anyhow::Error::new(StoreError::NotIozone("x.db".into())).context("saving");
+        assert_eq!(
+            error_message(&not_ours),
+            "saving: x.db is not an iozone database; choose another file with --db"
+        );
+        let closed = anyhow::Error::new(StoreError::Open {
+            path: "/no/x.db".into(),
+            reason: "unable to open".into(),
+        });
+        assert_eq!(
+            error_message(&closed),
+            "cannot open the database /no/x.db: unable to open; check that the directory \
+             exists and is writable, or choose another with --db"
+        );
+        let other = anyhow::Error::new(StoreError::NoSuchRun("7".into()));
+        assert_eq!(error_message(&other), format!("{other:#}"));
     }
 }

@@ -86,9 +86,11 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     if let (Some(store), Some(id)) = (&mut store, run.id) {
         match (store.finish_run(id, &run), &error) {
             (Err(e), None) => return Err(e.into()),
-            (Err(e), Some(_)) => {
-                shell.warn(format!("the run could not be marked {:?}: {e}", run.status))
-            }
+            (Err(e), Some(_)) => shell.warn(format!(
+                "the run could not be marked {:?}: {e}{}",
+                run.status,
+                super::way_out(&e)
+            )),
             (Ok(()), _) => {}
         }
     }
