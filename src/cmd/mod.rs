@@ -1,4 +1,5 @@
-//! One file per subcommand: each turns its arguments into model values, calls the
+//! One file per subcommand: each takes its arguments and the [`Context`] main built
+//! (the shell, the database), turns the arguments into model values, calls the
 //! library, and hands the result to a renderer.
 
 mod compare;
@@ -68,6 +69,7 @@ pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
+/// The filter flags as the store's filter; `limit` keeps the newest that many.
 pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
     RunFilter {
         host: args.host.clone(),
