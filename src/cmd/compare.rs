@@ -14,6 +14,7 @@ use crate::store::{self, Store};
 pub struct RegressionsFound(pub usize);
 
 pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let options = Options {
         threshold: args.threshold / 100.0,
         alpha: args.alpha,
@@ -30,7 +31,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
             ListFormat::Csv => render::fleet_csv(&fleet),
             ListFormat::Markdown => render::fleet_text(&base, &cand, &fleet, false, true),
             ListFormat::Table => {
-                render::fleet_text(&base, &cand, &fleet, context.shell.stdout_color(), false)
+                render::fleet_text(&base, &cand, &fleet, shell.stdout_color(), false)
             }
         };
         super::print_stdout(&text)?;
@@ -54,7 +55,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
             &cand,
             &comparison,
             args.units,
-            context.shell.stdout_color(),
+            shell.stdout_color(),
             false,
         ),
     };

@@ -13,6 +13,7 @@ pub struct Damaged {
 }
 
 pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     match args.action {
         DbAction::Path => {
             let (location, _) = context.location()?;
@@ -37,7 +38,7 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
             );
             super::print_stdout(&text)?;
             if report.unfinished_runs > 0 {
-                context.shell.warn(format!(
+                shell.warn(format!(
                     "{} run(s) are still marked running: in progress, or killed before they could finish",
                     report.unfinished_runs
                 ));
@@ -62,7 +63,7 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
             } else {
                 "Migrated"
             };
-            context.shell.status(verb, message);
+            shell.status(verb, message);
         }
     }
     Ok(())

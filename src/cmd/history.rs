@@ -5,6 +5,7 @@ use crate::cli::{HistoryArgs, ListFormat};
 use crate::render;
 
 pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let store = context.open_store()?;
     let limit = (!args.all).then_some(args.limit);
     let runs = store.list_runs(&super::run_filter(&args.filter, limit))?;
@@ -25,7 +26,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
                     .to_markdown(),
                 _ => {
                     if runs.is_empty() {
-                        context.shell.status(
+                        shell.status(
                             "History",
                             format!("no runs recorded in {} match", store.location()),
                         );
@@ -39,7 +40,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
         }
     };
     if limit == Some(runs.len()) {
-        context.shell.status(
+        shell.status(
             "Showing",
             format!(
                 "the newest {} runs; --limit N or --all for more",

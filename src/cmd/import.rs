@@ -19,11 +19,12 @@ pub struct SomeFilesFailed {
 }
 
 pub fn exec(args: ImportArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let mut store = context.open_store()?;
     let mut failed = 0;
     for path in &args.files {
         match import_file(&mut *store, path, &args) {
-            Ok((added, total)) => context.shell.status(
+            Ok((added, total)) => shell.status(
                 "Imported",
                 format!(
                     "{}: {added} run{} ({} already there)",
@@ -35,7 +36,7 @@ pub fn exec(args: ImportArgs, context: &Context) -> anyhow::Result<()> {
             Err(e) if args.files.len() == 1 => return Err(e),
             Err(e) => {
                 failed += 1;
-                context.shell.error(super::error_message(&e));
+                shell.error(super::error_message(&e));
             }
         }
     }

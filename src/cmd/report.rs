@@ -17,6 +17,7 @@ use crate::trend;
 const MAX_SERIES: usize = 24;
 
 pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let store = context.open_store()?;
     let base = args
         .baseline
@@ -81,7 +82,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     let html = render::report_html(&input);
     std::fs::write(&args.output, html)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
-    context.shell.status(
+    shell.status(
         "Wrote",
         format!(
             "{} ({} runs{}, {} series)",

@@ -6,6 +6,7 @@ use crate::render;
 use crate::store::StoreError;
 
 pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let store = context.open_store()?;
     let id = store.resolve(&args.run)?;
     let run = store
@@ -15,9 +16,7 @@ pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
         ListFormat::Json => render::json(&run),
         ListFormat::Csv => render::results_csv(&run),
         ListFormat::Markdown => render::show_text(&run, args.units, false, true),
-        ListFormat::Table => {
-            render::show_text(&run, args.units, context.shell.stdout_color(), false)
-        }
+        ListFormat::Table => render::show_text(&run, args.units, shell.stdout_color(), false),
     };
     super::print_stdout(&text)?;
     Ok(())

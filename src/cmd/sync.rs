@@ -8,6 +8,7 @@ use crate::model::{Run, RunStatus};
 use crate::store::{self, Location};
 
 pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let local = context.open_store()?;
     let (remote_text, sending) = match (&args.to, &args.from) {
         (Some(to), _) => (to, true),
@@ -55,6 +56,6 @@ pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
             running.len()
         ));
     }
-    context.shell.status("Synced", message);
+    shell.status("Synced", message);
     Ok(())
 }

@@ -8,6 +8,7 @@ use crate::store;
 use crate::trend;
 
 pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     if !(args.min_step > 0.0 && args.min_step < 100.0) {
         anyhow::bail!(
             "--min-step must be between 0 and 100 (percent), not {}",
@@ -23,9 +24,7 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
         ListFormat::Json => render::json(&report),
         ListFormat::Csv => render::trend_csv(&report),
         ListFormat::Markdown => render::trend_text(&report, args.units, false, true),
-        ListFormat::Table => {
-            render::trend_text(&report, args.units, context.shell.stdout_color(), false)
-        }
+        ListFormat::Table => render::trend_text(&report, args.units, shell.stdout_color(), false),
     };
     super::print_stdout(&text)?;
     Ok(())
