@@ -14,6 +14,7 @@ pub mod host;
 pub mod import;
 pub mod model;
 pub mod render;
+pub mod selector;
 pub mod shell;
 pub mod stats;
 pub mod store;

@@ -6,22 +6,18 @@ use clap::Parser;
 
 use iozone::cli::Cli;
 use iozone::cmd;
-use iozone::shell::{Shell, Verbosity};
+use iozone::shell::Shell;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    let verbosity = match (cli.global.quiet, cli.global.verbose) {
-        (true, _) => Verbosity::Quiet,
-        (_, true) => Verbosity::Verbose,
-        _ => Verbosity::Normal,
-    };
-    let shell = Shell::new(cli.global.color, verbosity);
-    match cmd::dispatch(cli.command, &cli.global, &shell) {
+    let shell = Shell::new(cli.global.color, cli.global.verbosity());
+    let context = cmd::Context::new(shell, cli.global.db.as_deref());
+    match cmd::dispatch(cli.command, &context) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => failure(&e, &shell),
+        Err(e) => failure(&e, &context.shell),
     }
 }
 
@@ -67,7 +63,7 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     if e.downcast_ref::<cmd::RegressionsFound>().is_some() {
         return ExitCode::from(1);
     }
-    shell.error(format!("{e:#}"));
+    shell.error(cmd::error_message(e));
     match e.downcast_ref::<cmd::Interrupted>() {
         Some(cmd::Interrupted(signal)) => ExitCode::from((128 + signal) as u8),
         None => ExitCode::from(2),

@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use order::DEFAULT_STRIDE;
 pub use preflight::{Preflight, preflight};
 pub use rounds::{
     AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, execute, imprecise_cells,

@@ -1,9 +1,6 @@
 //! The order in which a test visits the records of a file, computed per operation in
 //! constant memory: a 1 GiB file of 512 B records must not need a 16 MiB index table.
 
-/// Default distance between records read by `stride_read`, as iozone3's `-j 17`.
-pub const DEFAULT_STRIDE: u64 = 17;
-
 /// An access order over the records `0..n` of a file.
 #[derive(Clone, Debug)]
 pub enum Order {
@@ -107,6 +104,7 @@ fn splitmix64(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::DEFAULT_STRIDE;
 
     fn visits(order: &Order, n: u64) -> Vec<u64> {
         (0..n).map(|i| order.record(i, n)).collect()

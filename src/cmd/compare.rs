@@ -1,25 +1,27 @@
 //! `iozone compare BASELINE CANDIDATE`: selectors → runs → comparison → report.
 
-use crate::cli::{CompareArgs, GlobalArgs, IgnoreParam, ListFormat};
+use super::Context;
+use crate::cli::{CompareArgs, IgnoreParam, ListFormat};
 use crate::compare::{self, Ignored, Options};
 use crate::model::Run;
 use crate::render::{self, SideInfo};
-use crate::shell::Shell;
-use crate::store::{self, Selector, Store};
+use crate::selector::Selector;
+use crate::store::{self, Store};
 
 /// `--fail-on-regression` and something regressed: main exits 1, quietly.
 #[derive(Debug, thiserror::Error)]
 #[error("{0} row(s) regressed")]
 pub struct RegressionsFound(pub usize);
 
-pub fn exec(args: CompareArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let options = Options {
         threshold: args.threshold / 100.0,
         alpha: args.alpha,
         ignore: ignored(&args.ignore),
     };
     options.validate()?;
-    let store = super::open_store(global)?;
+    let store = context.open_store()?;
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
     if let Some(by) = args.by {

@@ -1,7 +1,7 @@
 //! `iozone db path|check|migrate`: the database itself.
 
-use crate::cli::{DbAction, DbArgs, GlobalArgs};
-use crate::shell::Shell;
+use super::Context;
+use crate::cli::{DbAction, DbArgs};
 use crate::store;
 
 /// `db check` found damage; main prints it and exits 2.
@@ -12,14 +12,15 @@ pub struct Damaged {
     problems: Vec<String>,
 }
 
-pub fn exec(args: DbArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     match args.action {
         DbAction::Path => {
-            let (location, _) = super::db_location(global)?;
+            let (location, _) = context.location()?;
             super::print_stdout(&format!("{}\n", location.display()))?;
         }
         DbAction::Check => {
-            let store = super::open_store(global)?;
+            let store = context.open_store()?;
             let report = store.check()?;
             let text = format!(
                 "database       {}\nschema         {} (this iozone: {})\nruns           {}\nresults        {}\nunfinished     {}\nintegrity      {}\n",
@@ -51,7 +52,7 @@ pub fn exec(args: DbArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<
             }
         }
         DbAction::Migrate => {
-            let (location, _) = super::db_location(global)?;
+            let (location, _) = context.location()?;
             let (before, after) = store::migrate(&location)?;
             let message = match before == after {
                 true => format!("{} is at schema {after}, the latest", location.display()),

@@ -1,15 +1,15 @@
 //! `iozone export [filters] --format json|csv`: recorded runs, complete, oldest first.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 
-use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
+use super::Context;
+use crate::cli::{ExportArgs, ExportFormat};
 use crate::export;
-use crate::shell::Shell;
 use crate::store;
 
-pub fn exec(args: ExportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
+    let store = context.open_store()?;
     let mut runs = store.list_runs(&super::run_filter(&args.filter, None))?;
     // oldest first: imported in this order, a new database numbers them as here
     runs.reverse();
@@ -24,7 +24,9 @@ pub fn exec(args: ExportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         Some(path) => {
             std::fs::write(path, &text)
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            shell.status("Exported", format!("{count} runs to {}", path.display()));
+            context
+                .shell
+                .status("Exported", format!("{count} runs to {}", path.display()));
         }
     }
     Ok(())

@@ -1,11 +1,12 @@
 //! `iozone history`: filters → store query → listing.
 
-use crate::cli::{GlobalArgs, HistoryArgs, ListFormat};
+use super::Context;
+use crate::cli::{HistoryArgs, ListFormat};
 use crate::render;
-use crate::shell::Shell;
 
-pub fn exec(args: HistoryArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
+    let store = context.open_store()?;
     let limit = (!args.all).then_some(args.limit);
     let runs = store.list_runs(&super::run_filter(&args.filter, limit))?;
     let text = match args.format {

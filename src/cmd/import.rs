@@ -1,13 +1,13 @@
 //! `iozone import FILE...`: each file read, its format found, parsed, and recorded in
 //! one transaction; a file that fails leaves nothing behind and the others go on.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 
-use crate::cli::{GlobalArgs, ImportArgs, ImportFormat};
+use super::Context;
+use crate::cli::{ImportArgs, ImportFormat};
 use crate::import::{self, Format, Origin};
 use crate::model::Run;
-use crate::shell::Shell;
 use crate::store::Store;
 
 /// Some files could not be imported; each was reported on its own line.
@@ -18,8 +18,9 @@ pub struct SomeFilesFailed {
     total: usize,
 }
 
-pub fn exec(args: ImportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let mut store = super::open_store(global)?;
+pub fn exec(args: ImportArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
+    let mut store = context.open_store()?;
     let mut failed = 0;
     for path in &args.files {
         match import_file(&mut *store, path, &args) {
@@ -35,7 +36,7 @@ pub fn exec(args: ImportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
             Err(e) if args.files.len() == 1 => return Err(e),
             Err(e) => {
                 failed += 1;
-                shell.error(format!("{e:#}"));
+                shell.error(super::error_message(&e));
             }
         }
     }
@@ -61,14 +62,14 @@ fn import_file(
             "{name}: not a text file (iozone3 text, fio JSON, the classic table, an iozone export)"
         )
     })?;
-    let format = match args.format {
-        ImportFormat::Auto => import::detect(text).ok_or_else(|| {
+    let format = match forced(args.format) {
+        Some(format) => format,
+        None => import::detect(text).ok_or_else(|| {
             anyhow::anyhow!(
                 "{name}: not in a known format (iozone3 text, fio JSON, the classic IOzone table, \
                  an iozone JSON or CSV export); --format can force one"
             )
         })?,
-        forced => Format::from(forced),
     };
     let origin = Origin::new(&name, &bytes, Utc::now());
     let mut runs =
@@ -78,6 +79,18 @@ fn import_file(
     }
     let added = store.save_runs(&runs)?;
     Ok((added, runs.len()))
+}
+
+/// The parser `--format` forces, or `None` for `auto`: look at the content.
+fn forced(format: ImportFormat) -> Option<Format> {
+    match format {
+        ImportFormat::Auto => None,
+        ImportFormat::Iozone3 => Some(Format::Iozone3),
+        ImportFormat::Fio => Some(Format::Fio),
+        ImportFormat::Classic => Some(Format::Classic),
+        ImportFormat::Json => Some(Format::Json),
+        ImportFormat::Csv => Some(Format::Csv),
+    }
 }
 
 /// What the user states about the runs: labels, tags, and the host when the file

@@ -5,7 +5,6 @@ use anyhow::bail;
 use crate::cli::{InfoArgs, RunFormat};
 use crate::host;
 use crate::render;
-use crate::shell::Shell;
 
 #[derive(serde::Serialize)]
 struct Info {
@@ -13,7 +12,7 @@ struct Info {
     filesystem: crate::model::Filesystem,
 }
 
-pub fn exec(args: InfoArgs, _shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: InfoArgs) -> anyhow::Result<()> {
     if !args.dir.is_dir() {
         bail!("{} is not a directory", args.dir.display());
     }

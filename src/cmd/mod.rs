@@ -1,8 +1,10 @@
-//! One file per subcommand: each turns its arguments into model values, calls the
+//! One file per subcommand: each takes its arguments and the [`Context`] main built
+//! (the shell, the database), turns the arguments into model values, calls the
 //! library, and hands the result to a renderer.
 
 mod compare;
 mod completions;
+mod context;
 mod db;
 mod export;
 mod history;
@@ -16,32 +18,47 @@ mod trend;
 
 use std::io::Write;
 
-use anyhow::Context;
-use chrono::{DateTime, Duration, NaiveDate, Utc};
-
 pub use compare::RegressionsFound;
+pub use context::Context;
 pub use run::Interrupted;
 
-use crate::cli::{Command, FilterArgs, GlobalArgs, StatusArg};
+use crate::cli::{Command, FilterArgs, StatusArg};
 use crate::model::RunStatus;
-use crate::shell::Shell;
-use crate::store::{self, Location, RunFilter, Store};
+use crate::selector::RunFilter;
+use crate::store::StoreError;
 
-pub fn dispatch(command: Command, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+/// Runs one command; the error, if any, is for main to print and turn into a status.
+pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
     match command {
-        Command::Run(args) => run::exec(args, global, shell),
-        Command::History(args) => history::exec(args, global, shell),
-        Command::Show(args) => show::exec(args, global, shell),
-        Command::Info(args) => info::exec(args, shell),
-        Command::Compare(args) => compare::exec(args, global, shell),
-        Command::Trend(args) => trend::exec(args, global, shell),
-        Command::Db(args) => db::exec(args, global, shell),
-        Command::Export(args) => export::exec(args, global, shell),
-        Command::Import(args) => import::exec(args, global, shell),
-        Command::Report(args) => report::exec(args, global, shell),
-        Command::Sync(args) => sync::exec(args, global, shell),
+        Command::Run(args) => run::exec(args, context),
+        Command::History(args) => history::exec(args, context),
+        Command::Show(args) => show::exec(args, context),
+        Command::Info(args) => info::exec(args),
+        Command::Compare(args) => compare::exec(args, context),
+        Command::Trend(args) => trend::exec(args, context),
+        Command::Db(args) => db::exec(args, context),
+        Command::Export(args) => export::exec(args, context),
+        Command::Import(args) => import::exec(args, context),
+        Command::Report(args) => report::exec(args, context),
+        Command::Sync(args) => sync::exec(args, context),
         Command::Completions(args) => completions::completions(args),
         Command::Man => completions::man(),
+    }
+}
+
+/// An error as printed: its chain on one line, then the way out when it lies in a flag
+/// that the layer which failed does not know of.
+pub fn error_message(error: &anyhow::Error) -> String {
+    format!("{error:#}{}", way_out(error.root_cause()))
+}
+
+/// The end of a store error's message that names `--db`: the store cannot, since it
+/// does not know how it was chosen.
+pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str {
+    match root.downcast_ref::<StoreError>() {
+        Some(StoreError::Open { .. }) => ", or choose another with --db",
+        Some(StoreError::NotIozone(_)) => "; choose another file with --db",
+        _ => "",
     }
 }
 
@@ -52,32 +69,7 @@ pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// `--db`, else `IOZONE_DB` (clap reads both into `global.db`), else the data directory.
-/// The flag says whether it is the default, whose directory may need creating.
-pub(crate) fn db_location(global: &GlobalArgs) -> anyhow::Result<(Location, bool)> {
-    match &global.db {
-        Some(text) => Ok((Location::parse(text), false)),
-        None => store::default_path()
-            .map(|p| (Location::Sqlite(p), true))
-            .context("no home directory to keep the database in; choose one with --db"),
-    }
-}
-
-pub(crate) fn open_store(global: &GlobalArgs) -> anyhow::Result<Box<dyn Store>> {
-    let (location, is_default) = db_location(global)?;
-    if let (Location::Sqlite(path), true) = (&location, is_default)
-        && let Some(parent) = path.parent()
-    {
-        std::fs::create_dir_all(parent).with_context(|| {
-            format!(
-                "cannot create {}; choose a file with --db",
-                parent.display()
-            )
-        })?;
-    }
-    Ok(store::open(&location)?)
-}
-
+/// The filter flags as the store's filter; `limit` keeps the newest that many.
 pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
     RunFilter {
         host: args.host.clone(),
@@ -100,79 +92,27 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
     }
 }
 
-/// `--since`: a date means its midnight (UTC), a time itself, an age that long ago.
-pub fn parse_since(text: &str) -> Result<DateTime<Utc>, String> {
-    parse_when(text, false)
-}
-
-/// `--until`: as `--since`, but a date means the end of that day.
-pub fn parse_until(text: &str) -> Result<DateTime<Utc>, String> {
-    parse_when(text, true)
-}
-
-fn parse_when(text: &str, end_of_day: bool) -> Result<DateTime<Utc>, String> {
-    let t = text.trim();
-    if let Ok(time) = DateTime::parse_from_rfc3339(t) {
-        return Ok(time.with_timezone(&Utc));
-    }
-    if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        let day = if end_of_day {
-            date.succ_opt().unwrap_or(date)
-        } else {
-            date
-        };
-        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
-    }
-    age(t)
-        .map(|ago| Utc::now() - ago)
-        .ok_or_else(|| {
-            format!(
-                "invalid time '{text}': expected a date (2026-11-01), an RFC 3339 time, or an age (30m, 12h, 7d, 2w)"
-            )
-        })
-}
-
-fn age(text: &str) -> Option<Duration> {
-    let split = text.find(|c: char| !c.is_ascii_digit())?;
-    let (number, unit) = text.split_at(split);
-    let n: i64 = number.parse().ok()?;
-    match unit {
-        "m" | "min" => Duration::try_minutes(n),
-        "h" => Duration::try_hours(n),
-        "d" => Duration::try_days(n),
-        "w" => Duration::try_weeks(n),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn times_dates_and_ages() {
+    fn store_errors_end_with_the_flag_that_gets_past_them() {
+        let not_ours = anyhow::Error::new(StoreError::NotIozone("x.db".into())).context("saving");
         assert_eq!(
-            parse_since("2026-11-01").unwrap().to_rfc3339(),
-            "2026-11-01T00:00:00+00:00"
+            error_message(&not_ours),
+            "saving: x.db is not an iozone database; choose another file with --db"
         );
+        let closed = anyhow::Error::new(StoreError::Open {
+            path: "/no/x.db".into(),
+            reason: "unable to open".into(),
+        });
         assert_eq!(
-            parse_until("2026-11-01").unwrap().to_rfc3339(),
-            "2026-11-02T00:00:00+00:00"
+            error_message(&closed),
+            "cannot open the database /no/x.db: unable to open; check that the directory \
+             exists and is writable, or choose another with --db"
         );
-        assert_eq!(
-            parse_since("2026-11-01T10:00:00+02:00")
-                .unwrap()
-                .to_rfc3339(),
-            "2026-11-01T08:00:00+00:00"
-        );
-        let week = Utc::now() - parse_since("7d").unwrap();
-        assert!((week - Duration::days(7)).num_seconds().abs() < 5);
-        assert!(
-            parse_since("12h").is_ok() && parse_since("2w").is_ok() && parse_since("30m").is_ok()
-        );
-        assert!(parse_since("7x").is_err());
-        assert!(parse_since("yesterday").is_err());
-        assert!(parse_since("").is_err());
-        assert!(parse_since("99999999999999999999d").is_err());
+        let other = anyhow::Error::new(StoreError::NoSuchRun("7".into()));
+        assert_eq!(error_message(&other), format!("{other:#}"));
     }
 }

@@ -1,22 +1,24 @@
 //! `iozone report [BASELINE [CANDIDATE]] [filters] -o report.html`: runs, their
 //! comparison and their history, drawn into one self-contained HTML file.
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 
-use crate::cli::{GlobalArgs, ReportArgs};
+use super::Context;
+use crate::cli::ReportArgs;
 use crate::compare::{self, Options};
-use crate::model::{Run, RunStatus};
+use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
-use crate::shell::Shell;
+use crate::selector::Selector;
 use crate::store::{self, Store};
 use crate::trend;
 
 /// History charts drawn at most: the series with the most runs.
 const MAX_SERIES: usize = 24;
 
-pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
+    let store = context.open_store()?;
     let base = args
         .baseline
         .as_ref()
@@ -37,7 +39,9 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         ) {
             Ok(comparison) => Some(comparison),
             Err(e) => {
-                shell.warn(format!("no comparison in the report: {e}"));
+                context
+                    .shell
+                    .warn(format!("no comparison in the report: {e}"));
                 None
             }
         },
@@ -48,7 +52,12 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
         _ => None,
     };
     let history = history_runs(&*store, &args)?;
-    let report = trend::find_steps(&history, 0.05, 3);
+    // trend's defaults: the report has no flags for them
+    let report = trend::find_steps(
+        &history,
+        model::DEFAULT_MIN_STEP_PCT / 100.0,
+        model::DEFAULT_MIN_RUNS as usize,
+    );
     let mut series: Vec<SeriesHistory> = trend::series_points(&history)
         .into_iter()
         .filter(|(_, points)| points.len() >= 2)
@@ -93,13 +102,13 @@ pub fn exec(args: ReportArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Res
 /// compare's defaults, with the parameters the user drops from the match.
 fn options(args: &ReportArgs) -> Options {
     Options {
-        threshold: 0.05,
-        alpha: 0.05,
+        threshold: model::DEFAULT_THRESHOLD_PCT / 100.0,
+        alpha: model::DEFAULT_ALPHA,
         ignore: super::compare::ignored(&args.ignore),
     }
 }
 
-fn side(selector: &store::Selector, runs: &[Run]) -> SideInfo {
+fn side(selector: &Selector, runs: &[Run]) -> SideInfo {
     SideInfo {
         selector: selector.text.clone(),
         runs: runs.iter().filter_map(|r| r.id).collect(),

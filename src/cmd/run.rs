@@ -4,25 +4,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use chrono::Utc;
 use indicatif::ProgressBar;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::bench::Rounds;
 use crate::bench::{self, Observer, Plan, Step};
-use crate::cli::{GlobalArgs, Repeat, RunArgs, RunFormat};
+use crate::cli::{Repeat, RunArgs, RunFormat};
 use crate::host;
-use crate::model::{AutoRepeat, Measurement, Params, Run, RunStatus, TestKind};
+use crate::model::{
+    self, AUTO_RECORD_SIZES, AutoRepeat, Measurement, Params, Run, RunStatus, TestKind,
+};
 use crate::render;
 use crate::shell::Shell;
-use crate::units::{ByteSize, RateUnit, format_nanos};
 
-/// The seed's sweep, as the classic README measured it.
-const DEFAULT_RECORDS: [u64; 5] = [512, 1 << 10, 4 << 10, 16 << 10, 64 << 10];
-const DEFAULT_SIZE: u64 = 32 << 20;
-/// iozone3's auto mode record range: 4 KiB..16 MiB.
-const AUTO_RECORDS: (u64, u64) = (4 << 10, 16 << 20);
+use super::Context;
+use crate::units::{ByteSize, RateUnit, format_nanos};
 
 /// A run stopped by a signal; main turns it into exit status 128 + signal.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +35,8 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     let plan = plan_from(&args)?;
     plan.validate()?;
     let signals = Signals::install()?;
@@ -45,7 +44,7 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     // a bad database is found before the measuring, not after
     let mut store = match args.no_record {
         true => None,
-        false => Some(super::open_store(global)?),
+        false => Some(context.open_store()?),
     };
     announce(shell, &plan);
     for warning in &checks.warnings {
@@ -87,9 +86,11 @@ pub fn exec(args: RunArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result
     if let (Some(store), Some(id)) = (&mut store, run.id) {
         match (store.finish_run(id, &run), &error) {
             (Err(e), None) => return Err(e.into()),
-            (Err(e), Some(_)) => {
-                shell.warn(format!("the run could not be marked {:?}: {e}", run.status))
-            }
+            (Err(e), Some(_)) => shell.warn(format!(
+                "the run could not be marked {:?}: {e}{}",
+                run.status,
+                super::way_out(&e)
+            )),
             (Ok(()), _) => {}
         }
     }
@@ -199,7 +200,7 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         let size = args
             .size_mb
             .or(args.size)
-            .map_or(DEFAULT_SIZE, ByteSize::bytes);
+            .map_or(model::DEFAULT_FILE_SIZE, ByteSize::bytes);
         vec![size]
     };
     if file_sizes.is_empty() {
@@ -212,19 +213,14 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
     let mut record_sizes: Vec<u64> = match (&args.record_bytes, args.records.is_empty()) {
         (Some(r), _) => vec![r.bytes()],
         (None, false) => args.records.iter().map(|r| r.bytes()).collect(),
-        (None, true) if args.auto => doubling(AUTO_RECORDS.0, AUTO_RECORDS.1),
-        (None, true) => DEFAULT_RECORDS.to_vec(),
+        (None, true) if args.auto => doubling(AUTO_RECORD_SIZES.0, AUTO_RECORD_SIZES.1),
+        (None, true) => model::DEFAULT_RECORD_SIZES.to_vec(),
     };
     record_sizes.sort_unstable();
     record_sizes.dedup();
     let mut tests: Vec<TestKind> = args.tests.iter().flatten().copied().collect();
     if tests.is_empty() {
-        tests = vec![
-            TestKind::Write,
-            TestKind::Rewrite,
-            TestKind::Read,
-            TestKind::Reread,
-        ];
+        tests = model::DEFAULT_TESTS.to_vec();
     }
     tests.sort_unstable();
     tests.dedup();
@@ -252,7 +248,7 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         order: args.order,
         seed: args
             .seed
-            .unwrap_or_else(|| rand::random::<u64>() & crate::cli::MAX_SEED),
+            .unwrap_or_else(|| rand::random::<u64>() & model::MAX_SEED),
         verify: args.verify,
         read_pct: args.read_pct,
         stride_records: args.stride,

@@ -1,12 +1,13 @@
 //! `iozone show RUN`: one run in full.
 
-use crate::cli::{GlobalArgs, ListFormat, ShowArgs};
+use super::Context;
+use crate::cli::{ListFormat, ShowArgs};
 use crate::render;
-use crate::shell::Shell;
 use crate::store::StoreError;
 
-pub fn exec(args: ShowArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let store = super::open_store(global)?;
+pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
+    let store = context.open_store()?;
     let id = store.resolve(&args.run)?;
     let run = store
         .load_run(id)?

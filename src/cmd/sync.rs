@@ -2,19 +2,21 @@
 //! batches of one transaction each, so a second sync moves nothing and an interrupted
 //! one resumes where it stopped.
 
-use crate::cli::{GlobalArgs, SyncArgs};
+use super::Context;
+use crate::cli::SyncArgs;
 use crate::model::{Run, RunStatus};
-use crate::shell::Shell;
 use crate::store::{self, Location};
 
-pub fn exec(args: SyncArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
-    let local = super::open_store(global)?;
+pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
+    let local = context.open_store()?;
     let (remote_text, sending) = match (&args.to, &args.from) {
         (Some(to), _) => (to, true),
         (None, Some(from)) => (from, false),
         (None, None) => unreachable!("clap requires --to or --from"),
     };
-    let remote = store::open(Location::parse(remote_text))?;
+    let remote_location = Location::parse(remote_text);
+    let remote = store::open(&remote_location)?;
     let (source, mut target) = match sending {
         true => (local, remote),
         false => (remote, local),
@@ -46,7 +48,7 @@ pub fn exec(args: SyncArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resul
         "{moved} run{} {} {} ({present} already there)",
         if moved == 1 { "" } else { "s" },
         if sending { "to" } else { "from" },
-        Location::parse(remote_text).display()
+        remote_location.display()
     );
     if !running.is_empty() {
         message.push_str(&format!(

@@ -1,20 +1,21 @@
 //! `iozone trend [filters]`: recorded runs → series → steps → report.
 
-use crate::cli::{GlobalArgs, ListFormat, TrendArgs};
+use super::Context;
+use crate::cli::{ListFormat, TrendArgs};
 use crate::model::RunStatus;
 use crate::render;
-use crate::shell::Shell;
 use crate::store;
 use crate::trend;
 
-pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Result<()> {
+pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
+    let shell = &context.shell;
     if !(args.min_step > 0.0 && args.min_step < 100.0) {
         anyhow::bail!(
             "--min-step must be between 0 and 100 (percent), not {}",
             args.min_step
         );
     }
-    let store = super::open_store(global)?;
+    let store = context.open_store()?;
     let mut filter = super::run_filter(&args.filter, None);
     filter.status.get_or_insert(RunStatus::Complete);
     let runs = store::with_results(&*store, store.list_runs(&filter)?)?;

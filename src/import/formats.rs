@@ -1,9 +1,9 @@
 //! Which parser reads a file: sniffed from the content, or forced with `--format`.
 
 use super::{Origin, ParseError, classic, fio, iozone3, own};
-use crate::cli::ImportFormat;
 use crate::model::Run;
 
+/// A format a parser reads. Which one a file is in is [`detect`]ed, or the user says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Iozone3,
@@ -11,18 +11,6 @@ pub enum Format {
     Classic,
     Json,
     Csv,
-}
-
-impl From<ImportFormat> for Format {
-    fn from(f: ImportFormat) -> Self {
-        match f {
-            ImportFormat::Iozone3 | ImportFormat::Auto => Format::Iozone3,
-            ImportFormat::Fio => Format::Fio,
-            ImportFormat::Classic => Format::Classic,
-            ImportFormat::Json => Format::Json,
-            ImportFormat::Csv => Format::Csv,
-        }
-    }
 }
 
 /// The format a file's content shows, most specific first.

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use super::{Origin, ParseError};
 use crate::export::{Export, FORMAT};
 use crate::model::{
-    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
+    self, CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
     RunStatus, Source, TestKind,
 };
 use crate::units::ByteSize;
@@ -196,8 +196,8 @@ impl CsvRow<'_> {
                 // not in the CSV export: the defaults `run` uses
                 auto: false,
                 verify: false,
-                read_pct: 50,
-                stride_records: crate::bench::DEFAULT_STRIDE,
+                read_pct: model::DEFAULT_READ_PCT,
+                stride_records: model::DEFAULT_STRIDE,
                 latency: false,
                 dir: String::new(),
             },

@@ -8,18 +8,10 @@ use chrono::{DateTime, Utc};
 
 use super::{Origin, ParseError};
 use crate::model::{
-    CacheMode, EngineKind, Filesystem, Host, Measurement, Params, RoundOrder, Run, RunStatus,
-    Source, TestKind,
+    CacheMode, DEFAULT_READ_PCT, DEFAULT_STRIDE, EngineKind, Filesystem, Host, Measurement, Params,
+    RoundOrder, Run, RunStatus, Source, TestKind,
 };
 use crate::units::ByteSize;
-
-/// The stride iozone3 uses unless `-j` says otherwise, and ours by default: recorded so
-/// that an imported run's parameters read like a native one's.
-pub const DEFAULT_STRIDE: u64 = 17;
-
-/// The mix share our `run` defaults to. No importer maps anything to `mix`, so this
-/// only fills the field.
-const DEFAULT_READ_PCT: u8 = 50;
 
 /// The largest count the store keeps: it writes integers as SQLite's signed 64 bits.
 const MAX_STORED: u64 = i64::MAX as u64;
@@ -63,6 +55,7 @@ impl Draft {
             threads: 1,
             auto: false,
             verify: false,
+            // iozone3's stride unless `-j` says otherwise, and ours
             stride_records: DEFAULT_STRIDE,
             dir: String::new(),
             results: Vec::new(),
@@ -115,6 +108,7 @@ impl Draft {
             seed: 0,
             auto: self.auto,
             verify: self.verify,
+            // no importer maps anything to `mix`: this only fills the field
             read_pct: DEFAULT_READ_PCT,
             stride_records: self.stride_records,
             latency,

@@ -13,22 +13,23 @@ mod sqlite;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-pub use filter::{RunFilter, RunRef, Selector};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 use crate::model::{Measurement, Run, RunStatus};
+use crate::selector::{RunFilter, RunRef, Selector};
 
-/// Why the store could not do what was asked. Messages name the database and the way out.
+/// Why the store could not do what was asked. Messages name the database and the way
+/// out, except a way out through a flag: the command line adds that (`cmd::error_message`).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(
-        "cannot open the database {path}: {reason}; check that the directory exists and is writable, or choose another with --db"
+        "cannot open the database {path}: {reason}; check that the directory exists and is writable"
     )]
     Open { path: PathBuf, reason: String },
     #[error("database server {location}: {reason}")]
     Server { location: String, reason: String },
-    #[error("{0} is not an iozone database; choose another file with --db")]
+    #[error("{0} is not an iozone database")]
     NotIozone(PathBuf),
     #[error(
         "{path} was written by a newer iozone (schema {found}, this iozone knows up to {known}); upgrade iozone to use it"

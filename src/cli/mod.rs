@@ -1,32 +1,23 @@
 //! The command line, as clap derive types. Nothing here reaches the engine: each
-//! subcommand turns its args into model values first (see `cmd/`).
+//! subcommand turns its args into model values first (see `cmd/`). `run`'s many flags
+//! have their own file, `run.rs`; the parsers of flag values live in `values.rs`, so the
+//! command line imports nothing from `cmd`.
+
+mod run;
+mod values;
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::model::{CacheMode, EngineKind, RoundOrder, TestKind};
-use crate::shell::ColorChoice;
+pub use run::{RunArgs, RunFormat};
+pub use values::Repeat;
+use values::{parse_one_test, parse_since, parse_tag, parse_until};
+
+use crate::model::{self, TestKind};
+use crate::selector::{RunRef, Selector};
+use crate::shell::{ColorChoice, Verbosity};
 use crate::units::{ByteSize, RateUnit};
-
-/// `--repeat`: a number of rounds, or as many as precision asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Repeat {
-    Rounds(u32),
-    Auto,
-}
-
-fn parse_repeat(text: &str) -> Result<Repeat, String> {
-    match text.trim() {
-        "auto" => Ok(Repeat::Auto),
-        t => t.parse().map(Repeat::Rounds).map_err(|_| {
-            format!("'{text}' is not a number of rounds; give a number such as 5, or auto")
-        }),
-    }
-}
-
-/// Seeds stay below 2^53 so they survive JSON readers that use doubles, and SQLite.
-pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -64,6 +55,17 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub db: Option<String>,
+}
+
+impl GlobalArgs {
+    /// `--quiet` or `--verbose` (clap lets only one through), else normal.
+    pub fn verbosity(&self) -> Verbosity {
+        match (self.quiet, self.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (_, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        }
+    }
 }
 
 // parsed once per process: the variants' sizes do not matter
@@ -155,15 +157,15 @@ With two: both, and a comparison of the second against the first."
 )]
 pub struct ReportArgs {
     /// Runs to chart (a selector, as in compare); with a second one, the baseline
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub baseline: Option<crate::store::Selector>,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub baseline: Option<Selector>,
     /// The candidate compared against the baseline
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub candidate: Option<crate::store::Selector>,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub candidate: Option<Selector>,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Runs charted when no selector is given (the newest)
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = model::DEFAULT_REPORT_LIMIT)]
     pub limit: usize,
     /// Where to write the HTML
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -188,7 +190,7 @@ pub struct SyncArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Runs per transaction: an interrupted sync keeps every whole batch it sent
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = model::DEFAULT_SYNC_BATCH, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
 }
 
@@ -217,16 +219,16 @@ pub enum IgnoreParam {
 )]
 pub struct CompareArgs {
     /// The runs to compare against
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub baseline: crate::store::Selector,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub baseline: Selector,
     /// The runs under judgement
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::Selector>())]
-    pub candidate: crate::store::Selector,
+    #[arg(value_parser = |s: &str| s.parse::<Selector>())]
+    pub candidate: Selector,
     /// Smallest change that counts, in percent
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = model::DEFAULT_THRESHOLD_PCT)]
     pub threshold: f64,
     /// Significance level, after Benjamini–Hochberg correction across rows
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = model::DEFAULT_ALPHA)]
     pub alpha: f64,
     /// Drop a parameter from the row match, to compare across it; repeatable
     #[arg(long = "ignore-param", value_enum)]
@@ -250,10 +252,10 @@ pub struct TrendArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Smallest step in the level that counts, in percent
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = model::DEFAULT_MIN_STEP_PCT)]
     pub min_step: f64,
     /// Fewest runs on each side of a step
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = model::DEFAULT_MIN_RUNS, value_parser = clap::value_parser!(u32).range(2..))]
     pub min_runs: u32,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
@@ -295,10 +297,10 @@ pub struct FilterArgs {
     #[arg(long, value_parser = ByteSize::parse_bytes)]
     pub record: Option<ByteSize>,
     /// Runs started at or after this: a date (2026-11-01), a time (RFC 3339) or an age (7d, 12h, 2w)
-    #[arg(long, value_parser = crate::cmd::parse_since)]
+    #[arg(long, value_parser = parse_since)]
     pub since: Option<chrono::DateTime<chrono::Utc>>,
     /// Runs started before this: a date (the whole day counts), a time, or an age
-    #[arg(long, value_parser = crate::cmd::parse_until)]
+    #[arg(long, value_parser = parse_until)]
     pub until: Option<chrono::DateTime<chrono::Utc>>,
     /// Runs with this status
     #[arg(long, value_enum)]
@@ -319,7 +321,7 @@ pub struct HistoryArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// At most this many runs (the newest)
-    #[arg(long, default_value_t = 50, conflicts_with = "all")]
+    #[arg(long, default_value_t = model::DEFAULT_HISTORY_LIMIT, conflicts_with = "all")]
     pub limit: usize,
     /// Every matching run
     #[arg(long)]
@@ -335,8 +337,8 @@ pub struct HistoryArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The run: an id (42), latest, latest~N, or a UUID prefix
-    #[arg(value_parser = |s: &str| s.parse::<crate::store::RunRef>())]
-    pub run: crate::store::RunRef,
+    #[arg(value_parser = |s: &str| s.parse::<RunRef>())]
+    pub run: RunRef,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: ListFormat,
@@ -371,164 +373,6 @@ pub enum DbAction {
     Migrate,
 }
 
-/// One test by its own name (`write` here is the write test, not the write group).
-fn parse_one_test(text: &str) -> Result<TestKind, String> {
-    let key = text.trim().to_ascii_lowercase().replace('-', "_");
-    TestKind::ALL
-        .into_iter()
-        .find(|t| t.name() == key)
-        .ok_or_else(|| {
-            let names: Vec<&str> = TestKind::ALL.iter().map(|t| t.name()).collect();
-            format!(
-                "unknown test '{text}': expected one of {}",
-                names.join(", ")
-            )
-        })
-}
-
-/// Output formats of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
-pub enum RunFormat {
-    #[default]
-    Table,
-    Json,
-}
-
-#[derive(Debug, Args)]
-#[command(
-    allow_negative_numbers = true,
-    after_help = "Sizes take units: 512, 4k, 64KiB, 32M, 1G (k = 1024). In flags a bare number is \
-bytes; only the classic positional form `iozone run 32 512` means MB and bytes. Beware: in iozone3 \
-`-r 512` means 512 KiB, here it means 512 bytes."
-)]
-pub struct RunArgs {
-    /// File size; a bare number is MB, as in the classic `iozone run 32 512`
-    #[arg(value_name = "SIZE_MB", value_parser = ByteSize::parse_megabytes)]
-    pub size_mb: Option<ByteSize>,
-
-    /// Record size; a bare number is bytes
-    #[arg(value_name = "RECORD_BYTES", value_parser = ByteSize::parse_bytes)]
-    pub record_bytes: Option<ByteSize>,
-
-    /// File size [default: 32M]
-    #[arg(short = 's', long = "size", value_parser = ByteSize::parse_bytes,
-          conflicts_with_all = ["size_mb", "auto"])]
-    pub size: Option<ByteSize>,
-
-    /// Record size(s), a list or repeated [default: 512,1k,4k,16k,64k]
-    #[arg(short = 'r', long = "record", value_delimiter = ',',
-          value_parser = ByteSize::parse_bytes, conflicts_with = "record_bytes")]
-    pub records: Vec<ByteSize>,
-
-    /// Tests by name or iozone3 number: write (0), read (1), random (2), backward (3),
-    /// record-rewrite (4), stride (5), mix (8), all [default: write,read]
-    #[arg(short = 'i', long = "test", value_delimiter = ',', value_parser = TestKind::parse_group)]
-    pub tests: Vec<Vec<TestKind>>,
-
-    /// Directory to measure in
-    #[arg(short = 'd', long, default_value = ".")]
-    pub dir: PathBuf,
-
-    /// How the page cache takes part
-    #[arg(long, value_enum, default_value_t)]
-    pub cache: CacheMode,
-
-    /// The system interface the I/O goes through
-    #[arg(long, value_enum, default_value_t)]
-    pub engine: EngineKind,
-
-    /// Workers, one file each; throughput is their aggregate
-    #[arg(short = 't', long, default_value_t = 1)]
-    pub threads: u32,
-
-    /// Rounds of every measurement, or `auto`: rounds until every cell's median is
-    /// known to ±--precision, within --max-time
-    #[arg(short = 'n', long, default_value = "5", value_parser = parse_repeat)]
-    pub repeat: Repeat,
-
-    /// With --repeat auto: the 95% interval of every cell's median within ± this, in percent
-    #[arg(long, default_value_t = 2.0)]
-    pub precision: f64,
-
-    /// With --repeat auto: seconds of measuring after which no round is added
-    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
-    pub max_time: f64,
-
-    /// Warm-up rounds measured first and left out of every statistic
-    #[arg(long, default_value_t = 1)]
-    pub warmup: u32,
-
-    /// interleaved: each round visits every cell once in a seeded random order, on a
-    /// fresh file; grouped: a cell's rounds back to back
-    #[arg(long, value_enum, default_value_t)]
-    pub order: RoundOrder,
-
-    /// Check every byte read against what was written
-    #[arg(long)]
-    pub verify: bool,
-
-    /// Free-form label, e.g. DR9 or kernel-6.12; repeatable
-    #[arg(short = 'l', long = "label")]
-    pub labels: Vec<String>,
-
-    /// key=value, e.g. os=dr9; repeatable
-    #[arg(long = "tag", value_parser = parse_tag)]
-    pub tags: Vec<(String, String)>,
-
-    /// Free text kept with the run
-    #[arg(long)]
-    pub note: Option<String>,
-
-    /// Measure and print, store nothing
-    #[arg(long)]
-    pub no_record: bool,
-
-    /// iozone3 auto mode: sweep file sizes (--min-size..--max-size) × record sizes
-    #[arg(short = 'a', long)]
-    pub auto: bool,
-
-    /// Smallest file size in auto mode
-    #[arg(long, value_parser = ByteSize::parse_bytes, default_value = "64k", requires = "auto")]
-    pub min_size: ByteSize,
-
-    /// Largest file size in auto mode (iozone3 -g)
-    #[arg(short = 'g', long, value_parser = ByteSize::parse_bytes, default_value = "512M",
-          requires = "auto")]
-    pub max_size: ByteSize,
-
-    /// Unit of the rates shown
-    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
-    pub units: RateUnit,
-
-    /// Share of reads in `mix`, in percent
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
-    pub read_pct: u8,
-
-    /// Distance between records read by `stride`, in records (iozone3 -j)
-    #[arg(long, default_value_t = crate::bench::DEFAULT_STRIDE,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub stride: u64,
-
-    /// Do not time single operations (no latency percentiles)
-    #[arg(long)]
-    pub no_latency: bool,
-
-    /// Seed for the data and the random orders [default: random, and recorded]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(..=MAX_SEED))]
-    pub seed: Option<u64>,
-
-    /// Output format
-    #[arg(long, value_enum, default_value_t)]
-    pub format: RunFormat,
-}
-
-fn parse_tag(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
-        _ => Err(format!("invalid tag '{text}': expected key=value")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,23 +381,5 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn classic_positional_form_means_megabytes_and_bytes() {
-        let cli = Cli::try_parse_from(["iozone", "run", "32", "512"]).unwrap();
-        let Command::Run(run) = cli.command else {
-            panic!("parsed as another command");
-        };
-        assert_eq!(run.size_mb, Some(ByteSize(32 << 20)));
-        assert_eq!(run.record_bytes, Some(ByteSize(512)));
-    }
-
-    #[test]
-    fn tags_split_on_the_first_equals() {
-        assert_eq!(parse_tag("os=dr9").unwrap(), ("os".into(), "dr9".into()));
-        assert_eq!(parse_tag("a=b=c").unwrap(), ("a".into(), "b=c".into()));
-        assert!(parse_tag("novalue").is_err());
-        assert!(parse_tag("=x").is_err());
     }
 }

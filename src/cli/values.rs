@@ -1,0 +1,140 @@
+//! Parsers of flag values that are more than a number or a name: tags, tests, times,
+//! `--repeat`. Each error says what was expected, as clap prints it after the flag.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::model::TestKind;
+
+/// `--repeat`: a number of rounds, or as many as precision asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeat {
+    Rounds(u32),
+    Auto,
+}
+
+/// As `--help` shows the default: what [`parse_repeat`] reads back.
+impl std::fmt::Display for Repeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Repeat::Rounds(n) => write!(f, "{n}"),
+            Repeat::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+pub(super) fn parse_repeat(text: &str) -> Result<Repeat, String> {
+    match text.trim() {
+        "auto" => Ok(Repeat::Auto),
+        t => t.parse().map(Repeat::Rounds).map_err(|_| {
+            format!("'{text}' is not a number of rounds; give a number such as 5, or auto")
+        }),
+    }
+}
+
+/// `--tag key=value`, split at the first `=`: values may hold one, keys may not be blank.
+pub(super) fn parse_tag(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("invalid tag '{text}': expected key=value")),
+    }
+}
+
+/// One test by its own name (`write` here is the write test, not the write group).
+pub(super) fn parse_one_test(text: &str) -> Result<TestKind, String> {
+    let key = text.trim().to_ascii_lowercase().replace('-', "_");
+    TestKind::ALL
+        .into_iter()
+        .find(|t| t.name() == key)
+        .ok_or_else(|| {
+            let names: Vec<&str> = TestKind::ALL.iter().map(|t| t.name()).collect();
+            format!(
+                "unknown test '{text}': expected one of {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// `--since`: a date means its midnight (UTC), a time itself, an age that long ago.
+pub(super) fn parse_since(text: &str) -> Result<DateTime<Utc>, String> {
+    parse_when(text, false)
+}
+
+/// `--until`: as `--since`, but a date means the end of that day.
+pub(super) fn parse_until(text: &str) -> Result<DateTime<Utc>, String> {
+    parse_when(text, true)
+}
+
+fn parse_when(text: &str, end_of_day: bool) -> Result<DateTime<Utc>, String> {
+    let t = text.trim();
+    if let Ok(time) = DateTime::parse_from_rfc3339(t) {
+        return Ok(time.with_timezone(&Utc));
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        let day = if end_of_day {
+            date.succ_opt().unwrap_or(date)
+        } else {
+            date
+        };
+        return Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
+    }
+    age(t)
+        .map(|ago| Utc::now() - ago)
+        .ok_or_else(|| {
+            format!(
+                "invalid time '{text}': expected a date (2026-11-01), an RFC 3339 time, or an age (30m, 12h, 7d, 2w)"
+            )
+        })
+}
+
+fn age(text: &str) -> Option<Duration> {
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (number, unit) = text.split_at(split);
+    let n: i64 = number.parse().ok()?;
+    match unit {
+        "m" | "min" => Duration::try_minutes(n),
+        "h" => Duration::try_hours(n),
+        "d" => Duration::try_days(n),
+        "w" => Duration::try_weeks(n),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_dates_and_ages() {
+        assert_eq!(
+            parse_since("2026-11-01").unwrap().to_rfc3339(),
+            "2026-11-01T00:00:00+00:00"
+        );
+        assert_eq!(
+            parse_until("2026-11-01").unwrap().to_rfc3339(),
+            "2026-11-02T00:00:00+00:00"
+        );
+        assert_eq!(
+            parse_since("2026-11-01T10:00:00+02:00")
+                .unwrap()
+                .to_rfc3339(),
+            "2026-11-01T08:00:00+00:00"
+        );
+        let week = Utc::now() - parse_since("7d").unwrap();
+        assert!((week - Duration::days(7)).num_seconds().abs() < 5);
+        assert!(
+            parse_since("12h").is_ok() && parse_since("2w").is_ok() && parse_since("30m").is_ok()
+        );
+        assert!(parse_since("7x").is_err());
+        assert!(parse_since("yesterday").is_err());
+        assert!(parse_since("").is_err());
+        assert!(parse_since("99999999999999999999d").is_err());
+    }
+
+    #[test]
+    fn tags_split_on_the_first_equals() {
+        assert_eq!(parse_tag("os=dr9").unwrap(), ("os".into(), "dr9".into()));
+        assert_eq!(parse_tag("a=b=c").unwrap(), ("a".into(), "b=c".into()));
+        assert!(parse_tag("novalue").is_err());
+        assert!(parse_tag("=x").is_err());
+    }
+}

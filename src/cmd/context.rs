@@ -1,0 +1,53 @@
+//! What every command gets from `main` besides its own arguments: the shell it talks
+//! through (verbosity and colour already decided) and the database it works on. Built
+//! once from the global flags, so no command sees clap's `GlobalArgs`.
+
+use anyhow::Context as _;
+
+use crate::shell::Shell;
+use crate::store::{self, Location, Store};
+
+pub struct Context {
+    /// Status, warnings and errors on stderr; whether stdout is coloured.
+    pub shell: Shell,
+    /// `--db`, else `IOZONE_DB` (clap reads both into one flag), parsed once. `None`
+    /// means the default file, looked up only when a command needs the database:
+    /// `info` and `completions` work without a home directory.
+    db: Option<Location>,
+}
+
+impl Context {
+    pub fn new(shell: Shell, db: Option<&str>) -> Context {
+        Context {
+            shell,
+            db: db.map(Location::parse),
+        }
+    }
+
+    /// Where the database is. The flag says whether it is the default, whose directory
+    /// may need creating.
+    pub fn location(&self) -> anyhow::Result<(Location, bool)> {
+        match &self.db {
+            Some(location) => Ok((location.clone(), false)),
+            None => store::default_path()
+                .map(|p| (Location::Sqlite(p), true))
+                .context("no home directory to keep the database in; choose one with --db"),
+        }
+    }
+
+    /// The database, opened (and created, with its directory, when it is the default).
+    pub fn open_store(&self) -> anyhow::Result<Box<dyn Store>> {
+        let (location, is_default) = self.location()?;
+        if let (Location::Sqlite(path), true) = (&location, is_default)
+            && let Some(parent) = path.parent()
+        {
+            std::fs::create_dir_all(parent).with_context(|| {
+                format!(
+                    "cannot create {}; choose a file with --db",
+                    parent.display()
+                )
+            })?;
+        }
+        Ok(store::open(&location)?)
+    }
+}
