@@ -59,28 +59,23 @@ pub struct Plan {
 /// Why a plan could not be measured. Every message names the problem and the way out.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
-    #[error("{0}")]
-    InvalidPlan(String),
+    #[error(transparent)]
+    InvalidPlan(#[from] PlanError),
     #[error("directory {0} does not exist")]
     DirMissing(PathBuf),
     #[error("{0} is not a directory")]
     NotADirectory(PathBuf),
-    #[error("{0} is on a read-only filesystem; choose a writable directory with --dir")]
+    #[error("{0} is on a read-only filesystem")]
     ReadOnly(PathBuf),
-    #[error("no permission to create files in {0}; choose a writable directory with --dir")]
+    #[error("no permission to create files in {0}")]
     NoPermission(PathBuf),
-    #[error(
-        "not enough free space in {dir}: the run needs {needed} but only {available} is free; \
-         use a smaller --size or fewer --threads"
-    )]
+    #[error("not enough free space in {dir}: the run needs {needed} but only {available} is free")]
     NoSpace {
         dir: PathBuf,
         needed: ByteSize,
         available: ByteSize,
     },
-    #[error(
-        "the filesystem at {0} does not support O_DIRECT (tmpfs does not); use --cache flush instead"
-    )]
+    #[error("the filesystem at {0} does not support O_DIRECT (tmpfs does not)")]
     DirectUnsupported(PathBuf),
     #[error(
         "O_DIRECT on {dir} needs record sizes that are multiples of {align} bytes; {record} is not"
@@ -108,6 +103,39 @@ pub enum BenchError {
     },
     #[error("interrupted; the test files were removed")]
     Interrupted,
+}
+
+/// A plan that cannot be measured, found before the filesystem is touched. The text
+/// names parameters as the engine knows them; the command line, which knows its flags,
+/// words it for its user (`cmd::error_message`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("the thread count must be at least 1")]
+    NoThreads,
+    #[error("the thread count must be at most {MAX_THREADS}")]
+    TooManyThreads,
+    #[error(
+        "record size {0} is too large: each worker holds a record and a pool of records in \
+         memory; use at most {max}",
+        max = ByteSize(MAX_RECORD)
+    )]
+    RecordTooLarge(ByteSize),
+    #[error("the number of rounds must be at least 1")]
+    NoRounds,
+    #[error("the precision must be above 0 and below 100 (percent), the time limit above 0")]
+    AutoBounds,
+    #[error("the read share must be 0..100 (percent), not {0}")]
+    ReadShare(u8),
+    #[error("nothing to measure: no tests, file sizes or record sizes")]
+    NothingToMeasure,
+    #[error("engine {} goes through the page cache and cannot do direct I/O", .0.name())]
+    NeedsPageCache(EngineKind),
+    #[error("record size {record} is larger than the file ({file})")]
+    RecordLargerThanFile { file: ByteSize, record: ByteSize },
+    #[error(
+        "file size {file} is not a whole number of {record}-byte records; choose sizes that divide"
+    )]
+    FileNotWhole { file: ByteSize, record: u64 },
 }
 
 impl BenchError {
@@ -171,24 +199,18 @@ impl Cancel<'_> {
 
 impl Plan {
     /// Checks what can be checked without touching the filesystem.
-    pub fn validate(&self) -> Result<(), BenchError> {
-        let bad = |msg: String| Err(BenchError::InvalidPlan(msg));
+    pub fn validate(&self) -> Result<(), PlanError> {
         if self.threads == 0 {
-            return bad("--threads must be at least 1".into());
+            return Err(PlanError::NoThreads);
         }
         if self.threads > MAX_THREADS {
-            return bad(format!("--threads must be at most {MAX_THREADS}"));
+            return Err(PlanError::TooManyThreads);
         }
         if let Some(&r) = self.record_sizes.iter().find(|&&r| r > MAX_RECORD) {
-            return bad(format!(
-                "record size {} is too large: each worker holds a record and a pool of \
-                 records in memory; use at most {}",
-                ByteSize(r),
-                ByteSize(MAX_RECORD)
-            ));
+            return Err(PlanError::RecordTooLarge(ByteSize(r)));
         }
         if self.rounds.fixed() == Some(0) {
-            return bad("--repeat must be at least 1".into());
+            return Err(PlanError::NoRounds);
         }
         if let Rounds::Auto {
             precision,
@@ -196,29 +218,22 @@ impl Plan {
         } = self.rounds
             && !(precision > 0.0 && precision < 1.0 && max_time.as_secs_f64() > 0.0)
         {
-            return bad(
-                "--precision must be above 0 and below 100 (percent), --max-time above 0".into(),
-            );
+            return Err(PlanError::AutoBounds);
         }
         if self.read_pct > 100 {
-            return bad(format!("--read-pct must be 0..100, not {}", self.read_pct));
+            return Err(PlanError::ReadShare(self.read_pct));
         }
         if self.tests.is_empty() || self.file_sizes.is_empty() || self.record_sizes.is_empty() {
-            return bad("nothing to measure: no tests, file sizes or record sizes".into());
+            return Err(PlanError::NothingToMeasure);
         }
         if !CachePolicy::of(self.cache).supports(self.engine) {
-            return bad(format!(
-                "--engine {} goes through the page cache and cannot do --cache direct; \
-                 use --engine posix or pread",
-                self.engine.name()
-            ));
+            return Err(PlanError::NeedsPageCache(self.engine));
         }
         let larger_than_file = |file: u64, record: u64| {
-            bad(format!(
-                "record size {} is larger than the file ({}); use a smaller --record or a larger --size",
-                ByteSize(record),
-                ByteSize(file)
-            ))
+            Err(PlanError::RecordLargerThanFile {
+                file: ByteSize(file),
+                record: ByteSize(record),
+            })
         };
         if self.combinations().is_empty() {
             return larger_than_file(self.file_sizes[0], self.record_sizes[0]);
@@ -229,11 +244,10 @@ impl Plan {
                     return larger_than_file(file, record);
                 }
                 if record <= file && file % record != 0 {
-                    return bad(format!(
-                        "file size {} is not a whole number of {}-byte records; choose sizes that divide",
-                        ByteSize(file),
-                        record
-                    ));
+                    return Err(PlanError::FileNotWhole {
+                        file: ByteSize(file),
+                        record,
+                    });
                 }
             }
         }

@@ -22,6 +22,7 @@ pub use compare::RegressionsFound;
 pub use context::Context;
 pub use run::Interrupted;
 
+use crate::bench::{BenchError, PlanError};
 use crate::cli::{Command, FilterArgs, StatusArg};
 use crate::model::RunStatus;
 use crate::selector::RunFilter;
@@ -46,15 +47,38 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
     }
 }
 
-/// An error as printed: its chain on one line, then the way out when it lies in a flag
-/// that the layer which failed does not know of.
+/// An error as printed: its chain on one line, with what a lower layer could not say
+/// in the command line's words: the flag behind a parameter, the flag that is the way
+/// out.
 pub fn error_message(error: &anyhow::Error) -> String {
-    format!("{error:#}{}", way_out(error.root_cause()))
+    let root = error.root_cause();
+    let mut parts: Vec<String> = error.chain().map(ToString::to_string).collect();
+    if let (Some(last), Some(plan)) = (parts.last_mut(), plan_error(root)) {
+        *last = run::plan_message(plan);
+    }
+    format!("{}{}", parts.join(": "), way_out(root))
 }
 
-/// The end of a store error's message that names `--db`: the store cannot, since it
-/// does not know how it was chosen.
+fn plan_error<'a>(root: &'a (dyn std::error::Error + 'static)) -> Option<&'a PlanError> {
+    match root.downcast_ref::<BenchError>() {
+        Some(BenchError::InvalidPlan(plan)) => Some(plan),
+        _ => root.downcast_ref::<PlanError>(),
+    }
+}
+
+/// The end of a message that names the flag to change: the store does not know how it
+/// was chosen, the engine does not know the flags that set its plan.
 pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str {
+    if let Some(e) = root.downcast_ref::<BenchError>() {
+        return match e {
+            BenchError::ReadOnly(_) | BenchError::NoPermission(_) => {
+                "; choose a writable directory with --dir"
+            }
+            BenchError::NoSpace { .. } => "; use a smaller --size or fewer --threads",
+            BenchError::DirectUnsupported(_) => "; use --cache flush instead",
+            _ => "",
+        };
+    }
     match root.downcast_ref::<StoreError>() {
         Some(StoreError::Open { .. }) => ", or choose another with --db",
         Some(StoreError::NotIozone(_)) => "; choose another file with --db",

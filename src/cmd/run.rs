@@ -10,7 +10,7 @@ use indicatif::ProgressBar;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::bench::Rounds;
-use crate::bench::{self, Observer, Plan, Step};
+use crate::bench::{self, Observer, Plan, PlanError, Step};
 use crate::cli::{Repeat, RunArgs, RunFormat};
 use crate::host;
 use crate::model::{
@@ -32,6 +32,30 @@ fn signal_name(signal: i32) -> &'static str {
         SIGINT => "Ctrl-C (SIGINT)",
         SIGTERM => "SIGTERM",
         _ => "a signal",
+    }
+}
+
+/// A plan the engine refused, in the words of `run`'s flags.
+pub(crate) fn plan_message(error: &PlanError) -> String {
+    match error {
+        PlanError::NoThreads => "--threads must be at least 1".into(),
+        PlanError::TooManyThreads => format!("--threads must be at most {}", bench::MAX_THREADS),
+        PlanError::NoRounds => "--repeat must be at least 1".into(),
+        PlanError::AutoBounds => {
+            "--precision must be above 0 and below 100 (percent), --max-time above 0".into()
+        }
+        PlanError::ReadShare(pct) => format!("--read-pct must be 0..100, not {pct}"),
+        PlanError::NeedsPageCache(engine) => format!(
+            "--engine {} goes through the page cache and cannot do --cache direct; \
+             use --engine posix or pread",
+            engine.name()
+        ),
+        PlanError::RecordLargerThanFile { .. } => {
+            format!("{error}; use a smaller --record or a larger --size")
+        }
+        PlanError::RecordTooLarge(_)
+        | PlanError::NothingToMeasure
+        | PlanError::FileNotWhole { .. } => error.to_string(),
     }
 }
 
