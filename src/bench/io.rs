@@ -243,13 +243,13 @@ impl RecordIo for Stdio {
         }
     }
 
-    // Only a stream that is writing syncs: a `mix` phase that ended on a read has had
-    // its writes drained at the switch, but they are not synced here, unlike on the
-    // other engines. Kept as it has always measured.
+    // A `mix` phase may end on a read: its writes were drained at the switch, and
+    // must reach the disk inside the timing as on every other engine.
     fn sync(&mut self) -> io::Result<()> {
         match &self.stream {
             Some(Stream::Writer(w)) => w.get_ref().sync_data(),
-            _ => Ok(()),
+            Some(Stream::Reader(r)) => r.get_ref().sync_data(),
+            None => Ok(()),
         }
     }
 }
