@@ -56,7 +56,7 @@ impl TestKind {
         }
     }
 
-    /// Whether the test only reads the file (and so must start cold in `flush` mode).
+    /// Whether the test only reads the file (`starts_cold` says whether it starts cold).
     pub fn is_read(self) -> bool {
         matches!(
             self,
