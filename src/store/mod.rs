@@ -4,11 +4,12 @@
 //! [`Store`] is the interface every backend implements; [`SqliteStore`] is the local
 //! one, a single file with nothing to start.
 
+mod columns;
 mod filter;
 mod migrate;
 mod postgres;
-mod rows;
 mod sqlite;
+mod statements;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

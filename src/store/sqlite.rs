@@ -1,17 +1,22 @@
 //! The local store: one SQLite file, WAL mode, a busy timeout so concurrent runs wait
 //! for each other instead of failing, foreign keys on, one transaction per write.
+//! Values are bound here as SQLite keeps them: instants as fixed-width RFC 3339 UTC
+//! text with nanoseconds (so text order is time order), UUIDs as text, booleans 0/1.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::types::{ToSqlOutput, Type, ValueRef};
+use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior, params};
 
+use super::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
 use super::filter::{self, Param};
 use super::migrate::{self, APPLICATION_ID};
-use super::rows::{self, RESULT_COLUMNS, RUN_COLUMNS};
+use super::statements::{self, Statement};
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
-use crate::model::{Measurement, Run, RunStatus};
+use crate::model::{Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -72,32 +77,37 @@ impl SqliteStore {
         sql_error(&self.path, e)
     }
 
-    fn labels_and_tags(&self, run: &mut Run) -> rusqlite::Result<()> {
-        let id = run.id.unwrap_or_default();
+    fn labels_and_tags(&self, runs: &mut [Run]) -> rusqlite::Result<()> {
         let mut labels = self
             .conn
-            .prepare_cached("SELECT label FROM run_labels WHERE run_id = ? ORDER BY position")?;
-        run.labels = labels
-            .query_map([id], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+            .prepare_cached(&statements::select_labels("", "run_id = ?"))?;
         let mut tags = self
             .conn
-            .prepare_cached("SELECT key, value FROM run_tags WHERE run_id = ?")?;
-        run.tags = tags
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+            .prepare_cached(&statements::select_tags("", "run_id = ?"))?;
+        let (mut found_labels, mut found_tags) = (Vec::new(), Vec::new());
+        for id in runs.iter().filter_map(|r| r.id) {
+            for label in labels.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))? {
+                found_labels.push(label?);
+            }
+            for tag in tags.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
+                found_tags.push(tag?);
+            }
+        }
+        statements::attach_labels_and_tags(runs, found_labels, found_tags);
         Ok(())
     }
 
-    fn results(&self, id: i64) -> rusqlite::Result<RunResults> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {RESULT_COLUMNS} FROM results WHERE run_id = ?"
-        ))?;
-        let flagged: Vec<(bool, Measurement)> = stmt
-            .query_map([id], rows::measurement_from_row)?
-            .map(|r| r.map(|(_, warmup, m)| (warmup, m)))
-            .collect::<Result<_, _>>()?;
-        Ok(RunResults::from_flagged(flagged))
+    fn results(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, RunResults>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&statements::select_results("", "run_id = ?"))?;
+        let mut rows = Vec::new();
+        for &id in ids {
+            for row in stmt.query_map([id], |r| decode(r, RESULT_COLUMNS, ResultRow::blank()))? {
+                rows.push(row?);
+            }
+        }
+        Ok(statements::group_results(ids, rows))
     }
 }
 
@@ -193,7 +203,11 @@ impl Store for SqliteStore {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        let id = rows::insert_run(&tx, run, RunStatus::Running).map_err(err)?;
+        let running = Run {
+            status: RunStatus::Running,
+            ..run.clone()
+        };
+        let id = insert_run(&tx, &running).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(id)
     }
@@ -202,19 +216,8 @@ impl Store for SqliteStore {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        rows::insert_results(&tx, id, run).map_err(err)?;
-        tx.execute(
-            "UPDATE runs SET status = ?, finished_at = ?, repeat = ?, state_at_end = ? \
-             WHERE id = ?",
-            params![
-                rows::name(&run.status),
-                run.finished_at.as_ref().map(rows::timestamp),
-                run.params.repeat,
-                run.state_at_end.as_ref().map(rows::json),
-                id
-            ],
-        )
-        .map_err(err)?;
+        insert_results(&tx, id, run).map_err(err)?;
+        execute(&tx, &statements::finish_run("", id, run)).map_err(err)?;
         tx.commit().map_err(err)
     }
 
@@ -263,57 +266,51 @@ impl Store for SqliteStore {
         let (sql, values) = list_query(filter);
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let mut runs: Vec<Run> = stmt
-            .query_map(
-                rusqlite::params_from_iter(values.iter()),
-                rows::run_from_row,
-            )
+            .query_map(rusqlite::params_from_iter(values.iter()), |row| {
+                decode(row, RUN_COLUMNS, columns::blank_run())
+            })
             .and_then(|rows| rows.collect())
             .map_err(|e| self.err(e))?;
-        for run in &mut runs {
-            self.labels_and_tags(run).map_err(|e| self.err(e))?;
-        }
+        self.labels_and_tags(&mut runs).map_err(|e| self.err(e))?;
         Ok(runs)
     }
 
     fn load_run(&self, id: i64) -> Result<Option<Run>, StoreError> {
-        let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?");
-        let run = match self.conn.query_row(&sql, [id], rows::run_from_row) {
-            Ok(run) => run,
+        let sql = format!("{} WHERE id = ?", statements::select_runs(""));
+        let decoded = self.conn.query_row(&sql, [id], |row| {
+            decode(row, RUN_COLUMNS, columns::blank_run())
+        });
+        let mut runs = match decoded {
+            Ok(run) => vec![run],
             Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(None),
             Err(e) => return Err(self.err(e)),
         };
-        let mut run = run;
-        self.labels_and_tags(&mut run).map_err(|e| self.err(e))?;
-        self.results(id).map_err(|e| self.err(e))?.fill(&mut run);
+        self.labels_and_tags(&mut runs).map_err(|e| self.err(e))?;
+        let mut run = runs.pop().expect("one run");
+        let mut results = self.results(&[id]).map_err(|e| self.err(e))?;
+        results.remove(&id).unwrap_or_default().fill(&mut run);
         Ok(Some(run))
     }
 
     fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
-        ids.iter()
-            .map(|&id| Ok((id, self.results(id).map_err(|e| self.err(e))?)))
-            .collect()
+        self.results(ids).map_err(|e| self.err(e))
     }
 
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError> {
-        let found: Vec<i64> = match reference {
-            RunRef::Id(id) => self.ids("SELECT id FROM runs WHERE id = ?", &[id])?,
-            RunRef::Latest(n) => self.ids(
-                "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?",
-                &[n],
-            )?,
-            RunRef::UuidPrefix(prefix) => {
-                let pattern = format!("{}%", prefix.replace('-', ""));
-                self.ids(
-                    "SELECT id FROM runs WHERE replace(uuid, '-', '') LIKE ? LIMIT 2",
-                    &[&pattern],
-                )?
+        let found: Vec<i64> = match statements::resolve("", reference) {
+            Some(statement) => {
+                let mut stmt = self
+                    .conn
+                    .prepare_cached(&statement.sql)
+                    .map_err(|e| self.err(e))?;
+                let values = statement.params.iter().map(|(_, v)| v);
+                stmt.query_map(rusqlite::params_from_iter(values), |r| r.get(0))
+                    .and_then(|rows| rows.collect())
+                    .map_err(|e| self.err(e))?
             }
+            None => Vec::new(),
         };
-        match found.as_slice() {
-            [id] => Ok(*id),
-            [] => Err(StoreError::NoSuchRun(reference.to_string())),
-            _ => Err(StoreError::Ambiguous(reference.to_string())),
-        }
+        statements::one_run(reference, &found)
     }
 
     fn check(&self) -> Result<CheckReport, StoreError> {
@@ -353,15 +350,6 @@ impl Store for SqliteStore {
     }
 }
 
-impl SqliteStore {
-    fn ids(&self, sql: &str, values: &[&dyn rusqlite::ToSql]) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
-        stmt.query_map(values, |r| r.get(0))
-            .and_then(|rows| rows.collect())
-            .map_err(|e| self.err(e))
-    }
-}
-
 /// Inserts a whole run unless its UUID is already recorded.
 fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     let known: bool = conn.query_row(
@@ -372,25 +360,133 @@ fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     if known {
         return Ok(None);
     }
-    let id = rows::insert_run(conn, run, run.status)?;
-    rows::insert_results(conn, id, run)?;
+    let id = insert_run(conn, run)?;
+    insert_results(conn, id, run)?;
     Ok(Some(id))
 }
 
 /// The `history` query, with SQLite's `?` placeholders and instants as text.
 fn list_query(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
-    use rusqlite::types::Value;
-    let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs r WHERE 1 = 1");
+    use rusqlite::types::Value as Sql;
+    let mut sql = format!("{} WHERE 1 = 1", statements::select_runs(""));
     let mut values = Vec::new();
     for (clause, params) in filter::conditions(filter, "") {
         sql.push_str(" AND ");
         sql.push_str(&clause);
         values.extend(params.into_iter().map(|p| match p {
-            Param::Text(t) => Value::Text(t),
-            Param::Int(i) => Value::Integer(i),
-            Param::Time(t) => Value::Text(rows::timestamp(&t)),
+            Param::Text(t) => Sql::Text(t),
+            Param::Int(i) => Sql::Integer(i),
+            Param::Time(t) => Sql::Text(timestamp(&t)),
         }));
     }
     sql.push_str(&filter::order_and_limit(filter));
     (sql, values)
+}
+
+/// Inserts the run row with its labels and tags; returns the new id.
+fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
+    let names: Vec<&str> = columns::inserted(RUN_COLUMNS).map(|c| c.name).collect();
+    let placeholders = vec!["?"; names.len()].join(", ");
+    let sql = format!(
+        "INSERT INTO runs ({}) VALUES ({placeholders})",
+        names.join(", ")
+    );
+    conn.prepare_cached(&sql)?
+        .execute(rusqlite::params_from_iter(columns::encode(
+            RUN_COLUMNS,
+            run,
+        )))?;
+    let id = conn.last_insert_rowid();
+    let mut label = conn.prepare_cached(
+        "INSERT OR IGNORE INTO run_labels (run_id, label, position) VALUES (?, ?, ?)",
+    )?;
+    for (id, l, position) in statements::label_rows(id, run) {
+        label.execute(params![id, l, position])?;
+    }
+    let mut tag =
+        conn.prepare_cached("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)")?;
+    for (id, k, v) in statements::tag_rows(id, run) {
+        tag.execute(params![id, k, v])?;
+    }
+    Ok(id)
+}
+
+/// Inserts a run's measured results and its warm-up rounds' (flagged).
+fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
+    let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
+    let placeholders = vec!["?"; names.len()].join(", ");
+    let mut stmt = conn.prepare_cached(&format!(
+        "INSERT INTO results ({}) VALUES ({placeholders})",
+        names.join(", ")
+    ))?;
+    for row in ResultRow::of_run(id, run) {
+        stmt.execute(rusqlite::params_from_iter(columns::encode(
+            RESULT_COLUMNS,
+            &row,
+        )))?;
+    }
+    Ok(())
+}
+
+fn execute(conn: &Connection, statement: &Statement) -> rusqlite::Result<usize> {
+    let values = statement.params.iter().map(|(_, v)| v);
+    conn.execute(&statement.sql, rusqlite::params_from_iter(values))
+}
+
+/// An instant as SQLite keeps it.
+fn timestamp(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Nanos, true)
+}
+
+impl rusqlite::ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        use rusqlite::types::Value as Sql;
+        Ok(match self {
+            Value::Null => ToSqlOutput::Owned(Sql::Null),
+            Value::Integer(v) => ToSqlOutput::Owned(Sql::Integer(*v)),
+            Value::Real(v) => ToSqlOutput::Owned(Sql::Real(*v)),
+            Value::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
+            Value::Bool(v) => ToSqlOutput::Owned(Sql::Integer(i64::from(*v))),
+            Value::Time(v) => ToSqlOutput::Owned(Sql::Text(timestamp(v))),
+            Value::Uuid(v) => ToSqlOutput::Owned(Sql::Text(v.to_string())),
+        })
+    }
+}
+
+/// Column `idx` of `row` as a value of `kind`.
+fn read(row: &Row, idx: usize, kind: Kind) -> rusqlite::Result<Value> {
+    let conversion = |e: Box<dyn std::error::Error + Send + Sync>| {
+        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e)
+    };
+    Ok(match kind {
+        Kind::Integer => row.get::<_, Option<i64>>(idx)?.into(),
+        Kind::Real => row.get::<_, Option<f64>>(idx)?.into(),
+        Kind::Text => row.get::<_, Option<String>>(idx)?.into(),
+        Kind::Bool => row.get::<_, Option<bool>>(idx)?.into(),
+        Kind::Time => match row.get::<_, Option<String>>(idx)? {
+            None => Value::Null,
+            Some(text) => DateTime::parse_from_rfc3339(&text)
+                .map(|t| Value::Time(t.with_timezone(&Utc)))
+                .map_err(|e| conversion(Box::new(e)))?,
+        },
+        Kind::Uuid => match row.get::<_, Option<String>>(idx)? {
+            None => Value::Null,
+            Some(text) => uuid::Uuid::parse_str(&text)
+                .map(Value::Uuid)
+                .map_err(|e| conversion(Box::new(e)))?,
+        },
+    })
+}
+
+/// A model value from a row that selected every one of `columns`, in order.
+fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> rusqlite::Result<T> {
+    let values = columns
+        .iter()
+        .enumerate()
+        .map(|(idx, c)| read(row, idx, c.kind))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    columns::decode(columns, blank, values).map_err(|e| {
+        let idx = columns.iter().position(|c| c.name == e.column);
+        rusqlite::Error::FromSqlConversionFailure(idx.unwrap_or_default(), Type::Text, Box::new(e))
+    })
 }

@@ -1,0 +1,191 @@
+//! Why a PostgreSQL operation failed, in words a user acts on: the driver's errors
+//! become one line each, the password never shows, and a [`Fail`] becomes a
+//! [`StoreError`](super::super::StoreError) with the location once, in
+//! [`PgStore::error`](super::PgStore).
+
+use std::time::Duration;
+
+use postgres::error::SqlState;
+
+/// Whether the error is the connection's end rather than the command's: the server
+/// went away (restarted, failed over, or an administrator ended the session).
+pub(super) fn is_lost(e: &postgres::Error) -> bool {
+    e.is_closed()
+        || e.to_string()
+            .starts_with("error communicating with the server")
+        || e.code().is_some_and(|c| {
+            c == &SqlState::ADMIN_SHUTDOWN
+                || c == &SqlState::CRASH_SHUTDOWN
+                || c == &SqlState::CANNOT_CONNECT_NOW
+        })
+}
+
+/// Why an operation failed, before it becomes a [`StoreError`] with the location.
+pub(super) enum Fail {
+    Pg(postgres::Error),
+    /// The connection ended during the commit: whether it took effect is unknown.
+    CommitLost(postgres::Error),
+    /// A value the schema allows but this iozone cannot read: the data is damaged.
+    Bad(String),
+    NotIozone,
+    TooNew {
+        found: usize,
+        known: usize,
+    },
+}
+
+impl From<postgres::Error> for Fail {
+    fn from(e: postgres::Error) -> Self {
+        Fail::Pg(e)
+    }
+}
+
+/// `password=VALUE` (or `password='quoted value'`) in a `key=value` connection string.
+pub(in crate::store) fn mask_password_words(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let Some(start) = lower.find("password") else {
+        return text.to_string();
+    };
+    let after_key = start + "password".len();
+    let Some(eq) = text[after_key..].find(|c: char| !c.is_whitespace()) else {
+        return text.to_string();
+    };
+    if !text[after_key + eq..].starts_with('=') {
+        return text.to_string();
+    }
+    let value_start = after_key + eq + 1;
+    let trimmed = text[value_start..].trim_start();
+    let value_start = text.len() - trimmed.len();
+    let value_end = if let Some(quoted) = trimmed.strip_prefix('\'') {
+        // to the closing quote (a backslash escapes one), or the end
+        let mut end = text.len();
+        let mut escaped = false;
+        for (i, c) in quoted.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '\'' => {
+                    end = value_start + 1 + i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        end
+    } else {
+        trimmed
+            .find(char::is_whitespace)
+            .map_or(text.len(), |i| value_start + i)
+    };
+    format!(
+        "{}***{}",
+        &text[..value_start],
+        mask_password_words(&text[value_end..])
+    )
+}
+
+/// The message with the password, should it appear, replaced (a short password would
+/// match ordinary words, and no server message contains it anyway: this is a belt).
+pub(super) fn scrub(message: String, secret: Option<&str>) -> String {
+    match secret {
+        Some(s) if s.len() >= 4 && message.contains(s) => message.replace(s, "***"),
+        _ => message,
+    }
+}
+
+/// One line: newlines and runs of spaces become single spaces.
+pub(super) fn flatten(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The error and its causes on one line ("error connecting to server: Connection
+/// refused (os error 111)"); a server's error is its message alone.
+pub(super) fn one_line(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return flatten(db.message());
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    flatten(&text)
+}
+
+/// The causes alone, without the driver's own prefix.
+pub(super) fn causes(e: &postgres::Error) -> Option<String> {
+    let cause = std::error::Error::source(e)?;
+    let mut text = cause.to_string();
+    let mut source = cause.source();
+    while let Some(inner) = source {
+        let inner_text = inner.to_string();
+        if !text.contains(&inner_text) {
+            text.push_str(": ");
+            text.push_str(&inner_text);
+        }
+        source = inner.source();
+    }
+    Some(flatten(&text))
+}
+
+/// Why a connection could not be made, in the words a user acts on.
+pub(super) fn connect_reason(e: &postgres::Error, timeout: Duration) -> String {
+    if let Some(db) = e.as_db_error() {
+        // "password authentication failed for user "iozone"", "database "x" does not
+        // exist", "too many clients already": the server's own words say it best
+        return flatten(db.message());
+    }
+    let text = e.to_string();
+    let detail = causes(e).unwrap_or_default();
+    if text.starts_with("timeout") {
+        format!("cannot connect: no answer within {} s", timeout.as_secs())
+    } else if text.starts_with("error performing TLS handshake") {
+        format!("cannot connect: the TLS handshake failed: {detail}")
+    } else if text.starts_with("invalid configuration") {
+        format!("not a valid PostgreSQL URL: {detail}")
+    } else if detail.is_empty() {
+        format!("cannot connect: {text}")
+    } else {
+        format!("cannot connect: {detail}")
+    }
+}
+
+/// Why a command on an open connection failed, and whether it says the data is damaged.
+pub(super) fn use_reason(e: &postgres::Error) -> (bool, String) {
+    if let Some(db) = e.as_db_error() {
+        let message = flatten(db.message());
+        let code = db.code();
+        return if code == &SqlState::DATA_CORRUPTED || code == &SqlState::INDEX_CORRUPTED {
+            (true, message)
+        } else if code == &SqlState::UNDEFINED_TABLE || code == &SqlState::UNDEFINED_COLUMN {
+            (
+                true,
+                format!("the iozone schema lacks what this iozone expects: {message}"),
+            )
+        } else if code.code().starts_with("57P") || code == &SqlState::ADMIN_SHUTDOWN {
+            (false, format!("the server ended the session: {message}"))
+        } else {
+            (false, message)
+        };
+    }
+    let text = e.to_string();
+    if e.is_closed() || text.starts_with("error communicating with the server") {
+        let detail = causes(e).map(|d| format!(": {d}")).unwrap_or_default();
+        (
+            false,
+            format!(
+                "the server closed the connection{detail} (it restarted, or an administrator \
+                 ended the session); try again"
+            ),
+        )
+    } else if text.starts_with("error deserializing") || text.starts_with("invalid column") {
+        (true, one_line(e))
+    } else {
+        (false, one_line(e))
+    }
+}
