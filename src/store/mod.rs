@@ -10,6 +10,7 @@ mod migrate;
 mod postgres;
 mod sqlite;
 mod statements;
+mod value;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
