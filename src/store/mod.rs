@@ -355,7 +355,7 @@ pub fn migrate(location: impl Into<Location>) -> Result<(usize, usize), StoreErr
 
 /// The SQLite schema version this iozone writes.
 pub fn latest_schema() -> usize {
-    migrate::latest()
+    migrate::SQLITE.len()
 }
 
 /// The database used when neither `--db` nor `IOZONE_DB` says otherwise:

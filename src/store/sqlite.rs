@@ -13,7 +13,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior, param
 
 use super::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
 use super::filter::{self, Param};
-use super::migrate::{self, APPLICATION_ID};
+use super::migrate;
 use super::statements::{self, Statement};
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Run, RunStatus};
@@ -45,7 +45,7 @@ impl SqliteStore {
 
     fn open_once(path: &Path) -> Result<Self, StoreError> {
         let mut conn = connect(path)?;
-        identify(&conn, path)?;
+        identify(&conn, path, migrate::SQLITE.len())?;
         let err = |e| sql_error(path, e);
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(err)?;
@@ -53,7 +53,13 @@ impl SqliteStore {
             .map_err(err)?;
         // take the write lock up front, waiting for it, in every transaction
         conn.set_transaction_behavior(TransactionBehavior::Immediate);
-        migrate::to_latest(&mut conn).map_err(|e| migration_error(path, e))?;
+        migrate::to_latest(
+            &mut Schema {
+                conn: &mut conn,
+                path,
+            },
+            migrate::SQLITE,
+        )?;
         Ok(SqliteStore {
             conn,
             path: path.to_path_buf(),
@@ -64,12 +70,12 @@ impl SqliteStore {
     pub fn migrate_only(path: &Path) -> Result<(usize, usize), StoreError> {
         let before = if path.exists() {
             let conn = connect(path)?;
-            identify(&conn, path)?
+            identify(&conn, path, migrate::SQLITE.len())?
         } else {
             0
         };
         let store = Self::open(path)?;
-        let after = migrate::user_version(&store.conn).map_err(|e| store.err(e))?;
+        let after = user_version(&store.conn).map_err(|e| store.err(e))?;
         Ok((before, after))
     }
 
@@ -126,7 +132,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
 
 /// Refuses, before anything is written, a file that is not an iozone database or was
 /// written by a newer iozone. Returns the schema version found (0 for a new file).
-fn identify(conn: &Connection, path: &Path) -> Result<usize, StoreError> {
+fn identify(conn: &Connection, path: &Path, known: usize) -> Result<usize, StoreError> {
     // one statement, so one snapshot: another process may be creating the schema now
     let (app_id, version, tables): (i64, i64, i64) = conn
         .query_row(
@@ -142,11 +148,11 @@ fn identify(conn: &Connection, path: &Path) -> Result<usize, StoreError> {
     if app_id != APPLICATION_ID && !fresh {
         return Err(StoreError::NotIozone(path.to_path_buf()));
     }
-    if version > migrate::latest() {
+    if version > known {
         return Err(StoreError::TooNew {
             path: path.to_path_buf(),
             found: version,
-            known: migrate::latest(),
+            known,
         });
     }
     Ok(version)
@@ -184,13 +190,63 @@ fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
-fn migration_error(path: &Path, e: rusqlite_migration::Error) -> StoreError {
-    match e {
-        rusqlite_migration::Error::RusqliteError { err, .. } => sql_error(path, err),
-        other => StoreError::Corrupt {
-            path: path.to_path_buf(),
-            reason: format!("cannot bring the schema up to date: {other}"),
-        },
+/// `PRAGMA application_id` of an iozone database ('IOZN'), set by the first migration.
+const APPLICATION_ID: i64 = 0x494F_5A4E;
+
+/// The schema version recorded in the file.
+fn user_version(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+        .map(|v| v.max(0) as usize)
+}
+
+/// A file's schema, for [`migrate::to_latest`]: its migration lock is SQLite's write
+/// lock, which the connection's transactions take at once (`IMMEDIATE`), waiting for
+/// another process's.
+struct Schema<'c> {
+    conn: &'c mut Connection,
+    path: &'c Path,
+}
+
+struct SchemaStep<'a> {
+    tx: rusqlite::Transaction<'a>,
+    path: &'a Path,
+}
+
+impl migrate::Migrate for Schema<'_> {
+    type Error = StoreError;
+    type Step<'a>
+        = SchemaStep<'a>
+    where
+        Self: 'a;
+
+    fn begin(&mut self) -> Result<SchemaStep<'_>, StoreError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| sql_error(self.path, e))?;
+        Ok(SchemaStep {
+            tx,
+            path: self.path,
+        })
+    }
+}
+
+impl migrate::Step for SchemaStep<'_> {
+    type Error = StoreError;
+
+    fn version(&mut self, known: usize) -> Result<usize, StoreError> {
+        identify(&self.tx, self.path, known)
+    }
+
+    fn apply(&mut self, sql: &str, version: usize) -> Result<(), StoreError> {
+        self.tx
+            .execute_batch(sql)
+            .and_then(|()| self.tx.pragma_update(None, "user_version", version as i64))
+            .map_err(|e| sql_error(self.path, e))
+    }
+
+    fn commit(self) -> Result<(), StoreError> {
+        self.tx.commit().map_err(|e| sql_error(self.path, e))
     }
 }
 
@@ -340,8 +396,8 @@ impl Store for SqliteStore {
         );
         Ok(CheckReport {
             path: self.location(),
-            schema_version: migrate::user_version(&self.conn).map_err(err)?,
-            latest_schema: migrate::latest(),
+            schema_version: user_version(&self.conn).map_err(err)?,
+            latest_schema: migrate::SQLITE.len(),
             runs: count("SELECT count(*) FROM runs")?,
             results: count("SELECT count(*) FROM results")?,
             unfinished_runs: count("SELECT count(*) FROM runs WHERE status = 'running'")?,
@@ -489,4 +545,22 @@ fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> rusqlite::Result<T> 
         let idx = columns.iter().position(|c| c.name == e.column);
         rusqlite::Error::FromSqlConversionFailure(idx.unwrap_or_default(), Type::Text, Box::new(e))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid_and_set_the_application_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.db");
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(user_version(&store.conn).unwrap(), migrate::SQLITE.len());
+        let id: i64 = store
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(id, APPLICATION_ID);
+    }
 }

@@ -1084,7 +1084,7 @@ fn pg_other_tables_of_a_shared_database_are_left_alone() {
 fn pg_migrations_apply_in_order_once_and_roll_back_whole() {
     let db = pg_database!();
     // the real migrations, then test steps after them
-    let init = super::postgres::MIGRATIONS;
+    let init = super::migrate::POSTGRES;
     let known = init.len();
     let with = |more: &[&'static str]| [init, more].concat();
     let mut store = PgStore::open_with_steps(&db.url, init).unwrap();

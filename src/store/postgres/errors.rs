@@ -21,7 +21,7 @@ pub(super) fn is_lost(e: &postgres::Error) -> bool {
 }
 
 /// Why an operation failed, before it becomes a [`StoreError`] with the location.
-pub(super) enum Fail {
+pub(in crate::store) enum Fail {
     Pg(postgres::Error),
     /// The connection ended during the commit: whether it took effect is unknown.
     CommitLost(postgres::Error),

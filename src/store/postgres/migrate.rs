@@ -1,20 +1,14 @@
-//! The PostgreSQL schema's history: numbered SQL files in `migrations/postgres/`,
-//! applied in order, each in a transaction of its own under an advisory lock, and
-//! recorded in `iozone.schema_version`. Append only: a released migration is never
-//! edited.
+//! The PostgreSQL schema under [`migrate::to_latest`](crate::store::migrate): the
+//! migration lock is an advisory lock, and the versions applied are rows of
+//! `iozone.schema_version`.
 
 use postgres::error::SqlState;
-use postgres::{Client, GenericClient};
+use postgres::{Client, GenericClient, Transaction};
 
 use super::PgStore;
 use super::errors::{Fail, flatten, scrub};
 use crate::store::StoreError;
-
-/// The schema's history, in order. Append only: a released migration is never edited.
-pub(in crate::store) const MIGRATIONS: &[&str] = &[
-    include_str!("../../../migrations/postgres/0001_init.sql"),
-    include_str!("../../../migrations/postgres/0002_rounds_and_machine_state.sql"),
-];
+use crate::store::migrate;
 
 /// The key of the advisory lock that serializes migrations ("IOZNMIGR"): concurrent
 /// first opens of a new database wait for each other instead of racing.
@@ -37,50 +31,60 @@ impl PgStore {
             return Ok(());
         }
         let mut client = self.client.borrow_mut();
-        loop {
-            match migrate_step(&mut client, steps) {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(Fail::Pg(e)) if e.as_db_error().is_some() => {
-                    let db = e.as_db_error().expect("checked");
-                    let mut reason = format!(
-                        "cannot create or update the iozone schema: {}",
-                        flatten(db.message())
+        match migrate::to_latest(&mut *client, steps) {
+            Ok(()) => Ok(()),
+            Err(Fail::Pg(e)) if e.as_db_error().is_some() => {
+                let db = e.as_db_error().expect("checked");
+                let mut reason = format!(
+                    "cannot create or update the iozone schema: {}",
+                    flatten(db.message())
+                );
+                if db.code() == &SqlState::INSUFFICIENT_PRIVILEGE {
+                    reason.push_str(
+                        " (the role needs the CREATE privilege on the database, or an \
+                         `iozone` schema made for it by an administrator)",
                     );
-                    if db.code() == &SqlState::INSUFFICIENT_PRIVILEGE {
-                        reason.push_str(
-                            " (the role needs the CREATE privilege on the database, or an \
-                             `iozone` schema made for it by an administrator)",
-                        );
-                    }
-                    return Err(StoreError::Server {
-                        location: self.location.clone(),
-                        reason: scrub(reason, self.secret.as_deref()),
-                    });
                 }
-                Err(other) => return Err(self.error(other)),
+                Err(StoreError::Server {
+                    location: self.location.clone(),
+                    reason: scrub(reason, self.secret.as_deref()),
+                })
             }
+            Err(other) => Err(self.error(other)),
         }
     }
 }
 
-/// Applies the next migration under the lock, unless the schema is (now) current:
-/// returns whether it was.
-fn migrate_step(client: &mut Client, steps: &[&str]) -> Result<bool, Fail> {
-    let known = steps.len();
-    let mut tx = client.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
-    let version = identify(&mut tx, known)?;
-    if version == known {
-        return Ok(true);
+impl migrate::Migrate for Client {
+    type Error = Fail;
+    type Step<'a> = Transaction<'a>;
+
+    fn begin(&mut self) -> Result<Transaction<'_>, Fail> {
+        let mut tx = self.transaction()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+        Ok(tx)
     }
-    tx.batch_execute(steps[version])?;
-    tx.execute(
-        "INSERT INTO iozone.schema_version (version) VALUES ($1)",
-        &[&(version as i32 + 1)],
-    )?;
-    tx.commit()?;
-    Ok(false)
+}
+
+impl migrate::Step for Transaction<'_> {
+    type Error = Fail;
+
+    fn version(&mut self, known: usize) -> Result<usize, Fail> {
+        identify(self, known)
+    }
+
+    fn apply(&mut self, sql: &str, version: usize) -> Result<(), Fail> {
+        self.batch_execute(sql)?;
+        self.execute(
+            "INSERT INTO iozone.schema_version (version) VALUES ($1)",
+            &[&(version as i32)],
+        )?;
+        Ok(())
+    }
+
+    fn commit(self) -> Result<(), Fail> {
+        Ok(Transaction::commit(self)?)
+    }
 }
 
 /// The schema version recorded (0 for a database without the `iozone` schema or with

@@ -25,9 +25,9 @@ use uuid::Uuid;
 
 pub(super) use self::errors::mask_password_words;
 use self::errors::{Fail, connect_reason, flatten, one_line, scrub, use_reason};
-pub(super) use self::migrate::MIGRATIONS;
 use self::write::CHUNK;
 use super::columns::ResultRow;
+use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Run, RunStatus};
