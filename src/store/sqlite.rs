@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::types::{ToSqlOutput, Type, ValueRef};
-use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior};
 
 use super::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
 use super::filter::{self, Param};
@@ -453,16 +453,11 @@ fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
             run,
         )))?;
     let id = conn.last_insert_rowid();
-    let mut label = conn.prepare_cached(
-        "INSERT OR IGNORE INTO run_labels (run_id, label, position) VALUES (?, ?, ?)",
-    )?;
-    for (id, l, position) in statements::label_rows(id, run) {
-        label.execute(params![id, l, position])?;
-    }
-    let mut tag =
-        conn.prepare_cached("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?)")?;
-    for (id, k, v) in statements::tag_rows(id, run) {
-        tag.execute(params![id, k, v])?;
+    for (table, rows) in statements::labels_and_tags_rows(id, run) {
+        let mut insert = conn.prepare_cached(&table.insert(""))?;
+        for row in rows {
+            insert.execute(rusqlite::params_from_iter(row))?;
+        }
     }
     Ok(id)
 }

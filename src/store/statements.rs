@@ -65,23 +65,60 @@ pub fn select_tags(schema: &str, which_runs: &str) -> String {
     format!("SELECT run_id, key, value FROM {schema}run_tags WHERE {which_runs}")
 }
 
-/// The rows of `run_labels` for a run recorded as `id`: a label given twice keeps its
-/// first position.
-pub fn label_rows(id: i64, run: &Run) -> Vec<(i64, &str, i64)> {
+/// A table of a run's plain rows (labels, tags): its name and its columns.
+pub struct Table {
+    pub name: &'static str,
+    pub columns: &'static [(&'static str, Kind)],
+}
+
+impl Table {
+    /// `INSERT INTO` the table (under `schema`) with a `?` per column.
+    pub fn insert(&self, schema: &str) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|(name, _)| *name).collect();
+        let placeholders = vec!["?"; names.len()].join(", ");
+        format!(
+            "INSERT INTO {schema}{} ({}) VALUES ({placeholders})",
+            self.name,
+            names.join(", ")
+        )
+    }
+}
+
+pub const LABELS: Table = Table {
+    name: "run_labels",
+    columns: &[
+        ("run_id", Kind::Integer),
+        ("label", Kind::Text),
+        ("position", Kind::Integer),
+    ],
+};
+
+pub const TAGS: Table = Table {
+    name: "run_tags",
+    columns: &[
+        ("run_id", Kind::Integer),
+        ("key", Kind::Text),
+        ("value", Kind::Text),
+    ],
+};
+
+/// The rows of [`LABELS`] and of [`TAGS`] for a run recorded as `id`: labels keep the
+/// order they were given in, and a label given twice keeps its first position.
+pub fn labels_and_tags_rows(id: i64, run: &Run) -> [(&'static Table, Vec<Vec<Value>>); 2] {
     let mut seen = std::collections::HashSet::new();
-    run.labels
+    let labels = run
+        .labels
         .iter()
         .enumerate()
         .filter(|(_, label)| seen.insert(label.as_str()))
-        .map(|(position, label)| (id, label.as_str(), position as i64))
-        .collect()
-}
-
-/// The rows of `run_tags` for a run recorded as `id`.
-pub fn tag_rows(id: i64, run: &Run) -> impl Iterator<Item = (i64, &str, &str)> {
-    run.tags
+        .map(|(position, label)| vec![id.into(), label.as_str().into(), (position as i64).into()])
+        .collect();
+    let tags = run
+        .tags
         .iter()
-        .map(move |(k, v)| (id, k.as_str(), v.as_str()))
+        .map(|(k, v)| vec![id.into(), k.as_str().into(), v.as_str().into()])
+        .collect();
+    [(&LABELS, labels), (&TAGS, tags)]
 }
 
 /// Gives listed runs the labels and tags read for them (labels in position order).
@@ -209,6 +246,8 @@ mod tests {
     fn a_label_given_twice_keeps_its_first_position() {
         let mut run = super::super::tests::sample_run("h", 0);
         run.labels = vec!["a".into(), "b".into(), "a".into()];
-        assert_eq!(label_rows(3, &run), [(3, "a", 0), (3, "b", 1)]);
+        let [(_, labels), _] = labels_and_tags_rows(3, &run);
+        let row = |label: &str, position: i64| vec![3i64.into(), label.into(), position.into()];
+        assert_eq!(labels, [row("a", 0), row("b", 1)]);
     }
 }

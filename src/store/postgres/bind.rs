@@ -72,6 +72,11 @@ pub(super) fn array(kind: Kind, values: impl Iterator<Item = Value>) -> Box<dyn 
     }
 }
 
+/// Boxed parameters as the driver takes them.
+pub(super) fn params(values: &[Box<dyn ToSql + Sync>]) -> Vec<&(dyn ToSql + Sync)> {
+    values.iter().map(|v| &**v).collect()
+}
+
 /// A shared statement's `?` placeholders as PostgreSQL's `$1`, `$2`, …
 pub(super) fn numbered(sql: &str) -> String {
     let mut parts = sql.split('?');

@@ -231,7 +231,7 @@ impl Store for PgStore {
     fn finish_run(&mut self, id: i64, run: &Run) -> Result<(), StoreError> {
         self.write(|tx| {
             write::insert_results(tx, ResultRow::of_run(id, run))?;
-            write::execute(tx, &statements::finish_run("iozone.", id, run))?;
+            read::query(tx, &statements::finish_run("iozone.", id, run))?;
             Ok(())
         })
     }

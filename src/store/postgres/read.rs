@@ -10,7 +10,7 @@ use postgres::{Client, GenericClient, Row};
 use uuid::Uuid;
 
 use super::PgStore;
-use super::bind::{bound, numbered};
+use super::bind::{bound, numbered, params};
 use super::errors::{Fail, causes, one_line};
 use crate::model::Run;
 use crate::store::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
@@ -79,18 +79,17 @@ pub(super) fn results(client: &mut Client, ids: &[i64]) -> Result<HashMap<i64, R
     Ok(statements::group_results(ids, rows))
 }
 
-/// The rows a shared statement (`?` placeholders) finds.
+/// Runs a shared statement (`?` placeholders); the rows it returns, if any.
 pub(super) fn query(
     client: &mut impl GenericClient,
     statement: &Statement,
 ) -> Result<Vec<Row>, Fail> {
-    let params: Vec<Box<dyn ToSql + Sync>> = statement
+    let values: Vec<Box<dyn ToSql + Sync>> = statement
         .params
         .iter()
         .map(|(kind, value)| bound(*kind, value))
         .collect();
-    let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| &**p).collect();
-    Ok(client.query(&numbered(&statement.sql), &params)?)
+    Ok(client.query(&numbered(&statement.sql), &params(&values))?)
 }
 
 /// The ids a shared statement finds, in its first column.

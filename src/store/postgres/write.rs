@@ -10,13 +10,13 @@ use postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::PgStore;
-use super::bind::{array, bound, numbered};
+use super::bind::{array, params};
 use super::errors::{Fail, is_lost};
 use super::read::known;
 use crate::model::Run;
 use crate::store::StoreError;
 use crate::store::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
-use crate::store::statements::{self, Statement};
+use crate::store::statements::{self, LABELS, TAGS, Table};
 
 /// Runs per batch statement: bounds the size of one message (a chunk's results are
 /// about a megabyte) while keeping the round trips per run negligible.
@@ -58,19 +58,23 @@ pub(super) fn save_in(tx: &mut Transaction<'_>, runs: &[&Run]) -> Result<Vec<Opt
     Ok(ids)
 }
 
-/// Runs a shared statement (`?` placeholders) that returns no rows.
-pub(super) fn execute(tx: &mut Transaction<'_>, statement: &Statement) -> Result<u64, Fail> {
-    let params: Vec<Box<dyn ToSql + Sync>> = statement
-        .params
+/// `INSERT ... SELECT * FROM unnest($1::type[], ...)` into `table`, one array
+/// parameter per column, and what follows (`tail`: a conflict clause, a RETURNING).
+fn unnest_insert(table: &str, columns: &[(&str, Kind)], tail: &str) -> String {
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    let arrays: Vec<String> = columns
         .iter()
-        .map(|(kind, value)| bound(*kind, value))
+        .enumerate()
+        .map(|(i, (_, kind))| format!("${}::{}[]", i + 1, kind.postgres_type()))
         .collect();
-    let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| &**p).collect();
-    Ok(tx.execute(&numbered(&statement.sql), &params)?)
+    format!(
+        "INSERT INTO iozone.{table} ({}) SELECT * FROM unnest({}) {tail}",
+        names.join(", "),
+        arrays.join(", ")
+    )
 }
 
-/// A batch insert of `rows` into `table`, one array parameter per column, and what
-/// follows the SELECT (`tail`: a conflict clause, a RETURNING).
+/// A batch insert of model values into the table of `columns`.
 fn batch<T>(
     table: &str,
     columns: &'static [Column<T>],
@@ -78,52 +82,20 @@ fn batch<T>(
     tail: &str,
 ) -> (String, Vec<Box<dyn ToSql + Sync>>) {
     let written: Vec<&Column<T>> = columns::inserted(columns).collect();
-    let names: Vec<&str> = written.iter().map(|c| c.name).collect();
-    let arrays: Vec<String> = written
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("${}::{}[]", i + 1, c.kind.postgres_type()))
-        .collect();
+    let kinds: Vec<(&str, Kind)> = written.iter().map(|c| (c.name, c.kind)).collect();
     let values = written
         .iter()
         .map(|c| array(c.kind, rows.iter().map(|row| (c.encode)(row))))
         .collect();
-    let sql = format!(
-        "INSERT INTO iozone.{table} ({}) SELECT * FROM unnest({}) {tail}",
-        names.join(", "),
-        arrays.join(", ")
-    );
-    (sql, values)
+    (unnest_insert(table, &kinds, tail), values)
 }
 
-/// A batch insert of plain rows (labels, tags): each row's values in `kinds`' order.
-fn batch_rows(
-    table: &str,
-    names: &[&str],
-    kinds: &[Kind],
-    rows: Vec<Vec<Value>>,
-    tail: &str,
-) -> (String, Vec<Box<dyn ToSql + Sync>>) {
-    let arrays: Vec<String> = kinds
-        .iter()
-        .enumerate()
-        .map(|(i, kind)| format!("${}::{}[]", i + 1, kind.postgres_type()))
+/// A batch insert of plain rows (labels, tags) into `table`.
+fn batch_rows(table: &Table, rows: Vec<Vec<Value>>) -> (String, Vec<Box<dyn ToSql + Sync>>) {
+    let values = (table.columns.iter().enumerate())
+        .map(|(i, (_, kind))| array(*kind, rows.iter().map(|row| row[i].clone())))
         .collect();
-    let values = kinds
-        .iter()
-        .enumerate()
-        .map(|(i, kind)| array(*kind, rows.iter().map(|row| row[i].clone())))
-        .collect();
-    let sql = format!(
-        "INSERT INTO iozone.{table} ({}) SELECT * FROM unnest({}) {tail}",
-        names.join(", "),
-        arrays.join(", ")
-    );
-    (sql, values)
-}
-
-fn params(values: &[Box<dyn ToSql + Sync>]) -> Vec<&(dyn ToSql + Sync)> {
-    values.iter().map(|v| &**v).collect()
+    (unnest_insert(table.name, table.columns, ""), values)
 }
 
 /// Inserts run rows with their labels and tags. With `skip_known`, runs whose UUID is
@@ -169,33 +141,19 @@ pub(super) fn insert_runs(
             .zip(&ids)
             .filter_map(|(run, id)| id.map(|id| (id, *run)))
     };
-    let labels: Vec<Vec<Value>> = added()
-        .flat_map(|(id, run)| statements::label_rows(id, run))
-        .map(|(id, label, position)| vec![id.into(), label.into(), position.into()])
-        .collect();
-    if !labels.is_empty() {
-        let (sql, values) = batch_rows(
-            "run_labels",
-            &["run_id", "label", "position"],
-            &[Kind::Integer, Kind::Text, Kind::Integer],
-            labels,
-            "",
-        );
-        tx.execute(&sql, &params(&values))?;
+    // every added run's labels in one statement, and its tags in another
+    let mut tables: [(&Table, Vec<Vec<Value>>); 2] = [(&LABELS, Vec::new()), (&TAGS, Vec::new())];
+    for (id, run) in added() {
+        let rows = statements::labels_and_tags_rows(id, run);
+        for ((_, all), (_, rows)) in tables.iter_mut().zip(rows) {
+            all.extend(rows);
+        }
     }
-    let tags: Vec<Vec<Value>> = added()
-        .flat_map(|(id, run)| statements::tag_rows(id, run))
-        .map(|(id, key, value)| vec![id.into(), key.into(), value.into()])
-        .collect();
-    if !tags.is_empty() {
-        let (sql, values) = batch_rows(
-            "run_tags",
-            &["run_id", "key", "value"],
-            &[Kind::Integer, Kind::Text, Kind::Text],
-            tags,
-            "",
-        );
-        tx.execute(&sql, &params(&values))?;
+    for (table, rows) in tables {
+        if !rows.is_empty() {
+            let (sql, values) = batch_rows(table, rows);
+            tx.execute(&sql, &params(&values))?;
+        }
     }
     Ok(ids)
 }
