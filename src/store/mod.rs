@@ -410,4 +410,40 @@ mod location_tests {
             "postgres://u:***@h/d"
         );
     }
+
+    #[test]
+    fn passwords_are_masked() {
+        let cases = [
+            (
+                "postgres://iozone:s3cret@db.example:5432/fleet",
+                "postgres://iozone:***@db.example:5432/fleet",
+            ),
+            (
+                "postgresql://u:p%40ss@h/d?sslmode=require&password=two",
+                "postgresql://u:***@h/d?sslmode=require&password=***",
+            ),
+            ("postgres://u@h/d", "postgres://u@h/d"),
+            ("postgres://h/d?password=x", "postgres://h/d?password=***"),
+            // unencoded '@', '/' or '?' in the password: nothing of it shows
+            ("postgres://a:b@c:d@h/x", "postgres://a:***@h/x"),
+            ("postgres://u:pa/ss@h/x", "postgres://u:***@h/x"),
+            (
+                "postgres://iozone:pa@ss?word@host/db",
+                "postgres://iozone:***@host/db",
+            ),
+            // an '@' in the query may hide the host too: never any of the password
+            ("postgres://u:p@ss@h/d?x=a@b", "postgres://u:***@b"),
+            (
+                "host=h user=u password=s3cret dbname=d",
+                "host=h user=u password=*** dbname=d",
+            ),
+            (
+                "host=h password = 'a b\\' c' dbname=d",
+                "host=h password = *** dbname=d",
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(mask_url(url), want, "{url}");
+        }
+    }
 }

@@ -101,11 +101,21 @@ pub(super) fn flatten(text: &str) -> String {
 /// The error and its causes on one line ("error connecting to server: Connection
 /// refused (os error 111)"); a server's error is its message alone.
 pub(super) fn one_line(e: &postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return flatten(db.message());
+    match e.as_db_error() {
+        Some(db) => flatten(db.message()),
+        None => flatten(&chain(e)),
     }
+}
+
+/// The causes alone, without the driver's own prefix.
+pub(super) fn causes(e: &postgres::Error) -> Option<String> {
+    std::error::Error::source(e).map(|cause| flatten(&chain(cause)))
+}
+
+/// An error and its sources joined by ": ", each left out that the text says already.
+fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
+    let mut source = e.source();
     while let Some(cause) = source {
         let cause_text = cause.to_string();
         if !text.contains(&cause_text) {
@@ -114,23 +124,7 @@ pub(super) fn one_line(e: &postgres::Error) -> String {
         }
         source = cause.source();
     }
-    flatten(&text)
-}
-
-/// The causes alone, without the driver's own prefix.
-pub(super) fn causes(e: &postgres::Error) -> Option<String> {
-    let cause = std::error::Error::source(e)?;
-    let mut text = cause.to_string();
-    let mut source = cause.source();
-    while let Some(inner) = source {
-        let inner_text = inner.to_string();
-        if !text.contains(&inner_text) {
-            text.push_str(": ");
-            text.push_str(&inner_text);
-        }
-        source = inner.source();
-    }
-    Some(flatten(&text))
+    text
 }
 
 /// Why a connection could not be made, in the words a user acts on.
