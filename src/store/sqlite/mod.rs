@@ -1,20 +1,20 @@
 //! The local store: one SQLite file, WAL mode, a busy timeout so concurrent runs wait
 //! for each other instead of failing, foreign keys on, one transaction per write.
-//! Values are bound here as SQLite keeps them: instants as fixed-width RFC 3339 UTC
-//! text with nanoseconds (so text order is time order), UUIDs as text, booleans 0/1.
+
+mod bind;
+mod schema;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chrono::{DateTime, SecondsFormat, Utc};
-use rusqlite::types::{ToSqlOutput, Type, ValueRef};
-use rusqlite::{Connection, ErrorCode, OpenFlags, Row, TransactionBehavior};
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
-use super::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
-use super::filter::{self, Param};
+use self::bind::{decode, values};
+use self::schema::{Schema, identify, user_version};
+use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow};
 use super::migrate;
-use super::statements::{self, Statement};
+use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Run, RunStatus};
 
@@ -130,34 +130,6 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-/// Refuses, before anything is written, a file that is not an iozone database or was
-/// written by a newer iozone. Returns the schema version found (0 for a new file).
-fn identify(conn: &Connection, path: &Path, known: usize) -> Result<usize, StoreError> {
-    // one statement, so one snapshot: another process may be creating the schema now
-    let (app_id, version, tables): (i64, i64, i64) = conn
-        .query_row(
-            "SELECT (SELECT application_id FROM pragma_application_id()), \
-                    (SELECT user_version FROM pragma_user_version()), \
-                    (SELECT count(*) FROM sqlite_master)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .map_err(|e| sql_error(path, e))?;
-    let version = version.max(0) as usize;
-    let fresh = app_id == 0 && version == 0 && tables == 0;
-    if app_id != APPLICATION_ID && !fresh {
-        return Err(StoreError::NotIozone(path.to_path_buf()));
-    }
-    if version > known {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found: version,
-            known,
-        });
-    }
-    Ok(version)
-}
-
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
@@ -190,66 +162,6 @@ fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
-/// `PRAGMA application_id` of an iozone database ('IOZN'), set by the first migration.
-const APPLICATION_ID: i64 = 0x494F_5A4E;
-
-/// The schema version recorded in the file.
-fn user_version(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
-        .map(|v| v.max(0) as usize)
-}
-
-/// A file's schema, for [`migrate::to_latest`]: its migration lock is SQLite's write
-/// lock, which the connection's transactions take at once (`IMMEDIATE`), waiting for
-/// another process's.
-struct Schema<'c> {
-    conn: &'c mut Connection,
-    path: &'c Path,
-}
-
-struct SchemaStep<'a> {
-    tx: rusqlite::Transaction<'a>,
-    path: &'a Path,
-}
-
-impl migrate::Migrate for Schema<'_> {
-    type Error = StoreError;
-    type Step<'a>
-        = SchemaStep<'a>
-    where
-        Self: 'a;
-
-    fn begin(&mut self) -> Result<SchemaStep<'_>, StoreError> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| sql_error(self.path, e))?;
-        Ok(SchemaStep {
-            tx,
-            path: self.path,
-        })
-    }
-}
-
-impl migrate::Step for SchemaStep<'_> {
-    type Error = StoreError;
-
-    fn version(&mut self, known: usize) -> Result<usize, StoreError> {
-        identify(&self.tx, self.path, known)
-    }
-
-    fn apply(&mut self, sql: &str, version: usize) -> Result<(), StoreError> {
-        self.tx
-            .execute_batch(sql)
-            .and_then(|()| self.tx.pragma_update(None, "user_version", version as i64))
-            .map_err(|e| sql_error(self.path, e))
-    }
-
-    fn commit(self) -> Result<(), StoreError> {
-        self.tx.commit().map_err(|e| sql_error(self.path, e))
-    }
-}
-
 impl Store for SqliteStore {
     fn location(&self) -> String {
         self.path.display().to_string()
@@ -273,7 +185,8 @@ impl Store for SqliteStore {
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
         insert_results(&tx, id, run).map_err(err)?;
-        execute(&tx, &statements::finish_run("", id, run)).map_err(err)?;
+        let finish = statements::finish_run("", id, run);
+        tx.execute(&finish.sql, values(&finish)).map_err(err)?;
         tx.commit().map_err(err)
     }
 
@@ -319,10 +232,10 @@ impl Store for SqliteStore {
     }
 
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError> {
-        let (sql, values) = list_query(filter);
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let statement = statements::list_runs("", filter);
+        let mut stmt = self.conn.prepare(&statement.sql).map_err(|e| self.err(e))?;
         let mut runs: Vec<Run> = stmt
-            .query_map(rusqlite::params_from_iter(values.iter()), |row| {
+            .query_map(values(&statement), |row| {
                 decode(row, RUN_COLUMNS, columns::blank_run())
             })
             .and_then(|rows| rows.collect())
@@ -359,8 +272,7 @@ impl Store for SqliteStore {
                     .conn
                     .prepare_cached(&statement.sql)
                     .map_err(|e| self.err(e))?;
-                let values = statement.params.iter().map(|(_, v)| v);
-                stmt.query_map(rusqlite::params_from_iter(values), |r| r.get(0))
+                stmt.query_map(values(&statement), |r| r.get(0))
                     .and_then(|rows| rows.collect())
                     .map_err(|e| self.err(e))?
             }
@@ -421,24 +333,6 @@ fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     Ok(Some(id))
 }
 
-/// The `history` query, with SQLite's `?` placeholders and instants as text.
-fn list_query(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
-    use rusqlite::types::Value as Sql;
-    let mut sql = format!("{} WHERE 1 = 1", statements::select_runs(""));
-    let mut values = Vec::new();
-    for (clause, params) in filter::conditions(filter, "") {
-        sql.push_str(" AND ");
-        sql.push_str(&clause);
-        values.extend(params.into_iter().map(|p| match p {
-            Param::Text(t) => Sql::Text(t),
-            Param::Int(i) => Sql::Integer(i),
-            Param::Time(t) => Sql::Text(timestamp(&t)),
-        }));
-    }
-    sql.push_str(&filter::order_and_limit(filter));
-    (sql, values)
-}
-
 /// Inserts the run row with its labels and tags; returns the new id.
 fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
     let names: Vec<&str> = columns::inserted(RUN_COLUMNS).map(|c| c.name).collect();
@@ -477,85 +371,4 @@ fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()>
         )))?;
     }
     Ok(())
-}
-
-fn execute(conn: &Connection, statement: &Statement) -> rusqlite::Result<usize> {
-    let values = statement.params.iter().map(|(_, v)| v);
-    conn.execute(&statement.sql, rusqlite::params_from_iter(values))
-}
-
-/// An instant as SQLite keeps it.
-fn timestamp(t: &DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Nanos, true)
-}
-
-impl rusqlite::ToSql for Value {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        use rusqlite::types::Value as Sql;
-        Ok(match self {
-            Value::Null => ToSqlOutput::Owned(Sql::Null),
-            Value::Integer(v) => ToSqlOutput::Owned(Sql::Integer(*v)),
-            Value::Real(v) => ToSqlOutput::Owned(Sql::Real(*v)),
-            Value::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
-            Value::Bool(v) => ToSqlOutput::Owned(Sql::Integer(i64::from(*v))),
-            Value::Time(v) => ToSqlOutput::Owned(Sql::Text(timestamp(v))),
-            Value::Uuid(v) => ToSqlOutput::Owned(Sql::Text(v.to_string())),
-        })
-    }
-}
-
-/// Column `idx` of `row` as a value of `kind`.
-fn read(row: &Row, idx: usize, kind: Kind) -> rusqlite::Result<Value> {
-    let conversion = |e: Box<dyn std::error::Error + Send + Sync>| {
-        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e)
-    };
-    Ok(match kind {
-        Kind::Integer => row.get::<_, Option<i64>>(idx)?.into(),
-        Kind::Real => row.get::<_, Option<f64>>(idx)?.into(),
-        Kind::Text => row.get::<_, Option<String>>(idx)?.into(),
-        Kind::Bool => row.get::<_, Option<bool>>(idx)?.into(),
-        Kind::Time => match row.get::<_, Option<String>>(idx)? {
-            None => Value::Null,
-            Some(text) => DateTime::parse_from_rfc3339(&text)
-                .map(|t| Value::Time(t.with_timezone(&Utc)))
-                .map_err(|e| conversion(Box::new(e)))?,
-        },
-        Kind::Uuid => match row.get::<_, Option<String>>(idx)? {
-            None => Value::Null,
-            Some(text) => uuid::Uuid::parse_str(&text)
-                .map(Value::Uuid)
-                .map_err(|e| conversion(Box::new(e)))?,
-        },
-    })
-}
-
-/// A model value from a row that selected every one of `columns`, in order.
-fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> rusqlite::Result<T> {
-    let values = columns
-        .iter()
-        .enumerate()
-        .map(|(idx, c)| read(row, idx, c.kind))
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    columns::decode(columns, blank, values).map_err(|e| {
-        let idx = columns.iter().position(|c| c.name == e.column);
-        rusqlite::Error::FromSqlConversionFailure(idx.unwrap_or_default(), Type::Text, Box::new(e))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn migrations_are_valid_and_set_the_application_id() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("history.db");
-        let store = SqliteStore::open(&path).unwrap();
-        assert_eq!(user_version(&store.conn).unwrap(), migrate::SQLITE.len());
-        let id: i64 = store
-            .conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(id, APPLICATION_ID);
-    }
 }
