@@ -40,50 +40,6 @@ impl From<postgres::Error> for Fail {
     }
 }
 
-/// `password=VALUE` (or `password='quoted value'`) in a `key=value` connection string.
-pub(in crate::store) fn mask_password_words(text: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    let Some(start) = lower.find("password") else {
-        return text.to_string();
-    };
-    let after_key = start + "password".len();
-    let Some(eq) = text[after_key..].find(|c: char| !c.is_whitespace()) else {
-        return text.to_string();
-    };
-    if !text[after_key + eq..].starts_with('=') {
-        return text.to_string();
-    }
-    let value_start = after_key + eq + 1;
-    let trimmed = text[value_start..].trim_start();
-    let value_start = text.len() - trimmed.len();
-    let value_end = if let Some(quoted) = trimmed.strip_prefix('\'') {
-        // to the closing quote (a backslash escapes one), or the end
-        let mut end = text.len();
-        let mut escaped = false;
-        for (i, c) in quoted.char_indices() {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '\'' => {
-                    end = value_start + 1 + i + 1;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        end
-    } else {
-        trimmed
-            .find(char::is_whitespace)
-            .map_or(text.len(), |i| value_start + i)
-    };
-    format!(
-        "{}***{}",
-        &text[..value_start],
-        mask_password_words(&text[value_end..])
-    )
-}
-
 /// The message with the password, should it appear, replaced (a short password would
 /// match ordinary words, and no server message contains it anyway: this is a belt).
 pub(super) fn scrub(message: String, secret: Option<&str>) -> String {

@@ -23,7 +23,6 @@ use postgres::{Client, Config};
 use postgres_native_tls::MakeTlsConnector;
 use uuid::Uuid;
 
-pub(super) use self::errors::mask_password_words;
 use self::errors::{Fail, connect_reason, flatten, one_line, scrub, use_reason};
 use self::write::CHUNK;
 use super::columns::ResultRow;
