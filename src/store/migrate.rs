@@ -1,59 +1,58 @@
-//! The schema's history: numbered SQL files in `migrations/`, applied in order and
-//! recorded in SQLite's `user_version`. Append only: a released migration is never
-//! edited.
+//! The schemas' history and the one way both backends apply it: numbered SQL files
+//! (`migrations/` for SQLite, `migrations/postgres/` for PostgreSQL), applied in order,
+//! each in a transaction of its own that holds the backend's migration lock, re-reads
+//! the version recorded (another process may have applied steps meanwhile, or the
+//! database may be someone else's or a newer iozone's) and records the new version.
+//! Append only: a released migration is never edited.
 
-use rusqlite::Connection;
-use rusqlite_migration::{M, Migrations};
-
-/// `PRAGMA application_id` of an iozone database ('IOZN'), set by the first migration.
-pub const APPLICATION_ID: i64 = 0x494F_5A4E;
-
-// A slice in its own const: an inline slice of `M` in a `const` fails with E0493.
-const STEPS: &[M<'static>] = &[
-    M::up(include_str!("../../migrations/0001_init.sql")),
-    M::up(include_str!("../../migrations/0002_history_indexes.sql")),
-    M::up(include_str!("../../migrations/0003_run_source.sql")),
-    M::up(include_str!(
-        "../../migrations/0004_rounds_and_machine_state.sql"
-    )),
+/// SQLite's steps; the version is kept in `PRAGMA user_version`.
+pub(super) const SQLITE: &[&str] = &[
+    include_str!("../../migrations/0001_init.sql"),
+    include_str!("../../migrations/0002_history_indexes.sql"),
+    include_str!("../../migrations/0003_run_source.sql"),
+    include_str!("../../migrations/0004_rounds_and_machine_state.sql"),
 ];
-const MIGRATIONS: Migrations<'static> = Migrations::from_slice(STEPS);
 
-pub fn latest() -> usize {
-    STEPS.len()
+/// PostgreSQL's steps; the versions applied are rows of `iozone.schema_version`.
+pub(super) const POSTGRES: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_init.sql"),
+    include_str!("../../migrations/postgres/0002_rounds_and_machine_state.sql"),
+];
+
+/// A database whose schema can be brought up to date.
+pub(super) trait Migrate {
+    type Error;
+    type Step<'a>: Step<Error = Self::Error>
+    where
+        Self: 'a;
+
+    /// A transaction that holds the migration lock: other migrators wait for it.
+    fn begin(&mut self) -> Result<Self::Step<'_>, Self::Error>;
 }
 
-/// Brings the schema up to date. Two processes opening a new database at once may
-/// both try; the loser's transaction fails and rolls back, so a failure after which
-/// the schema is current is success.
-pub fn to_latest(conn: &mut Connection) -> Result<(), rusqlite_migration::Error> {
-    match MIGRATIONS.to_latest(conn) {
-        Ok(()) => Ok(()),
-        Err(e) => match user_version(conn) {
-            Ok(v) if v == latest() => Ok(()),
-            _ => Err(e),
-        },
-    }
+/// One migration's transaction.
+pub(super) trait Step {
+    type Error;
+
+    /// The schema version recorded; an error for a database that is not iozone's or
+    /// that a newer iozone (knowing more than `known` steps) wrote.
+    fn version(&mut self, known: usize) -> Result<usize, Self::Error>;
+
+    /// Runs one step's SQL and records `version` as the schema's.
+    fn apply(&mut self, sql: &str, version: usize) -> Result<(), Self::Error>;
+
+    fn commit(self) -> Result<(), Self::Error>;
 }
 
-pub fn user_version(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
-        .map(|v| v.max(0) as usize)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn migrations_are_valid_and_set_the_application_id() {
-        MIGRATIONS.validate().unwrap();
-        let mut conn = Connection::open_in_memory().unwrap();
-        to_latest(&mut conn).unwrap();
-        assert_eq!(user_version(&conn).unwrap(), latest());
-        let id: i64 = conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(id, APPLICATION_ID);
+/// Applies the steps not yet applied, one transaction each.
+pub(super) fn to_latest<M: Migrate>(db: &mut M, steps: &[&str]) -> Result<(), M::Error> {
+    loop {
+        let mut step = db.begin()?;
+        let version = step.version(steps.len())?;
+        if version == steps.len() {
+            return Ok(());
+        }
+        step.apply(steps[version], version + 1)?;
+        step.commit()?;
     }
 }

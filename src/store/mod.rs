@@ -2,17 +2,28 @@
 //! figures) and come back as model values; summaries are derived by the caller.
 //!
 //! [`Store`] is the interface every backend implements; [`SqliteStore`] is the local
-//! one, a single file with nothing to start.
+//! one, a single file with nothing to start, and [`PgStore`] a fleet's server.
+//!
+//! What both backends share is written once: the columns of a run and of a result
+//! (`columns.rs`, over the values of `value.rs`), the statements and what their rows
+//! mean (`statements.rs`: labels and tags, results by run, a reference's run), the
+//! migration runner (`migrate.rs`) and the filters (`filter.rs`). Each backend only
+//! binds values to its driver (`sqlite/bind.rs`, `postgres/bind.rs`) and keeps what is
+//! its own: connections, errors, locks and batch writes.
 
+mod columns;
 mod filter;
+mod location;
 mod migrate;
 mod postgres;
-mod rows;
 mod sqlite;
+mod statements;
+mod value;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+pub use location::{Location, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
@@ -256,86 +267,6 @@ pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, S
     Ok(runs)
 }
 
-/// Where the data lives: a SQLite file, or a PostgreSQL server for a fleet.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Location {
-    Sqlite(PathBuf),
-    Postgres(String),
-}
-
-impl Location {
-    /// `postgres://…` or `postgresql://…` is a server; anything else a file path.
-    pub fn parse(text: &str) -> Location {
-        let lower = text.trim_start().to_ascii_lowercase();
-        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            Location::Postgres(text.trim().to_string())
-        } else {
-            Location::Sqlite(PathBuf::from(text))
-        }
-    }
-
-    /// For messages: never with a password.
-    pub fn display(&self) -> String {
-        match self {
-            Location::Sqlite(path) => path.display().to_string(),
-            Location::Postgres(url) => mask_url(url),
-        }
-    }
-}
-
-impl From<&std::path::Path> for Location {
-    fn from(path: &std::path::Path) -> Self {
-        Location::Sqlite(path.to_path_buf())
-    }
-}
-
-impl From<&PathBuf> for Location {
-    fn from(path: &PathBuf) -> Self {
-        Location::Sqlite(path.clone())
-    }
-}
-
-impl From<&Location> for Location {
-    fn from(location: &Location) -> Self {
-        location.clone()
-    }
-}
-
-/// The one masking of every printed location: the password, in a URL's user-info
-/// part or `password=` parameter, or in a libpq `key=value` string, replaced by `***`;
-/// a location without one is returned as is.
-pub fn mask_url(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        // a libpq `key=value` string
-        return postgres::mask_password_words(url);
-    };
-    let mut out = url.to_string();
-    // The password runs from the first ':' of the user info to an '@'. Which '@' is
-    // ambiguous when the password holds '@', '/' or '?', so mask up to the last '@':
-    // at worst that hides the host too, it never shows a piece of the password.
-    let rest = scheme_end + 3;
-    let first_at = out[rest..].find('@').map(|i| rest + i);
-    let colon = out[rest..].find(':').map(|i| rest + i);
-    let last_at = out[rest..].rfind('@').map(|i| rest + i);
-    if let (Some(colon), Some(first_at), Some(last_at)) = (colon, first_at, last_at)
-        && colon < first_at
-    {
-        out.replace_range(colon + 1..last_at, "***");
-    }
-    if let Some(q) = out.find('?') {
-        let (base, query) = out.split_at(q + 1);
-        let masked: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                _ => pair.to_string(),
-            })
-            .collect();
-        out = format!("{base}{}", masked.join("&"));
-    }
-    out
-}
-
 /// Opens the store at `location`, creating and migrating it as needed.
 pub fn open(location: impl Into<Location>) -> Result<Box<dyn Store>, StoreError> {
     match &location.into() {
@@ -354,7 +285,7 @@ pub fn migrate(location: impl Into<Location>) -> Result<(usize, usize), StoreErr
 
 /// The SQLite schema version this iozone writes.
 pub fn latest_schema() -> usize {
-    migrate::latest()
+    migrate::SQLITE.len()
 }
 
 /// The database used when neither `--db` nor `IOZONE_DB` says otherwise:
@@ -365,48 +296,3 @@ pub fn default_path() -> Option<PathBuf> {
 
 #[cfg(test)]
 pub(crate) mod tests;
-
-#[cfg(test)]
-mod location_tests {
-    use super::*;
-
-    #[test]
-    fn passwords_never_show() {
-        assert_eq!(
-            mask_url("postgres://iozone:s3cret@db.example:5432/fleet"),
-            "postgres://iozone:***@db.example:5432/fleet"
-        );
-        assert_eq!(
-            mask_url("postgresql://u:p%40ss@h/d?sslmode=require&password=two"),
-            "postgresql://u:***@h/d?sslmode=require&password=***"
-        );
-        assert_eq!(mask_url("postgres://u@h/d"), "postgres://u@h/d");
-        assert_eq!(
-            mask_url("postgres://h/d?password=x"),
-            "postgres://h/d?password=***"
-        );
-        assert_eq!(mask_url("postgres://a:b@c:d@h/x"), "postgres://a:***@h/x");
-        assert_eq!(mask_url("postgres://u:pa/ss@h/x"), "postgres://u:***@h/x");
-        assert_eq!(mask_url("postgres://h:5432/d"), "postgres://h:5432/d");
-    }
-
-    #[test]
-    fn locations() {
-        assert_eq!(
-            Location::parse("postgres://u@h/d"),
-            Location::Postgres("postgres://u@h/d".into())
-        );
-        assert_eq!(
-            Location::parse("POSTGRESQL://u@h/d"),
-            Location::Postgres("POSTGRESQL://u@h/d".into())
-        );
-        assert_eq!(
-            Location::parse("/tmp/h.db"),
-            Location::Sqlite("/tmp/h.db".into())
-        );
-        assert_eq!(
-            Location::parse("postgres://u:pw@h/d").display(),
-            "postgres://u:***@h/d"
-        );
-    }
-}

@@ -1,17 +1,22 @@
 //! The local store: one SQLite file, WAL mode, a busy timeout so concurrent runs wait
 //! for each other instead of failing, foreign keys on, one transaction per write.
 
+mod bind;
+mod schema;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
-use super::filter::{self, Param};
-use super::migrate::{self, APPLICATION_ID};
-use super::rows::{self, RESULT_COLUMNS, RUN_COLUMNS};
+use self::bind::{decode, values};
+use self::schema::{Schema, identify, user_version};
+use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow};
+use super::migrate;
+use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
-use crate::model::{Measurement, Run, RunStatus};
+use crate::model::{Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -40,7 +45,7 @@ impl SqliteStore {
 
     fn open_once(path: &Path) -> Result<Self, StoreError> {
         let mut conn = connect(path)?;
-        identify(&conn, path)?;
+        identify(&conn, path, migrate::SQLITE.len())?;
         let err = |e| sql_error(path, e);
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(err)?;
@@ -48,7 +53,13 @@ impl SqliteStore {
             .map_err(err)?;
         // take the write lock up front, waiting for it, in every transaction
         conn.set_transaction_behavior(TransactionBehavior::Immediate);
-        migrate::to_latest(&mut conn).map_err(|e| migration_error(path, e))?;
+        migrate::to_latest(
+            &mut Schema {
+                conn: &mut conn,
+                path,
+            },
+            migrate::SQLITE,
+        )?;
         Ok(SqliteStore {
             conn,
             path: path.to_path_buf(),
@@ -59,12 +70,12 @@ impl SqliteStore {
     pub fn migrate_only(path: &Path) -> Result<(usize, usize), StoreError> {
         let before = if path.exists() {
             let conn = connect(path)?;
-            identify(&conn, path)?
+            identify(&conn, path, migrate::SQLITE.len())?
         } else {
             0
         };
         let store = Self::open(path)?;
-        let after = migrate::user_version(&store.conn).map_err(|e| store.err(e))?;
+        let after = user_version(&store.conn).map_err(|e| store.err(e))?;
         Ok((before, after))
     }
 
@@ -72,32 +83,37 @@ impl SqliteStore {
         sql_error(&self.path, e)
     }
 
-    fn labels_and_tags(&self, run: &mut Run) -> rusqlite::Result<()> {
-        let id = run.id.unwrap_or_default();
+    fn labels_and_tags(&self, runs: &mut [Run]) -> rusqlite::Result<()> {
         let mut labels = self
             .conn
-            .prepare_cached("SELECT label FROM run_labels WHERE run_id = ? ORDER BY position")?;
-        run.labels = labels
-            .query_map([id], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+            .prepare_cached(&statements::select_labels("", "run_id = ?"))?;
         let mut tags = self
             .conn
-            .prepare_cached("SELECT key, value FROM run_tags WHERE run_id = ?")?;
-        run.tags = tags
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+            .prepare_cached(&statements::select_tags("", "run_id = ?"))?;
+        let (mut found_labels, mut found_tags) = (Vec::new(), Vec::new());
+        for id in runs.iter().filter_map(|r| r.id) {
+            for label in labels.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))? {
+                found_labels.push(label?);
+            }
+            for tag in tags.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
+                found_tags.push(tag?);
+            }
+        }
+        statements::attach_labels_and_tags(runs, found_labels, found_tags);
         Ok(())
     }
 
-    fn results(&self, id: i64) -> rusqlite::Result<RunResults> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {RESULT_COLUMNS} FROM results WHERE run_id = ?"
-        ))?;
-        let flagged: Vec<(bool, Measurement)> = stmt
-            .query_map([id], rows::measurement_from_row)?
-            .map(|r| r.map(|(_, warmup, m)| (warmup, m)))
-            .collect::<Result<_, _>>()?;
-        Ok(RunResults::from_flagged(flagged))
+    fn results(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, RunResults>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&statements::select_results("", "run_id = ?"))?;
+        let mut rows = Vec::new();
+        for &id in ids {
+            for row in stmt.query_map([id], |r| decode(r, RESULT_COLUMNS, ResultRow::blank()))? {
+                rows.push(row?);
+            }
+        }
+        Ok(statements::group_results(ids, rows))
     }
 }
 
@@ -112,34 +128,6 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error(path, e))?;
     Ok(conn)
-}
-
-/// Refuses, before anything is written, a file that is not an iozone database or was
-/// written by a newer iozone. Returns the schema version found (0 for a new file).
-fn identify(conn: &Connection, path: &Path) -> Result<usize, StoreError> {
-    // one statement, so one snapshot: another process may be creating the schema now
-    let (app_id, version, tables): (i64, i64, i64) = conn
-        .query_row(
-            "SELECT (SELECT application_id FROM pragma_application_id()), \
-                    (SELECT user_version FROM pragma_user_version()), \
-                    (SELECT count(*) FROM sqlite_master)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .map_err(|e| sql_error(path, e))?;
-    let version = version.max(0) as usize;
-    let fresh = app_id == 0 && version == 0 && tables == 0;
-    if app_id != APPLICATION_ID && !fresh {
-        return Err(StoreError::NotIozone(path.to_path_buf()));
-    }
-    if version > migrate::latest() {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found: version,
-            known: migrate::latest(),
-        });
-    }
-    Ok(version)
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {
@@ -174,16 +162,6 @@ fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
-fn migration_error(path: &Path, e: rusqlite_migration::Error) -> StoreError {
-    match e {
-        rusqlite_migration::Error::RusqliteError { err, .. } => sql_error(path, err),
-        other => StoreError::Corrupt {
-            path: path.to_path_buf(),
-            reason: format!("cannot bring the schema up to date: {other}"),
-        },
-    }
-}
-
 impl Store for SqliteStore {
     fn location(&self) -> String {
         self.path.display().to_string()
@@ -193,7 +171,11 @@ impl Store for SqliteStore {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        let id = rows::insert_run(&tx, run, RunStatus::Running).map_err(err)?;
+        let running = Run {
+            status: RunStatus::Running,
+            ..run.clone()
+        };
+        let id = insert_run(&tx, &running).map_err(err)?;
         tx.commit().map_err(err)?;
         Ok(id)
     }
@@ -202,19 +184,9 @@ impl Store for SqliteStore {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
-        rows::insert_results(&tx, id, run).map_err(err)?;
-        tx.execute(
-            "UPDATE runs SET status = ?, finished_at = ?, repeat = ?, state_at_end = ? \
-             WHERE id = ?",
-            params![
-                rows::name(&run.status),
-                run.finished_at.as_ref().map(rows::timestamp),
-                run.params.repeat,
-                run.state_at_end.as_ref().map(rows::json),
-                id
-            ],
-        )
-        .map_err(err)?;
+        insert_results(&tx, id, run).map_err(err)?;
+        let finish = statements::finish_run("", id, run);
+        tx.execute(&finish.sql, values(&finish)).map_err(err)?;
         tx.commit().map_err(err)
     }
 
@@ -260,60 +232,53 @@ impl Store for SqliteStore {
     }
 
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>, StoreError> {
-        let (sql, values) = list_query(filter);
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let statement = statements::list_runs("", filter);
+        let mut stmt = self.conn.prepare(&statement.sql).map_err(|e| self.err(e))?;
         let mut runs: Vec<Run> = stmt
-            .query_map(
-                rusqlite::params_from_iter(values.iter()),
-                rows::run_from_row,
-            )
+            .query_map(values(&statement), |row| {
+                decode(row, RUN_COLUMNS, columns::blank_run())
+            })
             .and_then(|rows| rows.collect())
             .map_err(|e| self.err(e))?;
-        for run in &mut runs {
-            self.labels_and_tags(run).map_err(|e| self.err(e))?;
-        }
+        self.labels_and_tags(&mut runs).map_err(|e| self.err(e))?;
         Ok(runs)
     }
 
     fn load_run(&self, id: i64) -> Result<Option<Run>, StoreError> {
-        let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?");
-        let run = match self.conn.query_row(&sql, [id], rows::run_from_row) {
-            Ok(run) => run,
+        let sql = format!("{} WHERE id = ?", statements::select_runs(""));
+        let decoded = self.conn.query_row(&sql, [id], |row| {
+            decode(row, RUN_COLUMNS, columns::blank_run())
+        });
+        let mut runs = match decoded {
+            Ok(run) => vec![run],
             Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(None),
             Err(e) => return Err(self.err(e)),
         };
-        let mut run = run;
-        self.labels_and_tags(&mut run).map_err(|e| self.err(e))?;
-        self.results(id).map_err(|e| self.err(e))?.fill(&mut run);
+        self.labels_and_tags(&mut runs).map_err(|e| self.err(e))?;
+        let mut run = runs.pop().expect("one run");
+        let mut results = self.results(&[id]).map_err(|e| self.err(e))?;
+        results.remove(&id).unwrap_or_default().fill(&mut run);
         Ok(Some(run))
     }
 
     fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
-        ids.iter()
-            .map(|&id| Ok((id, self.results(id).map_err(|e| self.err(e))?)))
-            .collect()
+        self.results(ids).map_err(|e| self.err(e))
     }
 
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError> {
-        let found: Vec<i64> = match reference {
-            RunRef::Id(id) => self.ids("SELECT id FROM runs WHERE id = ?", &[id])?,
-            RunRef::Latest(n) => self.ids(
-                "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?",
-                &[n],
-            )?,
-            RunRef::UuidPrefix(prefix) => {
-                let pattern = format!("{}%", prefix.replace('-', ""));
-                self.ids(
-                    "SELECT id FROM runs WHERE replace(uuid, '-', '') LIKE ? LIMIT 2",
-                    &[&pattern],
-                )?
+        let found: Vec<i64> = match statements::resolve("", reference) {
+            Some(statement) => {
+                let mut stmt = self
+                    .conn
+                    .prepare_cached(&statement.sql)
+                    .map_err(|e| self.err(e))?;
+                stmt.query_map(values(&statement), |r| r.get(0))
+                    .and_then(|rows| rows.collect())
+                    .map_err(|e| self.err(e))?
             }
+            None => Vec::new(),
         };
-        match found.as_slice() {
-            [id] => Ok(*id),
-            [] => Err(StoreError::NoSuchRun(reference.to_string())),
-            _ => Err(StoreError::Ambiguous(reference.to_string())),
-        }
+        statements::one_run(reference, &found)
     }
 
     fn check(&self) -> Result<CheckReport, StoreError> {
@@ -343,22 +308,13 @@ impl Store for SqliteStore {
         );
         Ok(CheckReport {
             path: self.location(),
-            schema_version: migrate::user_version(&self.conn).map_err(err)?,
-            latest_schema: migrate::latest(),
+            schema_version: user_version(&self.conn).map_err(err)?,
+            latest_schema: migrate::SQLITE.len(),
             runs: count("SELECT count(*) FROM runs")?,
             results: count("SELECT count(*) FROM results")?,
             unfinished_runs: count("SELECT count(*) FROM runs WHERE status = 'running'")?,
             problems,
         })
-    }
-}
-
-impl SqliteStore {
-    fn ids(&self, sql: &str, values: &[&dyn rusqlite::ToSql]) -> Result<Vec<i64>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
-        stmt.query_map(values, |r| r.get(0))
-            .and_then(|rows| rows.collect())
-            .map_err(|e| self.err(e))
     }
 }
 
@@ -372,25 +328,47 @@ fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     if known {
         return Ok(None);
     }
-    let id = rows::insert_run(conn, run, run.status)?;
-    rows::insert_results(conn, id, run)?;
+    let id = insert_run(conn, run)?;
+    insert_results(conn, id, run)?;
     Ok(Some(id))
 }
 
-/// The `history` query, with SQLite's `?` placeholders and instants as text.
-fn list_query(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
-    use rusqlite::types::Value;
-    let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs r WHERE 1 = 1");
-    let mut values = Vec::new();
-    for (clause, params) in filter::conditions(filter, "") {
-        sql.push_str(" AND ");
-        sql.push_str(&clause);
-        values.extend(params.into_iter().map(|p| match p {
-            Param::Text(t) => Value::Text(t),
-            Param::Int(i) => Value::Integer(i),
-            Param::Time(t) => Value::Text(rows::timestamp(&t)),
-        }));
+/// Inserts the run row with its labels and tags; returns the new id.
+fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
+    let names: Vec<&str> = columns::inserted(RUN_COLUMNS).map(|c| c.name).collect();
+    let placeholders = vec!["?"; names.len()].join(", ");
+    let sql = format!(
+        "INSERT INTO runs ({}) VALUES ({placeholders})",
+        names.join(", ")
+    );
+    conn.prepare_cached(&sql)?
+        .execute(rusqlite::params_from_iter(columns::encode(
+            RUN_COLUMNS,
+            run,
+        )))?;
+    let id = conn.last_insert_rowid();
+    for (table, rows) in statements::labels_and_tags_rows(id, run) {
+        let mut insert = conn.prepare_cached(&table.insert(""))?;
+        for row in rows {
+            insert.execute(rusqlite::params_from_iter(row))?;
+        }
     }
-    sql.push_str(&filter::order_and_limit(filter));
-    (sql, values)
+    Ok(id)
+}
+
+/// Inserts a run's measured results and its warm-up rounds' (flagged).
+fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
+    let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
+    let placeholders = vec!["?"; names.len()].join(", ");
+    let mut stmt = conn.prepare_cached(&format!(
+        "INSERT INTO results ({}) VALUES ({placeholders})",
+        names.join(", ")
+    ))?;
+    for row in ResultRow::of_run(id, run) {
+        stmt.execute(rusqlite::params_from_iter(columns::encode(
+            RESULT_COLUMNS,
+            &row,
+        )))?;
+    }
+    Ok(())
 }

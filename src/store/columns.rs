@@ -1,0 +1,426 @@
+//! The columns of `runs` and `results`, each declared once: its name, the kind of
+//! value it holds, how that value is taken from a model value and how it is put back.
+//! Both backends build their INSERT and SELECT lists from these tables and bind
+//! [`Value`]s to their driver, so a new column is one entry here (and one migration per
+//! backend), never a hand-numbered index in two files.
+//!
+//! What a value looks like on disk is the backend's business, decided once in its
+//! binding: SQLite keeps instants as fixed-width RFC 3339 UTC text with nanoseconds (so
+//! text order is time order), UUIDs as text and booleans as 0/1; PostgreSQL keeps
+//! `timestamptz`, `uuid` and `boolean`. Enums are stored under their JSON names, lists
+//! and machine states as JSON text, and every integer as a 64-bit one.
+
+use chrono::DateTime;
+use uuid::Uuid;
+
+pub use super::value::{Kind, Value};
+use super::value::{bits, json_of, name_of, opt_bits, set};
+
+use crate::model::{
+    AutoRepeat, CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder,
+    Run, RunStatus, Source, TestKind,
+};
+use crate::units::ByteSize;
+
+/// A column of the table whose rows are `T`s.
+pub struct Column<T> {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// Written by the database (the run's id): read, never inserted.
+    pub generated: bool,
+    pub encode: fn(&T) -> Value,
+    pub decode: fn(&mut T, Value) -> Result<(), String>,
+}
+
+const fn column<T>(
+    name: &'static str,
+    kind: Kind,
+    encode: fn(&T) -> Value,
+    decode: fn(&mut T, Value) -> Result<(), String>,
+) -> Column<T> {
+    Column {
+        name,
+        kind,
+        generated: false,
+        encode,
+        decode,
+    }
+}
+
+/// A value that cannot become the model value its column holds: the data is not what
+/// iozone wrote.
+#[derive(Debug, thiserror::Error)]
+#[error("column {column} {problem}")]
+pub struct DecodeError {
+    pub column: &'static str,
+    pub problem: String,
+}
+
+/// The names of the columns an INSERT writes, in table order.
+pub fn inserted<T>(columns: &'static [Column<T>]) -> impl Iterator<Item = &'static Column<T>> {
+    columns.iter().filter(|c| !c.generated)
+}
+
+/// The names of the columns a SELECT reads, in table order.
+pub fn select_list<T>(columns: &[Column<T>]) -> String {
+    let names: Vec<&str> = columns.iter().map(|c| c.name).collect();
+    names.join(", ")
+}
+
+/// The values an INSERT of `row` binds, in the order of [`inserted`].
+pub fn encode<T>(columns: &'static [Column<T>], row: &T) -> Vec<Value> {
+    inserted(columns).map(|c| (c.encode)(row)).collect()
+}
+
+/// A model value from the values a SELECT of [`select_list`] read, in that order.
+pub fn decode<T>(
+    columns: &[Column<T>],
+    mut blank: T,
+    values: impl IntoIterator<Item = Value>,
+) -> Result<T, DecodeError> {
+    for (c, value) in columns.iter().zip(values) {
+        (c.decode)(&mut blank, value).map_err(|problem| DecodeError {
+            column: c.name,
+            problem,
+        })?;
+    }
+    Ok(blank)
+}
+
+/// The column called `name`; the name is one of the table's, spelled in code.
+pub fn named<T>(columns: &'static [Column<T>], name: &str) -> &'static Column<T> {
+    columns
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+// ---- runs ----
+
+/// The columns of `runs`; labels, tags and results live in tables of their own.
+// One column a line: a table reads best as a table.
+#[rustfmt::skip]
+pub static RUN_COLUMNS: &[Column<Run>] = &[
+    Column {
+        name: "id",
+        kind: Kind::Integer,
+        generated: true,
+        encode: |r| r.id.into(),
+        decode: |r, v| set(&mut r.id, v.int().map(Some)),
+    },
+    column("uuid", Kind::Uuid, |r| r.uuid.into(), |r, v| set(&mut r.uuid, v.uuid())),
+    column("started_at", Kind::Time, |r| r.started_at.into(), |r, v| set(&mut r.started_at, v.time())),
+    column("finished_at", Kind::Time, |r| r.finished_at.into(), |r, v| set(&mut r.finished_at, v.opt_time())),
+    column("status", Kind::Text, |r| name_of(&r.status), |r, v| set(&mut r.status, v.name())),
+    column("note", Kind::Text, |r| r.note.clone().into(), |r, v| set(&mut r.note, v.opt_text())),
+    column("tool_version", Kind::Text, |r| r.tool_version.clone().into(), |r, v| set(&mut r.tool_version, v.text())),
+    // parameters
+    column("engine", Kind::Text, |r| name_of(&r.params.engine), |r, v| set(&mut r.params.engine, v.name())),
+    column("cache", Kind::Text, |r| name_of(&r.params.cache), |r, v| set(&mut r.params.cache, v.name())),
+    column("threads", Kind::Integer, |r| r.params.threads.into(), |r, v| set(&mut r.params.threads, v.narrow())),
+    column("file_size", Kind::Integer, |r| bits(r.params.file_size.bytes()), |r, v| set(&mut r.params.file_size, v.bits().map(ByteSize))),
+    column("file_sizes", Kind::Text, |r| json_of(&r.params.file_sizes), |r, v| set(&mut r.params.file_sizes, v.json())),
+    column("record_sizes", Kind::Text, |r| json_of(&r.params.record_sizes), |r, v| set(&mut r.params.record_sizes, v.json())),
+    column("tests", Kind::Text, |r| json_of(&r.params.tests), |r, v| set(&mut r.params.tests, v.json())),
+    column("repeat", Kind::Integer, |r| r.params.repeat.into(), |r, v| set(&mut r.params.repeat, v.narrow())),
+    column("seed", Kind::Integer, |r| bits(r.params.seed), |r, v| set(&mut r.params.seed, v.bits())),
+    column("auto", Kind::Bool, |r| r.params.auto.into(), |r, v| set(&mut r.params.auto, v.bool())),
+    column("verify", Kind::Bool, |r| r.params.verify.into(), |r, v| set(&mut r.params.verify, v.bool())),
+    column("read_pct", Kind::Integer, |r| r.params.read_pct.into(), |r, v| set(&mut r.params.read_pct, v.narrow())),
+    column("stride_records", Kind::Integer, |r| bits(r.params.stride_records), |r, v| set(&mut r.params.stride_records, v.bits())),
+    column("latency", Kind::Bool, |r| r.params.latency.into(), |r, v| set(&mut r.params.latency, v.bool())),
+    column("dir", Kind::Text, |r| r.params.dir.clone().into(), |r, v| set(&mut r.params.dir, v.text())),
+    column("warmup", Kind::Integer, |r| r.params.warmup.into(), |r, v| set(&mut r.params.warmup, v.narrow())),
+    column("round_order", Kind::Text, |r| name_of(&r.params.order), |r, v| set(&mut r.params.order, v.name())),
+    // `repeat_auto` is two columns, set together or not at all
+    column(
+        "precision_pct",
+        Kind::Real,
+        |r| r.params.repeat_auto.map(|a| a.precision_pct).into(),
+        |r, v| {
+            let precision_pct = v.opt_real()?;
+            r.params.repeat_auto = precision_pct.map(|precision_pct| AutoRepeat {
+                precision_pct,
+                max_time_s: 0.0,
+            });
+            Ok(())
+        },
+    ),
+    column(
+        "max_time_s",
+        Kind::Real,
+        |r| r.params.repeat_auto.map(|a| a.max_time_s).into(),
+        |r, v| {
+            match (&mut r.params.repeat_auto, v.opt_real()?) {
+                (Some(auto), Some(max_time_s)) => auto.max_time_s = max_time_s,
+                (auto, None) => *auto = None,
+                (None, Some(_)) => {}
+            }
+            Ok(())
+        },
+    ),
+    // the host
+    column("hostname", Kind::Text, |r| r.host.hostname.clone().into(), |r, v| set(&mut r.host.hostname, v.opt_text())),
+    column("os", Kind::Text, |r| r.host.os.clone().into(), |r, v| set(&mut r.host.os, v.opt_text())),
+    column("os_version", Kind::Text, |r| r.host.os_version.clone().into(), |r, v| set(&mut r.host.os_version, v.opt_text())),
+    column("kernel", Kind::Text, |r| r.host.kernel.clone().into(), |r, v| set(&mut r.host.kernel, v.opt_text())),
+    column("kernel_cmdline", Kind::Text, |r| r.host.kernel_cmdline.clone().into(), |r, v| set(&mut r.host.kernel_cmdline, v.opt_text())),
+    column("boot_id", Kind::Text, |r| r.host.boot_id.clone().into(), |r, v| set(&mut r.host.boot_id, v.opt_text())),
+    column("arch", Kind::Text, |r| r.host.arch.clone().into(), |r, v| set(&mut r.host.arch, v.opt_text())),
+    column("cpu_model", Kind::Text, |r| r.host.cpu_model.clone().into(), |r, v| set(&mut r.host.cpu_model, v.opt_text())),
+    column("cpus", Kind::Integer, |r| r.host.cpus.into(), |r, v| set(&mut r.host.cpus, v.opt_narrow())),
+    column("cpu_governor", Kind::Text, |r| r.host.cpu_governor.clone().into(), |r, v| set(&mut r.host.cpu_governor, v.opt_text())),
+    column("memory_bytes", Kind::Integer, |r| opt_bits(r.host.memory_bytes), |r, v| set(&mut r.host.memory_bytes, v.unsigned())),
+    column("page_size", Kind::Integer, |r| opt_bits(r.host.page_size), |r, v| set(&mut r.host.page_size, v.unsigned())),
+    column("dirty_ratio", Kind::Integer, |r| opt_bits(r.host.dirty_ratio), |r, v| set(&mut r.host.dirty_ratio, v.unsigned())),
+    column("dirty_background_ratio", Kind::Integer, |r| opt_bits(r.host.dirty_background_ratio), |r, v| set(&mut r.host.dirty_background_ratio, v.unsigned())),
+    column("dirty_bytes", Kind::Integer, |r| opt_bits(r.host.dirty_bytes), |r, v| set(&mut r.host.dirty_bytes, v.unsigned())),
+    column("dirty_background_bytes", Kind::Integer, |r| opt_bits(r.host.dirty_background_bytes), |r, v| set(&mut r.host.dirty_background_bytes, v.unsigned())),
+    column("dirty_expire_centisecs", Kind::Integer, |r| opt_bits(r.host.dirty_expire_centisecs), |r, v| set(&mut r.host.dirty_expire_centisecs, v.unsigned())),
+    column("dirty_writeback_centisecs", Kind::Integer, |r| opt_bits(r.host.dirty_writeback_centisecs), |r, v| set(&mut r.host.dirty_writeback_centisecs, v.unsigned())),
+    column("virtualization", Kind::Text, |r| r.host.virtualization.clone().into(), |r, v| set(&mut r.host.virtualization, v.opt_text())),
+    column("container", Kind::Text, |r| r.host.container.clone().into(), |r, v| set(&mut r.host.container, v.opt_text())),
+    // the filesystem under `dir`
+    column("mount_point", Kind::Text, |r| r.filesystem.mount_point.clone().into(), |r, v| set(&mut r.filesystem.mount_point, v.opt_text())),
+    column("fs_type", Kind::Text, |r| r.filesystem.fs_type.clone().into(), |r, v| set(&mut r.filesystem.fs_type, v.opt_text())),
+    column("fs_device", Kind::Text, |r| r.filesystem.device.clone().into(), |r, v| set(&mut r.filesystem.device, v.opt_text())),
+    column("mount_options", Kind::Text, |r| r.filesystem.mount_options.clone().into(), |r, v| set(&mut r.filesystem.mount_options, v.opt_text())),
+    column("block_size", Kind::Integer, |r| opt_bits(r.filesystem.block_size), |r, v| set(&mut r.filesystem.block_size, v.unsigned())),
+    column("total_bytes", Kind::Integer, |r| opt_bits(r.filesystem.total_bytes), |r, v| set(&mut r.filesystem.total_bytes, v.unsigned())),
+    column("free_bytes", Kind::Integer, |r| opt_bits(r.filesystem.free_bytes), |r, v| set(&mut r.filesystem.free_bytes, v.unsigned())),
+    column("block_device", Kind::Text, |r| r.filesystem.block_device.clone().into(), |r, v| set(&mut r.filesystem.block_device, v.opt_text())),
+    column("device_model", Kind::Text, |r| r.filesystem.device_model.clone().into(), |r, v| set(&mut r.filesystem.device_model, v.opt_text())),
+    column("rotational", Kind::Bool, |r| r.filesystem.rotational.into(), |r, v| set(&mut r.filesystem.rotational, v.opt_bool())),
+    column("scheduler", Kind::Text, |r| r.filesystem.scheduler.clone().into(), |r, v| set(&mut r.filesystem.scheduler, v.opt_text())),
+    column("device_size", Kind::Integer, |r| opt_bits(r.filesystem.device_size), |r, v| set(&mut r.filesystem.device_size, v.unsigned())),
+    // where an imported run came from: all null for a native run, which the tool says
+    column(
+        "source_tool",
+        Kind::Text,
+        |r| r.source.as_ref().map(|s| s.tool.clone()).into(),
+        |r, v| {
+            r.source = v.opt_text()?.map(|tool| Source {
+                tool,
+                version: None,
+                command: None,
+                file: None,
+                imported_at: DateTime::UNIX_EPOCH,
+                time_known: true,
+            });
+            Ok(())
+        },
+    ),
+    column("source_version", Kind::Text, |r| source(r, |s| s.version.clone()), |r, v| in_source(r, v, |s, v| set(&mut s.version, v.opt_text()))),
+    column("source_command", Kind::Text, |r| source(r, |s| s.command.clone()), |r, v| in_source(r, v, |s, v| set(&mut s.command, v.opt_text()))),
+    column("source_file", Kind::Text, |r| source(r, |s| s.file.clone()), |r, v| in_source(r, v, |s, v| set(&mut s.file, v.opt_text()))),
+    column("imported_at", Kind::Time, |r| source(r, |s| s.imported_at), |r, v| in_source(r, v, |s, v| set(&mut s.imported_at, v.time()))),
+    // runs recorded before the flag had their source's time
+    column("source_time_known", Kind::Bool, |r| source(r, |s| s.time_known), |r, v| in_source(r, v, |s, v| set(&mut s.time_known, v.opt_bool().map(|k| k.unwrap_or(true))))),
+    // the machine's state around the run
+    column("state_at_start", Kind::Text, |r| r.state_at_start.as_ref().map(json_of).into(), |r, v| set(&mut r.state_at_start, v.opt_json())),
+    column("state_at_end", Kind::Text, |r| r.state_at_end.as_ref().map(json_of).into(), |r, v| set(&mut r.state_at_end, v.opt_json())),
+];
+
+/// What a run row decodes onto: every field a column sets is overwritten.
+pub fn blank_run() -> Run {
+    Run {
+        id: None,
+        uuid: Uuid::nil(),
+        started_at: DateTime::UNIX_EPOCH,
+        finished_at: None,
+        status: RunStatus::Running,
+        labels: Vec::new(),
+        tags: Default::default(),
+        note: None,
+        tool_version: String::new(),
+        params: Params {
+            engine: EngineKind::Posix,
+            cache: CacheMode::Flush,
+            threads: 0,
+            file_size: ByteSize(0),
+            file_sizes: Vec::new(),
+            record_sizes: Vec::new(),
+            tests: Vec::new(),
+            repeat: 0,
+            warmup: 0,
+            order: RoundOrder::Grouped,
+            repeat_auto: None,
+            seed: 0,
+            auto: false,
+            verify: false,
+            read_pct: 0,
+            stride_records: 0,
+            latency: false,
+            dir: String::new(),
+        },
+        host: Host::default(),
+        filesystem: Filesystem::default(),
+        source: None,
+        state_at_start: None,
+        state_at_end: None,
+        results: Vec::new(),
+        warmup: Vec::new(),
+    }
+}
+
+/// Columns of a run that [`Store::finish_run`](super::Store::finish_run) updates: what
+/// is known only at the end.
+pub const FINISHED_COLUMNS: &[&str] = &["status", "finished_at", "repeat", "state_at_end"];
+
+fn source<T: Into<Value>>(run: &Run, field: impl Fn(&Source) -> T) -> Value {
+    run.source.as_ref().map(field).into()
+}
+
+/// Sets a field of the run's source, which only a non-null `source_tool` makes.
+fn in_source(
+    run: &mut Run,
+    value: Value,
+    put: impl Fn(&mut Source, Value) -> Result<(), String>,
+) -> Result<(), String> {
+    match &mut run.source {
+        Some(source) => put(source, value),
+        None => Ok(()),
+    }
+}
+
+// ---- results ----
+
+/// A row of `results`: a measurement with its run's id and its warm-up flag.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub run_id: i64,
+    pub warmup: bool,
+    pub measurement: Measurement,
+}
+
+impl ResultRow {
+    /// A run's measured rounds, then its warm-up rounds, flagged, as rows under `run_id`.
+    pub fn of_run(run_id: i64, run: &Run) -> impl Iterator<Item = ResultRow> + '_ {
+        let row = move |warmup: bool| {
+            move |m: &Measurement| ResultRow {
+                run_id,
+                warmup,
+                measurement: m.clone(),
+            }
+        };
+        let measured = run.results.iter().map(row(false));
+        measured.chain(run.warmup.iter().map(row(true)))
+    }
+
+    /// What a result row decodes onto: every field a column sets is overwritten.
+    pub fn blank() -> ResultRow {
+        ResultRow {
+            run_id: 0,
+            warmup: false,
+            measurement: Measurement {
+                test: TestKind::Write,
+                file_size: ByteSize(0),
+                record_size: ByteSize(0),
+                repetition: 0,
+                bytes: 0,
+                elapsed_ns: 0,
+                throughput: 0.0,
+                latency_ns: None,
+            },
+        }
+    }
+}
+
+/// The columns of `results`.
+#[rustfmt::skip]
+pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
+    column("run_id", Kind::Integer, |r| r.run_id.into(), |r, v| set(&mut r.run_id, v.int())),
+    column("warmup", Kind::Bool, |r| r.warmup.into(), |r, v| set(&mut r.warmup, v.bool())),
+    column("test", Kind::Text, |r| r.measurement.test.name().into(), |r, v| set(&mut r.measurement.test, v.name())),
+    column("file_size", Kind::Integer, |r| bits(r.measurement.file_size.bytes()), |r, v| set(&mut r.measurement.file_size, v.bits().map(ByteSize))),
+    column("record_size", Kind::Integer, |r| bits(r.measurement.record_size.bytes()), |r, v| set(&mut r.measurement.record_size, v.bits().map(ByteSize))),
+    column("repetition", Kind::Integer, |r| r.measurement.repetition.into(), |r, v| set(&mut r.measurement.repetition, v.narrow())),
+    column("bytes", Kind::Integer, |r| bits(r.measurement.bytes), |r, v| set(&mut r.measurement.bytes, v.bits())),
+    column("elapsed_ns", Kind::Integer, |r| bits(r.measurement.elapsed_ns), |r, v| set(&mut r.measurement.elapsed_ns, v.bits())),
+    column("throughput", Kind::Real, |r| r.measurement.throughput.into(), |r, v| set(&mut r.measurement.throughput, v.real())),
+    // the latency is five columns, null together when it was not measured
+    column(
+        "lat_p50",
+        Kind::Integer,
+        |r| latency(r, |l| l.p50),
+        |r, v| {
+            r.measurement.latency_ns = v.opt_int()?.map(|p50| Latency {
+                p50: p50 as u64,
+                p99: 0,
+                p999: 0,
+                max: 0,
+                samples: 0,
+            });
+            Ok(())
+        },
+    ),
+    column("lat_p99", Kind::Integer, |r| latency(r, |l| l.p99), |r, v| in_latency(r, v, |l, v| set(&mut l.p99, v.bits()))),
+    column("lat_p999", Kind::Integer, |r| latency(r, |l| l.p999), |r, v| in_latency(r, v, |l, v| set(&mut l.p999, v.bits()))),
+    column("lat_max", Kind::Integer, |r| latency(r, |l| l.max), |r, v| in_latency(r, v, |l, v| set(&mut l.max, v.bits()))),
+    column("lat_samples", Kind::Integer, |r| latency(r, |l| l.samples), |r, v| in_latency(r, v, |l, v| set(&mut l.samples, v.bits()))),
+];
+
+fn latency(row: &ResultRow, field: fn(&Latency) -> u64) -> Value {
+    opt_bits(row.measurement.latency_ns.as_ref().map(field))
+}
+
+/// Sets a field of the latency, which only a non-null `lat_p50` makes.
+fn in_latency(
+    row: &mut ResultRow,
+    value: Value,
+    put: impl Fn(&mut Latency, Value) -> Result<(), String>,
+) -> Result<(), String> {
+    match &mut row.measurement.latency_ns {
+        Some(latency) => put(latency, value),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_is_named_once() {
+        let mut names: Vec<&str> = RUN_COLUMNS.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), RUN_COLUMNS.len());
+        for name in FINISHED_COLUMNS {
+            named(RUN_COLUMNS, name);
+        }
+    }
+
+    #[test]
+    fn a_run_and_its_results_come_back_from_their_values() {
+        let mut run = super::super::tests::sample_run("h", 0);
+        run.id = Some(7);
+        let values = RUN_COLUMNS.iter().map(|c| (c.encode)(&run));
+        let mut back = decode(RUN_COLUMNS, blank_run(), values).unwrap();
+        back.labels = run.labels.clone();
+        back.tags = run.tags.clone();
+        back.results = run.results.clone();
+        back.warmup = run.warmup.clone();
+        assert_eq!(back, run);
+        for row in ResultRow::of_run(7, &run) {
+            let values = RESULT_COLUMNS.iter().map(|c| (c.encode)(&row));
+            assert_eq!(
+                decode(RESULT_COLUMNS, ResultRow::blank(), values).unwrap(),
+                row
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_iozone_did_not_write_names_its_column() {
+        let values = RESULT_COLUMNS.iter().map(|c| match c.name {
+            "test" => Value::Text("sideways".into()),
+            _ => (c.encode)(&ResultRow::blank()),
+        });
+        let err = decode(RESULT_COLUMNS, ResultRow::blank(), values).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "column test holds 'sideways', which this iozone cannot read"
+        );
+    }
+}

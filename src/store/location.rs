@@ -1,0 +1,210 @@
+//! Where the data lives, and how it is named in messages: a SQLite file, or a
+//! PostgreSQL server whose URL (or libpq `key=value` string) is printed with its
+//! password masked, by one function.
+
+use std::path::PathBuf;
+
+/// Where the data lives: a SQLite file, or a PostgreSQL server for a fleet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Location {
+    /// `postgres://…` or `postgresql://…` is a server; anything else a file path.
+    pub fn parse(text: &str) -> Location {
+        let lower = text.trim_start().to_ascii_lowercase();
+        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            Location::Postgres(text.trim().to_string())
+        } else {
+            Location::Sqlite(PathBuf::from(text))
+        }
+    }
+
+    /// For messages: never with a password.
+    pub fn display(&self) -> String {
+        match self {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => mask_url(url),
+        }
+    }
+}
+
+impl From<&std::path::Path> for Location {
+    fn from(path: &std::path::Path) -> Self {
+        Location::Sqlite(path.to_path_buf())
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(path: &PathBuf) -> Self {
+        Location::Sqlite(path.clone())
+    }
+}
+
+impl From<&Location> for Location {
+    fn from(location: &Location) -> Self {
+        location.clone()
+    }
+}
+
+/// The one masking of every printed location: the password, in a URL's user-info
+/// part or `password=` parameter, or in a libpq `key=value` string, replaced by `***`;
+/// a location without one is returned as is.
+pub fn mask_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        // a libpq `key=value` string
+        return mask_password_words(url);
+    };
+    let mut out = url.to_string();
+    // The password runs from the first ':' of the user info to an '@'. Which '@' is
+    // ambiguous when the password holds '@', '/' or '?', so mask up to the last '@':
+    // at worst that hides the host too, it never shows a piece of the password.
+    let rest = scheme_end + 3;
+    let first_at = out[rest..].find('@').map(|i| rest + i);
+    let colon = out[rest..].find(':').map(|i| rest + i);
+    let last_at = out[rest..].rfind('@').map(|i| rest + i);
+    if let (Some(colon), Some(first_at), Some(last_at)) = (colon, first_at, last_at)
+        && colon < first_at
+    {
+        out.replace_range(colon + 1..last_at, "***");
+    }
+    if let Some(q) = out.find('?') {
+        let (base, query) = out.split_at(q + 1);
+        let masked: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                _ => pair.to_string(),
+            })
+            .collect();
+        out = format!("{base}{}", masked.join("&"));
+    }
+    out
+}
+
+/// `password=VALUE` (or `password='quoted value'`) in a `key=value` connection string.
+fn mask_password_words(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let Some(start) = lower.find("password") else {
+        return text.to_string();
+    };
+    let after_key = start + "password".len();
+    let Some(eq) = text[after_key..].find(|c: char| !c.is_whitespace()) else {
+        return text.to_string();
+    };
+    if !text[after_key + eq..].starts_with('=') {
+        return text.to_string();
+    }
+    let value_start = after_key + eq + 1;
+    let trimmed = text[value_start..].trim_start();
+    let value_start = text.len() - trimmed.len();
+    let value_end = if let Some(quoted) = trimmed.strip_prefix('\'') {
+        // to the closing quote (a backslash escapes one), or the end
+        let mut end = text.len();
+        let mut escaped = false;
+        for (i, c) in quoted.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '\'' => {
+                    end = value_start + 1 + i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        end
+    } else {
+        trimmed
+            .find(char::is_whitespace)
+            .map_or(text.len(), |i| value_start + i)
+    };
+    format!(
+        "{}***{}",
+        &text[..value_start],
+        mask_password_words(&text[value_end..])
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            mask_url("postgres://iozone:s3cret@db.example:5432/fleet"),
+            "postgres://iozone:***@db.example:5432/fleet"
+        );
+        assert_eq!(
+            mask_url("postgresql://u:p%40ss@h/d?sslmode=require&password=two"),
+            "postgresql://u:***@h/d?sslmode=require&password=***"
+        );
+        assert_eq!(mask_url("postgres://u@h/d"), "postgres://u@h/d");
+        assert_eq!(
+            mask_url("postgres://h/d?password=x"),
+            "postgres://h/d?password=***"
+        );
+        assert_eq!(mask_url("postgres://a:b@c:d@h/x"), "postgres://a:***@h/x");
+        assert_eq!(mask_url("postgres://u:pa/ss@h/x"), "postgres://u:***@h/x");
+        assert_eq!(mask_url("postgres://h:5432/d"), "postgres://h:5432/d");
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(
+            Location::parse("postgres://u@h/d"),
+            Location::Postgres("postgres://u@h/d".into())
+        );
+        assert_eq!(
+            Location::parse("POSTGRESQL://u@h/d"),
+            Location::Postgres("POSTGRESQL://u@h/d".into())
+        );
+        assert_eq!(
+            Location::parse("/tmp/h.db"),
+            Location::Sqlite("/tmp/h.db".into())
+        );
+        assert_eq!(
+            Location::parse("postgres://u:pw@h/d").display(),
+            "postgres://u:***@h/d"
+        );
+    }
+
+    #[test]
+    fn passwords_are_masked() {
+        let cases = [
+            (
+                "postgres://iozone:s3cret@db.example:5432/fleet",
+                "postgres://iozone:***@db.example:5432/fleet",
+            ),
+            (
+                "postgresql://u:p%40ss@h/d?sslmode=require&password=two",
+                "postgresql://u:***@h/d?sslmode=require&password=***",
+            ),
+            ("postgres://u@h/d", "postgres://u@h/d"),
+            ("postgres://h/d?password=x", "postgres://h/d?password=***"),
+            // unencoded '@', '/' or '?' in the password: nothing of it shows
+            ("postgres://a:b@c:d@h/x", "postgres://a:***@h/x"),
+            ("postgres://u:pa/ss@h/x", "postgres://u:***@h/x"),
+            (
+                "postgres://iozone:pa@ss?word@host/db",
+                "postgres://iozone:***@host/db",
+            ),
+            // an '@' in the query may hide the host too: never any of the password
+            ("postgres://u:p@ss@h/d?x=a@b", "postgres://u:***@b"),
+            (
+                "host=h user=u password=s3cret dbname=d",
+                "host=h user=u password=*** dbname=d",
+            ),
+            (
+                "host=h password = 'a b\\' c' dbname=d",
+                "host=h password = *** dbname=d",
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(mask_url(url), want, "{url}");
+        }
+    }
+}

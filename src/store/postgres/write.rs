@@ -1,0 +1,173 @@
+//! Writing to PostgreSQL: one transaction per call, and batches as arrays
+//! (`INSERT ... SELECT * FROM unnest($1::bigint[], ...)`), a round trip per table and
+//! batch, never one per row, so an import of thousands of runs takes seconds over a
+//! network.
+
+use std::collections::{HashMap, HashSet};
+
+use postgres::Transaction;
+use postgres::types::ToSql;
+use uuid::Uuid;
+
+use super::PgStore;
+use super::bind::{array, params};
+use super::errors::{Fail, is_lost};
+use super::read::known;
+use crate::model::Run;
+use crate::store::StoreError;
+use crate::store::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
+use crate::store::statements::{self, LABELS, TAGS, Table};
+
+/// Runs per batch statement: bounds the size of one message (a chunk's results are
+/// about a megabyte) while keeping the round trips per run negligible.
+pub(super) const CHUNK: usize = 500;
+
+impl PgStore {
+    /// Runs `work` in one transaction, committed when it succeeds. A connection lost
+    /// before the commit is an error and nothing was written (the server rolls the
+    /// transaction back); one lost during the commit leaves the outcome unknown, and
+    /// the message says so.
+    pub(super) fn write<T>(
+        &self,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<T, Fail>,
+    ) -> Result<T, StoreError> {
+        let mut client = self.client.borrow_mut();
+        let attempt = (|| {
+            let mut tx = client.transaction().map_err(Fail::Pg)?;
+            let value = work(&mut tx)?;
+            tx.commit().map_err(|e| match is_lost(&e) {
+                true => Fail::CommitLost(e),
+                false => Fail::Pg(e),
+            })?;
+            Ok(value)
+        })();
+        attempt.map_err(|f| self.error(f))
+    }
+}
+
+/// Saves whole runs, skipping those whose UUID is recorded (or came earlier in the
+/// batch). Returns each run's new id, `None` for a skipped one.
+pub(super) fn save_in(tx: &mut Transaction<'_>, runs: &[&Run]) -> Result<Vec<Option<i64>>, Fail> {
+    let ids = insert_runs(tx, runs, true)?;
+    let rows = runs
+        .iter()
+        .zip(&ids)
+        .filter_map(|(run, id)| id.map(|id| (id, *run)))
+        .flat_map(|(id, run)| ResultRow::of_run(id, run));
+    insert_results(tx, rows)?;
+    Ok(ids)
+}
+
+/// `INSERT ... SELECT * FROM unnest($1::type[], ...)` into `table`, one array
+/// parameter per column, and what follows (`tail`: a conflict clause, a RETURNING).
+fn unnest_insert(table: &str, columns: &[(&str, Kind)], tail: &str) -> String {
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    let arrays: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (_, kind))| format!("${}::{}[]", i + 1, kind.postgres_type()))
+        .collect();
+    format!(
+        "INSERT INTO iozone.{table} ({}) SELECT * FROM unnest({}) {tail}",
+        names.join(", "),
+        arrays.join(", ")
+    )
+}
+
+/// A batch insert of model values into the table of `columns`.
+fn batch<T>(
+    table: &str,
+    columns: &'static [Column<T>],
+    rows: &[&T],
+    tail: &str,
+) -> (String, Vec<Box<dyn ToSql + Sync>>) {
+    let written: Vec<&Column<T>> = columns::inserted(columns).collect();
+    let kinds: Vec<(&str, Kind)> = written.iter().map(|c| (c.name, c.kind)).collect();
+    let values = written
+        .iter()
+        .map(|c| array(c.kind, rows.iter().map(|row| (c.encode)(row))))
+        .collect();
+    (unnest_insert(table, &kinds, tail), values)
+}
+
+/// A batch insert of plain rows (labels, tags) into `table`.
+fn batch_rows(table: &Table, rows: Vec<Vec<Value>>) -> (String, Vec<Box<dyn ToSql + Sync>>) {
+    let values = (table.columns.iter().enumerate())
+        .map(|(i, (_, kind))| array(*kind, rows.iter().map(|row| row[i].clone())))
+        .collect();
+    (unnest_insert(table.name, table.columns, ""), values)
+}
+
+/// Inserts run rows with their labels and tags. With `skip_known`, runs whose UUID is
+/// recorded, or repeats one earlier in `runs`, are left out (`None`); without it, a
+/// known UUID is an error, as SQLite's is.
+pub(super) fn insert_runs(
+    tx: &mut Transaction<'_>,
+    runs: &[&Run],
+    skip_known: bool,
+) -> Result<Vec<Option<i64>>, Fail> {
+    let mut ids = vec![None; runs.len()];
+    let mut todo: Vec<usize> = (0..runs.len()).collect();
+    if skip_known {
+        // Asked first rather than left to ON CONFLICT alone, which would still draw
+        // (and so skip) an id for every known run: ids are what users type.
+        let uuids: Vec<Uuid> = runs.iter().map(|r| r.uuid).collect();
+        let known = known(tx, &uuids)?;
+        let mut seen = HashSet::new();
+        todo.retain(|&i| !known.contains(&runs[i].uuid) && seen.insert(runs[i].uuid));
+    }
+    if todo.is_empty() {
+        return Ok(ids);
+    }
+    // ON CONFLICT still: another process may record the same UUID meanwhile
+    let tail = if skip_known {
+        "ON CONFLICT (uuid) DO NOTHING RETURNING id, uuid"
+    } else {
+        "RETURNING id, uuid"
+    };
+    let batch_runs: Vec<&Run> = todo.iter().map(|&i| runs[i]).collect();
+    let (sql, values) = batch("runs", RUN_COLUMNS, &batch_runs, tail);
+    let new: HashMap<Uuid, i64> = tx
+        .query(&sql, &params(&values))?
+        .iter()
+        .map(|r| (r.get(1), r.get(0)))
+        .collect();
+    for &i in &todo {
+        ids[i] = new.get(&runs[i].uuid).copied();
+    }
+
+    let added = || {
+        runs.iter()
+            .zip(&ids)
+            .filter_map(|(run, id)| id.map(|id| (id, *run)))
+    };
+    // every added run's labels in one statement, and its tags in another
+    let mut tables: [(&Table, Vec<Vec<Value>>); 2] = [(&LABELS, Vec::new()), (&TAGS, Vec::new())];
+    for (id, run) in added() {
+        let rows = statements::labels_and_tags_rows(id, run);
+        for ((_, all), (_, rows)) in tables.iter_mut().zip(rows) {
+            all.extend(rows);
+        }
+    }
+    for (table, rows) in tables {
+        if !rows.is_empty() {
+            let (sql, values) = batch_rows(table, rows);
+            tx.execute(&sql, &params(&values))?;
+        }
+    }
+    Ok(ids)
+}
+
+/// Inserts results, each with its run's id, in batches.
+pub(super) fn insert_results(
+    tx: &mut Transaction<'_>,
+    rows: impl Iterator<Item = ResultRow>,
+) -> Result<(), Fail> {
+    let rows: Vec<ResultRow> = rows.collect();
+    for chunk in rows.chunks(CHUNK * 20) {
+        let chunk: Vec<&ResultRow> = chunk.iter().collect();
+        let (sql, values) = batch("results", RESULT_COLUMNS, &chunk, "");
+        tx.execute(&sql, &params(&values))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! Values as SQLite keeps them: instants as fixed-width RFC 3339 UTC text with
+//! nanoseconds (so text order is time order), UUIDs as text, booleans as 0/1.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::Row;
+use rusqlite::types::{ToSqlOutput, Type, ValueRef};
+
+use crate::store::columns::{self, Column, Kind, Value};
+use crate::store::statements::Statement;
+
+/// A shared statement's parameters, bound in order.
+pub(super) fn values(
+    statement: &Statement,
+) -> rusqlite::ParamsFromIter<impl Iterator<Item = &Value>> {
+    rusqlite::params_from_iter(statement.params.iter().map(|(_, v)| v))
+}
+
+/// An instant as SQLite keeps it.
+fn timestamp(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Nanos, true)
+}
+
+impl rusqlite::ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        use rusqlite::types::Value as Sql;
+        Ok(match self {
+            Value::Null => ToSqlOutput::Owned(Sql::Null),
+            Value::Integer(v) => ToSqlOutput::Owned(Sql::Integer(*v)),
+            Value::Real(v) => ToSqlOutput::Owned(Sql::Real(*v)),
+            Value::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
+            Value::Bool(v) => ToSqlOutput::Owned(Sql::Integer(i64::from(*v))),
+            Value::Time(v) => ToSqlOutput::Owned(Sql::Text(timestamp(v))),
+            Value::Uuid(v) => ToSqlOutput::Owned(Sql::Text(v.to_string())),
+        })
+    }
+}
+
+/// Column `idx` of `row` as a value of `kind`.
+fn read(row: &Row, idx: usize, kind: Kind) -> rusqlite::Result<Value> {
+    let conversion = |e: Box<dyn std::error::Error + Send + Sync>| {
+        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e)
+    };
+    Ok(match kind {
+        Kind::Integer => row.get::<_, Option<i64>>(idx)?.into(),
+        Kind::Real => row.get::<_, Option<f64>>(idx)?.into(),
+        Kind::Text => row.get::<_, Option<String>>(idx)?.into(),
+        Kind::Bool => row.get::<_, Option<bool>>(idx)?.into(),
+        Kind::Time => match row.get::<_, Option<String>>(idx)? {
+            None => Value::Null,
+            Some(text) => DateTime::parse_from_rfc3339(&text)
+                .map(|t| Value::Time(t.with_timezone(&Utc)))
+                .map_err(|e| conversion(Box::new(e)))?,
+        },
+        Kind::Uuid => match row.get::<_, Option<String>>(idx)? {
+            None => Value::Null,
+            Some(text) => uuid::Uuid::parse_str(&text)
+                .map(Value::Uuid)
+                .map_err(|e| conversion(Box::new(e)))?,
+        },
+    })
+}
+
+/// A model value from a row that selected every one of `columns`, in order.
+pub(super) fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> rusqlite::Result<T> {
+    let values = columns
+        .iter()
+        .enumerate()
+        .map(|(idx, c)| read(row, idx, c.kind))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    columns::decode(columns, blank, values).map_err(|e| {
+        let idx = columns.iter().position(|c| c.name == e.column);
+        rusqlite::Error::FromSqlConversionFailure(idx.unwrap_or_default(), Type::Text, Box::new(e))
+    })
+}

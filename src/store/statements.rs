@@ -1,0 +1,253 @@
+//! What both backends ask of their database and what the answers mean, written once:
+//! the statements (with `?` placeholders and the tables' schema prefix, `""` for SQLite
+//! and `"iozone."` for PostgreSQL), the rows of labels and tags, the grouping of
+//! results by run and the resolution of a reference to one run. The backends only
+//! run the statements with their driver.
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use super::columns::{self, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
+use super::filter::{self, Param};
+use super::{RunFilter, RunRef, RunResults, StoreError};
+use crate::model::Run;
+
+/// A statement and its parameters, each with the kind of value its placeholder takes.
+pub struct Statement {
+    pub sql: String,
+    pub params: Vec<(Kind, Value)>,
+}
+
+/// The `history` query: the runs `filter` selects, newest first.
+pub fn list_runs(schema: &str, filter: &RunFilter) -> Statement {
+    let mut sql = format!("{} WHERE 1 = 1", select_runs(schema));
+    let mut params = Vec::new();
+    for (clause, values) in filter::conditions(filter, schema) {
+        sql.push_str(" AND ");
+        sql.push_str(&clause);
+        params.extend(values.into_iter().map(|value| match value {
+            Param::Text(t) => (Kind::Text, Value::Text(t)),
+            Param::Int(i) => (Kind::Integer, Value::Integer(i)),
+            Param::Time(t) => (Kind::Time, Value::Time(t)),
+        }));
+    }
+    sql.push_str(&filter::order_and_limit(filter));
+    Statement { sql, params }
+}
+
+/// `SELECT` of every run column from `runs`, ready for a `WHERE`.
+pub fn select_runs(schema: &str) -> String {
+    format!(
+        "SELECT {} FROM {schema}runs r",
+        columns::select_list(RUN_COLUMNS)
+    )
+}
+
+/// The results of the runs `which_runs` picks (a condition on `run_id`).
+pub fn select_results(schema: &str, which_runs: &str) -> String {
+    format!(
+        "SELECT {} FROM {schema}results WHERE {which_runs}",
+        columns::select_list(RESULT_COLUMNS)
+    )
+}
+
+/// The labels of the runs `which_runs` picks, each run's in the order they were given.
+pub fn select_labels(schema: &str, which_runs: &str) -> String {
+    format!(
+        "SELECT run_id, label FROM {schema}run_labels WHERE {which_runs} \
+         ORDER BY run_id, position"
+    )
+}
+
+/// The tags of the runs `which_runs` picks.
+pub fn select_tags(schema: &str, which_runs: &str) -> String {
+    format!("SELECT run_id, key, value FROM {schema}run_tags WHERE {which_runs}")
+}
+
+/// A table of a run's plain rows (labels, tags): its name and its columns.
+pub struct Table {
+    pub name: &'static str,
+    pub columns: &'static [(&'static str, Kind)],
+}
+
+impl Table {
+    /// `INSERT INTO` the table (under `schema`) with a `?` per column.
+    pub fn insert(&self, schema: &str) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|(name, _)| *name).collect();
+        let placeholders = vec!["?"; names.len()].join(", ");
+        format!(
+            "INSERT INTO {schema}{} ({}) VALUES ({placeholders})",
+            self.name,
+            names.join(", ")
+        )
+    }
+}
+
+pub const LABELS: Table = Table {
+    name: "run_labels",
+    columns: &[
+        ("run_id", Kind::Integer),
+        ("label", Kind::Text),
+        ("position", Kind::Integer),
+    ],
+};
+
+pub const TAGS: Table = Table {
+    name: "run_tags",
+    columns: &[
+        ("run_id", Kind::Integer),
+        ("key", Kind::Text),
+        ("value", Kind::Text),
+    ],
+};
+
+/// The rows of [`LABELS`] and of [`TAGS`] for a run recorded as `id`: labels keep the
+/// order they were given in, and a label given twice keeps its first position.
+pub fn labels_and_tags_rows(id: i64, run: &Run) -> [(&'static Table, Vec<Vec<Value>>); 2] {
+    let mut seen = std::collections::HashSet::new();
+    let labels = run
+        .labels
+        .iter()
+        .enumerate()
+        .filter(|(_, label)| seen.insert(label.as_str()))
+        .map(|(position, label)| vec![id.into(), label.as_str().into(), (position as i64).into()])
+        .collect();
+    let tags = run
+        .tags
+        .iter()
+        .map(|(k, v)| vec![id.into(), k.as_str().into(), v.as_str().into()])
+        .collect();
+    [(&LABELS, labels), (&TAGS, tags)]
+}
+
+/// Gives listed runs the labels and tags read for them (labels in position order).
+pub fn attach_labels_and_tags(
+    runs: &mut [Run],
+    labels: impl IntoIterator<Item = (i64, String)>,
+    tags: impl IntoIterator<Item = (i64, String, String)>,
+) {
+    let index: HashMap<i64, usize> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((r.id?, i)))
+        .collect();
+    for (id, label) in labels {
+        if let Some(&i) = index.get(&id) {
+            runs[i].labels.push(label);
+        }
+    }
+    for (id, key, value) in tags {
+        if let Some(&i) = index.get(&id) {
+            runs[i].tags.insert(key, value);
+        }
+    }
+}
+
+/// Result rows grouped by run, each run's in the listing order; every id asked for has
+/// an entry, empty when it has no results.
+pub fn group_results(
+    ids: &[i64],
+    rows: impl IntoIterator<Item = ResultRow>,
+) -> HashMap<i64, RunResults> {
+    let mut by_run: HashMap<i64, Vec<(bool, crate::model::Measurement)>> =
+        ids.iter().map(|&id| (id, Vec::new())).collect();
+    for row in rows {
+        by_run
+            .entry(row.run_id)
+            .or_default()
+            .push((row.warmup, row.measurement));
+    }
+    by_run
+        .into_iter()
+        .map(|(id, rows)| (id, RunResults::from_flagged(rows)))
+        .collect()
+}
+
+/// The end of a run begun earlier: what [`FINISHED_COLUMNS`] hold, for the run `id`.
+pub fn finish_run(schema: &str, id: i64, run: &Run) -> Statement {
+    let mut params = Vec::new();
+    let mut sets = Vec::new();
+    for name in FINISHED_COLUMNS {
+        let column = columns::named(RUN_COLUMNS, name);
+        sets.push(format!("{name} = ?"));
+        params.push((column.kind, (column.encode)(run)));
+    }
+    params.push((Kind::Integer, Value::Integer(id)));
+    Statement {
+        sql: format!("UPDATE {schema}runs SET {} WHERE id = ?", sets.join(", ")),
+        params,
+    }
+}
+
+/// The ids a reference may point to (at most two are looked for: one is the answer,
+/// two make it ambiguous); `None` when nothing can match.
+pub fn resolve(schema: &str, reference: &RunRef) -> Option<Statement> {
+    Some(match reference {
+        RunRef::Id(id) => Statement {
+            sql: format!("SELECT id FROM {schema}runs WHERE id = ?"),
+            params: vec![(Kind::Integer, Value::Integer(*id))],
+        },
+        RunRef::Latest(n) => Statement {
+            sql: format!(
+                "SELECT id FROM {schema}runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?"
+            ),
+            params: vec![(Kind::Integer, Value::Integer(i64::from(*n)))],
+        },
+        // a prefix is a range of UUIDs, which the unique index finds at once
+        RunRef::UuidPrefix(prefix) => {
+            let (low, high) = uuid_range(prefix)?;
+            Statement {
+                sql: format!(
+                    "SELECT id FROM {schema}runs WHERE uuid BETWEEN ? AND ? ORDER BY uuid LIMIT 2"
+                ),
+                params: vec![(Kind::Uuid, low.into()), (Kind::Uuid, high.into())],
+            }
+        }
+    })
+}
+
+/// The one run `found` holds for `reference`, or why there is none.
+pub fn one_run(reference: &RunRef, found: &[i64]) -> Result<i64, StoreError> {
+    match found {
+        [id] => Ok(*id),
+        [] => Err(StoreError::NoSuchRun(reference.to_string())),
+        _ => Err(StoreError::Ambiguous(reference.to_string())),
+    }
+}
+
+/// The UUIDs that start with `prefix` (hyphens ignored) as an inclusive range, or
+/// `None` when no UUID can start with it. Stored UUIDs are lowercase and hyphenated
+/// alike, so the range holds for SQLite's text as for PostgreSQL's `uuid`.
+fn uuid_range(prefix: &str) -> Option<(Uuid, Uuid)> {
+    let hex = prefix.replace('-', "").to_ascii_lowercase();
+    if hex.len() > 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let low = Uuid::parse_str(&format!("{hex:0<32}")).ok()?;
+    let high = Uuid::parse_str(&format!("{hex:f<32}")).ok()?;
+    Some((low, high))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_prefixes_are_ranges() {
+        let (low, high) = uuid_range("4F0C-1a").unwrap();
+        assert_eq!(low.to_string(), "4f0c1a00-0000-0000-0000-000000000000");
+        assert_eq!(high.to_string(), "4f0c1aff-ffff-ffff-ffff-ffffffffffff");
+        assert!(uuid_range("xyz0").is_none());
+        assert!(uuid_range(&"a".repeat(33)).is_none());
+    }
+
+    #[test]
+    fn a_label_given_twice_keeps_its_first_position() {
+        let mut run = super::super::tests::sample_run("h", 0);
+        run.labels = vec!["a".into(), "b".into(), "a".into()];
+        let [(_, labels), _] = labels_and_tags_rows(3, &run);
+        let row = |label: &str, position: i64| vec![3i64.into(), label.into(), position.into()];
+        assert_eq!(labels, [row("a", 0), row("b", 1)]);
+    }
+}

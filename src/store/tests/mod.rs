@@ -1,0 +1,285 @@
+//! The store's tests, each written once and run against every backend: a SQLite file,
+//! and a fresh PostgreSQL database per test on the server `IOZONE_TEST_PG` names
+//! (`eval "$(scripts/pg-test-server.sh)"` starts one). What only one backend can meet
+//! (a file that is not SQLite; a server that refuses a password) is tested on its own.
+//!
+//! Without `IOZONE_TEST_PG` the PostgreSQL tests fail, saying how to start the server,
+//! unless `IOZONE_SKIP_PG_TESTS=1` says to skip them knowingly: a fleet store that was
+//! never tested must not look tested.
+//!
+//! By topic: [`runs`] (what goes in comes back, filtered and resolved, from many
+//! writers), [`schema`] (new, old, newer and foreign databases), [`server`] (the
+//! PostgreSQL test server and a database per test) and [`connection`] (a server's
+//! credentials, reachability and URLs).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use chrono::{Duration, TimeZone, Utc};
+use rusqlite::Connection;
+
+use super::*;
+use crate::model::*;
+use crate::units::ByteSize;
+
+/// Instantiates each test body once per backend: `on_sqlite::NAME` and
+/// `on_postgres::NAME`, one body, two tests, each failing on its own.
+macro_rules! on_every_backend {
+    ($($(#[$attr:meta])* $test:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                $(#[$attr])*
+                #[test]
+                fn $test() {
+                    super::$test(&super::Backend::sqlite());
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                $(#[$attr])*
+                #[test]
+                fn $test() {
+                    if let Some(backend) = super::Backend::postgres() {
+                        super::$test(&backend);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+/// A fresh database for a PostgreSQL-only test, or return when skipped knowingly.
+macro_rules! pg_database {
+    () => {
+        match PgDatabase::create() {
+            Some(db) => db,
+            None => return,
+        }
+    };
+}
+
+mod connection;
+mod runs;
+mod schema;
+mod server;
+
+use server::{PgDatabase, test_server};
+
+pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
+    let started_at =
+        Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap() + Duration::minutes(minutes);
+    // in the order they are measured: repetition by repetition
+    let results: Vec<Measurement> = (1..=3u32)
+        .flat_map(|repetition| {
+            [TestKind::Write, TestKind::Read].map(move |test| Measurement {
+                test,
+                file_size: ByteSize(1 << 20),
+                record_size: ByteSize(4096),
+                repetition,
+                bytes: 1 << 20,
+                elapsed_ns: 1_000_000 + repetition as u64,
+                throughput: 1e9 / (1.0 + repetition as f64),
+                latency_ns: (test == TestKind::Write).then_some(Latency {
+                    p50: 100,
+                    p99: 200,
+                    p999: 300,
+                    max: 400,
+                    samples: 64,
+                }),
+            })
+        })
+        .collect();
+    Run {
+        id: None,
+        uuid: uuid::Uuid::new_v4(),
+        started_at,
+        finished_at: Some(started_at + Duration::seconds(5)),
+        status: RunStatus::Complete,
+        labels: vec!["DR9".into(), "nightly".into()],
+        tags: BTreeMap::from([("os".to_string(), "dr9".to_string())]),
+        note: Some("after upgrade".into()),
+        tool_version: "0.1.0".into(),
+        params: Params {
+            engine: EngineKind::Pread,
+            cache: CacheMode::Direct,
+            threads: 2,
+            file_size: ByteSize(1 << 20),
+            file_sizes: vec![ByteSize(1 << 20)],
+            record_sizes: vec![ByteSize(4096)],
+            tests: vec![TestKind::Write, TestKind::Read],
+            repeat: 3,
+            warmup: 1,
+            order: RoundOrder::Interleaved,
+            repeat_auto: Some(AutoRepeat {
+                precision_pct: 2.5,
+                max_time_s: 90.0,
+            }),
+            seed: (1 << 53) - 1,
+            auto: false,
+            verify: true,
+            read_pct: 70,
+            stride_records: 17,
+            latency: true,
+            dir: "/mnt/test".into(),
+        },
+        host: Host {
+            hostname: Some(hostname.into()),
+            kernel: Some("6.12.0".into()),
+            cpus: Some(8),
+            memory_bytes: Some(16 << 30),
+            dirty_ratio: Some(20),
+            ..Host::default()
+        },
+        filesystem: Filesystem {
+            mount_point: Some("/mnt".into()),
+            fs_type: Some("ext4".into()),
+            rotational: Some(false),
+            total_bytes: Some(1 << 40),
+            ..Filesystem::default()
+        },
+        source: Some(Source {
+            tool: "fio".into(),
+            version: Some("fio-3.33".into()),
+            command: Some("fio --name=seqwrite --rw=write".into()),
+            file: Some("bench.json".into()),
+            imported_at: started_at + Duration::hours(1),
+            time_known: true,
+        }),
+        state_at_start: Some(MachineState {
+            load_1m: Some(0.52),
+            dirty_bytes: Some(12 << 20),
+            writeback_bytes: Some(0),
+            io_pressure_pct: Some(1.25),
+            ..MachineState::default()
+        }),
+        state_at_end: Some(MachineState {
+            load_1m: Some(1.5),
+            ..MachineState::default()
+        }),
+        // a warm-up round shares repetition 1 with the first measured round
+        warmup: results
+            .iter()
+            .filter(|m| m.repetition == 1)
+            .map(|m| Measurement {
+                throughput: m.throughput / 2.0,
+                ..m.clone()
+            })
+            .collect(),
+        results,
+    }
+}
+
+/// A run with every test at two repetitions: 20 results, as the throughput target has.
+fn run_with_20_results(i: usize) -> Run {
+    let mut run = sample_run(&format!("host{}", i % 20), i as i64);
+    run.warmup.clear();
+    run.labels = vec!["bulk".into(), format!("batch{}", i % 100)];
+    run.results = (1..=2u32)
+        .flat_map(|repetition| {
+            TestKind::ALL.map(|test| Measurement {
+                test,
+                file_size: ByteSize(1 << 20),
+                record_size: ByteSize(4096),
+                repetition,
+                bytes: 1 << 20,
+                elapsed_ns: 1_000_000 + i as u64,
+                throughput: 1e9 / (1.0 + i as f64),
+                latency_ns: None,
+            })
+        })
+        .collect();
+    run
+}
+
+/// A store under test, and how to open it (again) and look at it from outside.
+enum Backend {
+    Sqlite {
+        _dir: tempfile::TempDir,
+        path: PathBuf,
+    },
+    Postgres(PgDatabase),
+}
+
+impl Backend {
+    fn sqlite() -> Backend {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.db");
+        Backend::Sqlite { _dir: dir, path }
+    }
+
+    /// A fresh database, or `None` when the PostgreSQL tests are skipped knowingly.
+    fn postgres() -> Option<Backend> {
+        PgDatabase::create().map(Backend::Postgres)
+    }
+
+    fn try_open(&self) -> Result<Box<dyn Store>, StoreError> {
+        Ok(match self {
+            Backend::Sqlite { path, .. } => Box::new(SqliteStore::open(path)?),
+            Backend::Postgres(db) => Box::new(PgStore::open(&db.url)?),
+        })
+    }
+
+    fn open(&self) -> Box<dyn Store> {
+        self.try_open().unwrap()
+    }
+
+    fn migrate(&self) -> Result<(usize, usize), StoreError> {
+        match self {
+            Backend::Sqlite { path, .. } => SqliteStore::migrate_only(path),
+            Backend::Postgres(db) => PgStore::migrate_only(&db.url),
+        }
+    }
+
+    /// The schema version this iozone writes to this backend.
+    fn latest(&self) -> usize {
+        match self {
+            Backend::Sqlite { .. } => latest_schema(),
+            Backend::Postgres(_) => PgStore::latest_schema(),
+        }
+    }
+
+    /// Records `version` as the schema version, as a newer iozone would.
+    fn set_version(&self, version: usize) {
+        match self {
+            Backend::Sqlite { path, .. } => Connection::open(path)
+                .unwrap()
+                .pragma_update(None, "user_version", version as i64)
+                .unwrap(),
+            Backend::Postgres(db) => {
+                db.client()
+                    .execute(
+                        "INSERT INTO iozone.schema_version (version) VALUES ($1)",
+                        &[&(version as i32)],
+                    )
+                    .unwrap();
+            }
+        }
+    }
+
+    /// Everything a refusal must leave as it was.
+    fn snapshot(&self) -> Vec<u8> {
+        match self {
+            Backend::Sqlite { path, .. } => std::fs::read(path).unwrap(),
+            Backend::Postgres(db) => db.snapshot().into_bytes(),
+        }
+    }
+
+    /// How finely the backend keeps instants: PostgreSQL's timestamptz has microseconds.
+    fn resolution_ns(&self) -> i64 {
+        match self {
+            Backend::Sqlite { .. } => 1,
+            Backend::Postgres(_) => 1_000,
+        }
+    }
+}
+
+/// Asserts the error is one line that says `wanted` and shows no `password`.
+fn assert_clear(error: &StoreError, wanted: &str, password: &str) {
+    let text = error.to_string();
+    eprintln!("{text}");
+    assert!(!text.contains('\n'), "more than one line: {text}");
+    assert!(!text.contains(password), "the password shows: {text}");
+    assert!(text.contains(wanted), "'{wanted}' missing from: {text}");
+}
