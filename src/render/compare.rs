@@ -35,14 +35,11 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
 
 /// `cache/engine ×threads`, `*` for a parameter dropped from the match.
 pub(super) fn mode(key: &RowKey) -> String {
-    let cache = key.cache.map_or("*", |c| c.name());
-    let engine = key.engine.map_or("*", |e| e.name());
-    let threads = match key.threads {
-        Some(1) => String::new(),
-        Some(n) => format!(" ×{n}"),
-        None => " ×*".into(),
-    };
-    format!("{cache}/{engine}{threads}")
+    cells::mode(
+        key.cache.map(|c| c.name()),
+        key.engine.map(|e| e.name()),
+        key.threads,
+    )
 }
 
 fn ci(row: &Row) -> String {

@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use super::SideInfo;
 use super::cells::{self, change};
 use super::compare::{file_size, key_name, mode, one_sided, rule_sentence, runs_needed_sentence};
+use super::runs::RunColumn;
 use super::svg::{
     self, Axis, Bar, BarChart, Level, Line, LineChart, Marker, Point, escape, seconds,
 };
@@ -167,15 +168,6 @@ fn run_name(run: &Run) -> String {
     parts.join(" · ")
 }
 
-fn run_mode(run: &Run) -> String {
-    let p = &run.params;
-    let threads = match p.threads {
-        1 => String::new(),
-        n => format!(" ×{n}"),
-    };
-    format!("{}/{}{threads}", p.cache.name(), p.engine.name())
-}
-
 /// Table cells, escaped; `num` cells align right.
 fn cells(values: &[(&str, bool)], tag: &str) -> String {
     values
@@ -187,54 +179,43 @@ fn cells(values: &[(&str, bool)], tag: &str) -> String {
         .collect()
 }
 
+/// The report's runs table: what `history` shows, with the repetitions and the note
+/// in place of the status and headline rates.
+const RUN_COLUMNS: [(&str, RunColumn); 10] = [
+    ("Run", RunColumn::Id),
+    ("When", RunColumn::When),
+    ("Host", RunColumn::Host),
+    ("Kernel", RunColumn::Kernel),
+    ("FS", RunColumn::Filesystem),
+    ("Labels", RunColumn::Labels),
+    ("File", RunColumn::FileSize),
+    ("Mode", RunColumn::Mode),
+    ("Repeat", RunColumn::Repeat),
+    ("Note", RunColumn::Note),
+];
+
 fn runs_section(runs: &[Run]) -> String {
     let mut out = String::from("<section id=\"runs\">\n<h2>Runs</h2>\n");
     if runs.is_empty() {
         out.push_str(&empty("No runs selected: nothing to show."));
         return out + "</section>\n";
     }
+    let headers: Vec<(&str, bool)> = RUN_COLUMNS
+        .iter()
+        .map(|(header, column)| (*header, column.numeric()))
+        .collect();
     out.push_str("<table>\n<thead><tr>");
-    out.push_str(&cells(
-        &[
-            ("Run", true),
-            ("When", false),
-            ("Host", false),
-            ("Kernel", false),
-            ("FS", false),
-            ("Labels", false),
-            ("File", true),
-            ("Mode", false),
-            ("Repeat", true),
-            ("Note", false),
-        ],
-        "th",
-    ));
+    out.push_str(&cells(&headers, "th"));
     out.push_str("</tr></thead>\n<tbody>\n");
     for run in runs {
-        out.push_str(&run_row(run));
+        let values: Vec<(String, bool)> = RUN_COLUMNS
+            .iter()
+            .map(|(_, column)| (column.cell(run, utc), column.numeric()))
+            .collect();
+        let pairs: Vec<(&str, bool)> = values.iter().map(|(v, n)| (v.as_str(), *n)).collect();
+        let _ = writeln!(out, "<tr>{}</tr>", cells(&pairs, "td"));
     }
     out + "</tbody>\n</table>\n</section>\n"
-}
-
-fn run_row(run: &Run) -> String {
-    let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-    let values = [
-        run.id.map_or("-".into(), |id| id.to_string()),
-        utc(&run.started_at),
-        dash(&run.host.hostname),
-        dash(&run.host.kernel),
-        dash(&run.filesystem.fs_type),
-        run.labels.join(", "),
-        run.params.file_size.to_string(),
-        run_mode(run),
-        run.params.repeat.to_string(),
-        dash(&run.note),
-    ];
-    let numeric = [
-        true, false, false, false, false, false, true, false, true, false,
-    ];
-    let pairs: Vec<(&str, bool)> = values.iter().map(String::as_str).zip(numeric).collect();
-    format!("<tr>{}</tr>\n", cells(&pairs, "td"))
 }
 
 const MIB: f64 = 1024.0 * 1024.0;

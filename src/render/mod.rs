@@ -7,6 +7,7 @@ mod history;
 mod html;
 mod listing;
 mod run_table;
+mod runs;
 mod show;
 mod svg;
 mod trend;

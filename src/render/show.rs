@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use super::cells;
 use super::environment::environment_listing;
-use super::history::{local_time, status_name};
+use super::history::local_time;
 use super::listing::Listing;
 use crate::model::{Latency, MachineState, Run, TestKind};
 use crate::stats::Summary;
@@ -30,18 +31,11 @@ fn header(run: &Run) -> Listing {
         Listing::new(&["run", &run.id.map_or("-".into(), |id| id.to_string())]).wrapped(110);
     for (fact, value) in [
         ("uuid", run.uuid.to_string()),
-        ("status", status_name(run)),
+        ("status", cells::status(run.status)),
         ("started", local_time(&run.started_at)),
         ("finished", duration),
         ("labels", run.labels.join(", ")),
-        (
-            "tags",
-            run.tags
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
+        ("tags", cells::tags(&run.tags, ", ")),
         ("note", run.note.clone().unwrap_or_default()),
         ("directory", p.dir.clone()),
         ("file sizes", list(&p.file_sizes)),
