@@ -13,7 +13,7 @@ pub fn exec(args: ShowArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resul
         .ok_or_else(|| StoreError::NoSuchRun(args.run.to_string()))?;
     let text = match args.format {
         ListFormat::Json => render::json(&run),
-        ListFormat::Csv => render::results_csv(&run),
+        ListFormat::Csv => crate::export::results_csv(&run),
         ListFormat::Markdown => render::show_text(&run, args.units, false, true),
         ListFormat::Table => render::show_text(&run, args.units, shell.stdout_color(), false),
     };

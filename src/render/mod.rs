@@ -1,6 +1,6 @@
 //! Rendering: model values in, text out. No I/O here; callers print what is returned.
 
-mod cells;
+pub mod cells;
 mod compare;
 mod environment;
 mod history;
@@ -20,7 +20,7 @@ pub use history::{headline, history_csv, history_json, history_listing};
 pub use html::{ReportInput, SeriesHistory, report_html};
 pub use listing::Listing;
 pub use run_table::run_table;
-pub use show::{results_csv, show_text};
+pub use show::show_text;
 pub use trend::{trend_csv, trend_text};
 
 /// Pretty JSON with a trailing newline, for any of the documented shapes.
