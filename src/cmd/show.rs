@@ -1,7 +1,7 @@
 //! `iozone show RUN`: one run in full.
 
 use crate::cli::{GlobalArgs, ListFormat, ShowArgs};
-use crate::render;
+use crate::render::{self, TextStyle};
 use crate::shell::Shell;
 use crate::store::StoreError;
 
@@ -14,8 +14,10 @@ pub fn exec(args: ShowArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resul
     let text = match args.format {
         ListFormat::Json => render::json(&run),
         ListFormat::Csv => crate::export::results_csv(&run),
-        ListFormat::Markdown => render::show_text(&run, args.units, false, true),
-        ListFormat::Table => render::show_text(&run, args.units, shell.stdout_color(), false),
+        ListFormat::Markdown => render::show_text(&run, args.units, TextStyle::Markdown),
+        ListFormat::Table => {
+            render::show_text(&run, args.units, TextStyle::table(shell.stdout_color()))
+        }
     };
     super::print_stdout(&text)?;
     Ok(())

@@ -2,7 +2,7 @@
 
 use crate::cli::{GlobalArgs, ListFormat, TrendArgs};
 use crate::model::RunStatus;
-use crate::render;
+use crate::render::{self, TextStyle};
 use crate::shell::Shell;
 use crate::store;
 use crate::trend;
@@ -22,8 +22,10 @@ pub fn exec(args: TrendArgs, global: &GlobalArgs, shell: &Shell) -> anyhow::Resu
     let text = match args.format {
         ListFormat::Json => render::json(&report),
         ListFormat::Csv => render::trend_csv(&report),
-        ListFormat::Markdown => render::trend_text(&report, args.units, false, true),
-        ListFormat::Table => render::trend_text(&report, args.units, shell.stdout_color(), false),
+        ListFormat::Markdown => render::trend_text(&report, args.units, TextStyle::Markdown),
+        ListFormat::Table => {
+            render::trend_text(&report, args.units, TextStyle::table(shell.stdout_color()))
+        }
     };
     super::print_stdout(&text)?;
     Ok(())

@@ -5,7 +5,7 @@ use comfy_table::Color;
 use serde::Serialize;
 
 use super::cells;
-use super::listing::Listing;
+use super::listing::{Listing, TextStyle};
 use crate::compare::{Comparison, FleetComparison, GroupBy, Row, RowKey, Verdict};
 use crate::units::{ByteSize, RateUnit};
 
@@ -199,19 +199,15 @@ pub(super) fn runs_needed_sentence(c: &Comparison) -> Option<String> {
     ))
 }
 
-/// The human report; `markdown` gives the same in Markdown for a ticket.
+/// The human report, for the terminal or in Markdown for a ticket.
 pub fn compare_text(
     base: &SideInfo,
     cand: &SideInfo,
     c: &Comparison,
     unit: RateUnit,
-    color: bool,
-    markdown: bool,
+    style: TextStyle,
 ) -> String {
-    let render = |l: &Listing| match markdown {
-        true => l.to_markdown(),
-        false => l.to_table_colored(color),
-    };
+    let render = |l: &Listing| l.render(style);
     let unit = unit.resolve(
         c.rows
             .iter()
@@ -400,13 +396,12 @@ fn groups_listing(f: &FleetComparison) -> Listing {
     listing
 }
 
-/// The fleet report for the terminal or, with `markdown`, a ticket.
+/// The fleet report for the terminal or, in Markdown, a ticket.
 pub fn fleet_text(
     base: &SideInfo,
     cand: &SideInfo,
     f: &FleetComparison,
-    color: bool,
-    markdown: bool,
+    style: TextStyle,
 ) -> String {
     let mut out = format!(
         "Baseline:  {} ({} runs)\nCandidate: {} ({} runs)\nCompared by {}.\n\n",
@@ -418,11 +413,7 @@ pub fn fleet_text(
     );
     out.push_str(&fleet_summary(f));
     out.push('\n');
-    let listing = groups_listing(f);
-    out.push_str(&match markdown {
-        true => listing.to_markdown(),
-        false => listing.to_table_colored(color),
-    });
+    out.push_str(&groups_listing(f).render(style));
     out.push_str(&format!(
         "Each {} is compared on its own: a regression needs p < {} after Benjamini–Hochberg \
          correction over that {}'s rows and a change beyond {}%.\n",

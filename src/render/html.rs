@@ -778,6 +778,7 @@ mod tests {
     use super::*;
     use crate::compare::{Ignored, Options, compare};
     use crate::model::Measurement;
+    use crate::render::TextStyle;
     use crate::store::tests::sample_run;
 
     /// A run with `reps` repetitions of every (test, record) at `level` bytes/s.
@@ -1003,7 +1004,7 @@ mod tests {
         let sides = sides();
         let html = full_report(&runs, &[], &c, &sides);
         let text =
-            super::super::compare_text(&sides[0], &sides[1], &c, RateUnit::MiB, false, false);
+            super::super::compare_text(&sides[0], &sides[1], &c, RateUnit::MiB, TextStyle::Table);
         for cell in [
             cells::change(row.change_pct),
             cells::interval(row.ci_low_pct, row.ci_high_pct),

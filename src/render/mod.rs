@@ -18,7 +18,7 @@ pub use compare::{
 pub use environment::environment_listing;
 pub use history::{headline, history_csv, history_json, history_listing};
 pub use html::{ReportInput, SeriesHistory, report_html};
-pub use listing::Listing;
+pub use listing::{Listing, TextStyle};
 pub use run_table::run_table;
 pub use show::show_text;
 pub use trend::{trend_csv, trend_text};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::cells;
 use super::environment::environment_listing;
 use super::history::local_time;
-use super::listing::Listing;
+use super::listing::{Listing, TextStyle};
 use crate::model::{Latency, MachineState, Run, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit, format_nanos};
@@ -142,14 +142,12 @@ fn latency(run: &Run) -> Option<Listing> {
     Some(listing)
 }
 
-/// The whole run for the terminal (or, with `markdown`, for a ticket).
-pub fn show_text(run: &Run, unit: RateUnit, color: bool, markdown: bool) -> String {
-    let render = |l: Listing| {
-        if markdown {
-            l.to_markdown()
-        } else {
-            l.to_table()
-        }
+/// The whole run for the terminal or, in Markdown, for a ticket; only the results
+/// table takes colour.
+pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
+    let render = |l: Listing| match style {
+        TextStyle::Markdown => l.to_markdown(),
+        _ => l.to_table(),
     };
     let mut out = render(header(run));
     out.push('\n');
@@ -159,7 +157,7 @@ pub fn show_text(run: &Run, unit: RateUnit, color: bool, markdown: bool) -> Stri
         out.push_str("no results recorded\n");
         return out;
     }
-    out.push_str(&super::run_table(run, unit, color && !markdown));
+    out.push_str(&super::run_table(run, unit, style.colored()));
     if let Some(latency) = latency(run) {
         out.push_str("\nlatency per operation, median over repetitions\n");
         out.push_str(&render(latency));

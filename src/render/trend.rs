@@ -3,7 +3,7 @@
 use comfy_table::Color;
 
 use super::history::local_time;
-use super::listing::Listing;
+use super::listing::{Listing, TextStyle};
 use crate::trend::TrendReport;
 use crate::units::RateUnit;
 
@@ -85,14 +85,10 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
     listing
 }
 
-pub fn trend_text(report: &TrendReport, unit: RateUnit, color: bool, markdown: bool) -> String {
+pub fn trend_text(report: &TrendReport, unit: RateUnit, style: TextStyle) -> String {
     let mut out = String::new();
     if !report.steps.is_empty() {
-        let l = listing(report, unit, false);
-        out.push_str(&match markdown {
-            true => l.to_markdown(),
-            false => l.to_table_colored(color),
-        });
+        out.push_str(&listing(report, unit, false).render(style));
     }
     out.push_str(&format!(
         "{} step(s) in {} series examined ({} series too short to judge)\n",
