@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::facts::Fact;
 use crate::model::{Latency, Measurement, Run};
 use crate::render::{self, Listing};
 
@@ -33,9 +34,9 @@ pub fn to_json(runs: Vec<Run>, exported_at: DateTime<Utc>) -> String {
 }
 
 /// Declares the CSV columns once: the enum the writer and the importer name them by,
-/// and their header words in order.
+/// and their header words in order (a host or filesystem fact's as [`Fact`] names it).
 macro_rules! csv_columns {
-    ($($variant:ident = $name:literal,)*) => {
+    ($($variant:ident = $name:expr,)*) => {
         /// A column of the CSV export: run facts first, then the result's own.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum CsvColumn {
@@ -67,14 +68,14 @@ csv_columns! {
     Labels = "labels",
     Tags = "tags",
     Note = "note",
-    Hostname = "hostname",
-    Os = "os",
-    OsVersion = "os_version",
-    Kernel = "kernel",
-    Arch = "arch",
-    FsType = "fs_type",
-    MountPoint = "mount_point",
-    MountOptions = "mount_options",
+    Hostname = Fact::Hostname.column(),
+    Os = Fact::Os.column(),
+    OsVersion = Fact::OsVersion.column(),
+    Kernel = Fact::Kernel.column(),
+    Arch = Fact::Arch.column(),
+    FsType = Fact::FsType.column(),
+    MountPoint = Fact::MountPoint.column(),
+    MountOptions = Fact::MountOptions.column(),
     Engine = "engine",
     Cache = "cache",
     Threads = "threads",
@@ -99,6 +100,11 @@ impl CsvColumn {
     /// times RFC 3339, every digit of the throughput (the import reads it back).
     fn cell(self, run: &Run, m: &Measurement) -> String {
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+        let fact = |f: Fact| {
+            f.value(&run.host, &run.filesystem)
+                .raw()
+                .unwrap_or_default()
+        };
         let lat = |pick: fn(&Latency) -> u64| {
             m.latency_ns
                 .as_ref()
@@ -115,14 +121,14 @@ impl CsvColumn {
             CsvColumn::Labels => run.labels.join(";"),
             CsvColumn::Tags => render::cells::tags(&run.tags, ";"),
             CsvColumn::Note => opt(&run.note),
-            CsvColumn::Hostname => opt(&run.host.hostname),
-            CsvColumn::Os => opt(&run.host.os),
-            CsvColumn::OsVersion => opt(&run.host.os_version),
-            CsvColumn::Kernel => opt(&run.host.kernel),
-            CsvColumn::Arch => opt(&run.host.arch),
-            CsvColumn::FsType => opt(&run.filesystem.fs_type),
-            CsvColumn::MountPoint => opt(&run.filesystem.mount_point),
-            CsvColumn::MountOptions => opt(&run.filesystem.mount_options),
+            CsvColumn::Hostname => fact(Fact::Hostname),
+            CsvColumn::Os => fact(Fact::Os),
+            CsvColumn::OsVersion => fact(Fact::OsVersion),
+            CsvColumn::Kernel => fact(Fact::Kernel),
+            CsvColumn::Arch => fact(Fact::Arch),
+            CsvColumn::FsType => fact(Fact::FsType),
+            CsvColumn::MountPoint => fact(Fact::MountPoint),
+            CsvColumn::MountOptions => fact(Fact::MountOptions),
             CsvColumn::Engine => run.params.engine.name().into(),
             CsvColumn::Cache => run.params.cache.name().into(),
             CsvColumn::Threads => run.params.threads.to_string(),

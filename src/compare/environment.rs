@@ -4,47 +4,53 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::EnvChange;
+use crate::facts::Fact;
 use crate::model::Run;
 
-/// The facts compared between sides: what an upgrade changes, and the parameters
-/// that are not part of the row key.
-fn facts(run: &Run) -> Vec<(&'static str, Option<String>)> {
+/// The host and filesystem facts compared, in the order the diff lists them: what an
+/// upgrade or a remount changes. Left out: the boot id, which every reboot changes,
+/// and the filesystem's total and free bytes, which every run changes.
+const COMPARED: [Fact; 29] = [
+    Fact::Hostname,
+    Fact::Os,
+    Fact::OsVersion,
+    Fact::Kernel,
+    Fact::KernelCmdline,
+    Fact::Arch,
+    Fact::CpuModel,
+    Fact::Cpus,
+    Fact::CpuGovernor,
+    Fact::MemoryBytes,
+    Fact::PageSize,
+    Fact::DirtyRatio,
+    Fact::DirtyBackgroundRatio,
+    Fact::DirtyBytes,
+    Fact::DirtyBackgroundBytes,
+    Fact::DirtyExpireCentisecs,
+    Fact::DirtyWritebackCentisecs,
+    Fact::Virtualization,
+    Fact::Container,
+    Fact::FsType,
+    Fact::MountPoint,
+    Fact::Device,
+    Fact::MountOptions,
+    Fact::BlockSize,
+    Fact::BlockDevice,
+    Fact::DeviceModel,
+    Fact::Rotational,
+    Fact::Scheduler,
+    Fact::DeviceSize,
+];
+
+/// The facts compared between sides, by their JSON path: the host and filesystem
+/// facts above, the parameters that are not part of the row key, and the machine's
+/// state.
+fn facts(run: &Run) -> Vec<(String, Option<String>)> {
     let (h, f, p) = (&run.host, &run.filesystem, &run.params);
-    let s = |v: &Option<String>| v.clone();
-    let n = |v: Option<u64>| v.map(|x| x.to_string());
-    vec![
-        ("host.hostname", s(&h.hostname)),
-        ("host.os", s(&h.os)),
-        ("host.os_version", s(&h.os_version)),
-        ("host.kernel", s(&h.kernel)),
-        ("host.kernel_cmdline", s(&h.kernel_cmdline)),
-        ("host.arch", s(&h.arch)),
-        ("host.cpu_model", s(&h.cpu_model)),
-        ("host.cpus", h.cpus.map(|c| c.to_string())),
-        ("host.cpu_governor", s(&h.cpu_governor)),
-        ("host.memory_bytes", n(h.memory_bytes)),
-        ("host.page_size", n(h.page_size)),
-        ("host.dirty_ratio", n(h.dirty_ratio)),
-        ("host.dirty_background_ratio", n(h.dirty_background_ratio)),
-        ("host.dirty_bytes", n(h.dirty_bytes)),
-        ("host.dirty_background_bytes", n(h.dirty_background_bytes)),
-        ("host.dirty_expire_centisecs", n(h.dirty_expire_centisecs)),
-        (
-            "host.dirty_writeback_centisecs",
-            n(h.dirty_writeback_centisecs),
-        ),
-        ("host.virtualization", s(&h.virtualization)),
-        ("host.container", s(&h.container)),
-        ("filesystem.type", s(&f.fs_type)),
-        ("filesystem.mount_point", s(&f.mount_point)),
-        ("filesystem.device", s(&f.device)),
-        ("filesystem.mount_options", s(&f.mount_options)),
-        ("filesystem.block_size", n(f.block_size)),
-        ("filesystem.block_device", s(&f.block_device)),
-        ("filesystem.device_model", s(&f.device_model)),
-        ("filesystem.rotational", f.rotational.map(|r| r.to_string())),
-        ("filesystem.scheduler", s(&f.scheduler)),
-        ("filesystem.device_size", n(f.device_size)),
+    let environment = COMPARED
+        .into_iter()
+        .map(|fact| (fact.path(), fact.value(h, f).raw()));
+    let others = [
         ("params.engine", Some(p.engine.name().into())),
         ("params.cache", Some(p.cache.name().into())),
         ("params.threads", Some(p.threads.to_string())),
@@ -57,6 +63,8 @@ fn facts(run: &Run) -> Vec<(&'static str, Option<String>)> {
         ("machine.at_end", machine(&run.state_at_end, h.cpus)),
         ("tool_version", Some(run.tool_version.clone())),
     ]
+    .map(|(path, value)| (path.to_string(), value));
+    environment.chain(others).collect()
 }
 
 /// The machine's state as what matters for a run's level: `quiet`, or why it was
@@ -72,7 +80,7 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
 
 pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<EnvChange> {
     let collect = |runs: &[Run]| {
-        let mut values: BTreeMap<&'static str, BTreeSet<String>> = BTreeMap::new();
+        let mut values: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for run in runs {
             for (field, value) in facts(run) {
                 values
@@ -95,15 +103,15 @@ pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<En
         .map(|(field, _)| field)
         .filter(|field| base.get(field) != cand.get(field))
         .map(|field| EnvChange {
-            field: field.to_string(),
             baseline: base
-                .get(field)
+                .get(&field)
                 .map(|v| v.iter().cloned().collect())
                 .unwrap_or_default(),
             candidate: cand
-                .get(field)
+                .get(&field)
                 .map(|v| v.iter().cloned().collect())
                 .unwrap_or_default(),
+            field,
         })
         .collect()
 }

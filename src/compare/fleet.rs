@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::environment::environment_changes;
 use super::{CompareError, Comparison, EnvChange, Options, Row, Verdict, compare};
+use crate::facts::Fact;
 use crate::model::{Run, TestKind};
 use crate::units::ByteSize;
 
@@ -28,13 +29,20 @@ impl GroupBy {
         }
     }
 
+    /// The recorded fact a group shares.
+    fn fact(self) -> Fact {
+        match self {
+            GroupBy::Host => Fact::Hostname,
+            GroupBy::Fs => Fact::FsType,
+            GroupBy::Kernel => Fact::Kernel,
+        }
+    }
+
     fn key(self, run: &Run) -> String {
-        let value = match self {
-            GroupBy::Host => &run.host.hostname,
-            GroupBy::Fs => &run.filesystem.fs_type,
-            GroupBy::Kernel => &run.host.kernel,
-        };
-        value.clone().unwrap_or_else(|| "unknown".into())
+        self.fact()
+            .value(&run.host, &run.filesystem)
+            .raw()
+            .unwrap_or_else(|| "unknown".into())
     }
 }
 

@@ -8,6 +8,7 @@ use chrono::Local;
 use super::cells;
 use super::listing::Listing;
 use super::runs::{RunColumn, numeric_indices};
+use crate::facts::Fact;
 use crate::model::{Measurement, Run, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit};
@@ -86,9 +87,9 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
         "started_at",
         "finished_at",
         "status",
-        "hostname",
-        "kernel",
-        "fs_type",
+        Fact::Hostname.column(),
+        Fact::Kernel.column(),
+        Fact::FsType.column(),
         "labels",
         "tags",
         "engine",
@@ -106,6 +107,11 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
         let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
         let rate = |test| headline(res, test).map_or(String::new(), |r| format!("{r:.0}"));
         let join = |v: Vec<String>| v.join(";");
+        let fact = |f: Fact| {
+            f.value(&run.host, &run.filesystem)
+                .raw()
+                .unwrap_or_default()
+        };
         listing.push(vec![
             run.id.map_or(String::new(), |id| id.to_string()),
             run.uuid.to_string(),
@@ -114,9 +120,9 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
                 .as_ref()
                 .map_or(String::new(), super::rfc3339),
             cells::status(run.status),
-            run.host.hostname.clone().unwrap_or_default(),
-            run.host.kernel.clone().unwrap_or_default(),
-            run.filesystem.fs_type.clone().unwrap_or_default(),
+            fact(Fact::Hostname),
+            fact(Fact::Kernel),
+            fact(Fact::FsType),
             join(run.labels.clone()),
             cells::tags(&run.tags, ";"),
             run.params.engine.name().into(),

@@ -6,6 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::cells;
+use crate::facts::Fact;
 use crate::model::Run;
 
 /// One column of a runs table.
@@ -38,19 +39,19 @@ impl RunColumn {
 
     /// The cell of `run` in this column; `-` for a fact the run did not record.
     pub fn cell(self, run: &Run, clock: Clock) -> String {
-        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let fact = |f: Fact| f.value(&run.host, &run.filesystem).shown();
         match self {
             RunColumn::Id => run.id.map_or("-".into(), |id| id.to_string()),
             RunColumn::When => clock(&run.started_at),
-            RunColumn::Host => or_dash(&run.host.hostname),
-            RunColumn::Kernel => or_dash(&run.host.kernel),
-            RunColumn::Filesystem => or_dash(&run.filesystem.fs_type),
+            RunColumn::Host => fact(Fact::Hostname),
+            RunColumn::Kernel => fact(Fact::Kernel),
+            RunColumn::Filesystem => fact(Fact::FsType),
             RunColumn::Labels => run.labels.join(", "),
             RunColumn::FileSize => run.params.file_size.to_string(),
             RunColumn::Mode => cells::run_mode(&run.params),
             RunColumn::Status => cells::status(run.status),
             RunColumn::Repeat => run.params.repeat.to_string(),
-            RunColumn::Note => or_dash(&run.note),
+            RunColumn::Note => run.note.clone().unwrap_or_else(|| "-".into()),
         }
     }
 }

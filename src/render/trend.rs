@@ -4,6 +4,7 @@ use comfy_table::Color;
 
 use super::history::local_time;
 use super::listing::{Listing, TextStyle};
+use crate::facts::Fact;
 use crate::trend::TrendReport;
 use crate::units::RateUnit;
 
@@ -13,9 +14,9 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
     let after = format!("After {}", unit.label());
     let headers: Vec<&str> = match raw {
         true => vec![
-            "hostname",
-            "fs_type",
-            "mount_point",
+            Fact::Hostname.column(),
+            Fact::FsType.column(),
+            Fact::MountPoint.column(),
             "test",
             "file_size",
             "record_size",
