@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::{Params, RunStatus};
+use crate::units::RateUnit;
 
 /// A relative change in percent: `+12.3%`, `-4.0%`; never `-0.0%`; `-` for no figure.
 pub fn change(pct: f64) -> String {
@@ -40,6 +41,15 @@ fn p_text(p: f64) -> String {
         p if !p.is_finite() => "-".into(),
         p if p < 0.001 => "<0.001".into(),
         p => format!("{p:.3}"),
+    }
+}
+
+/// A throughput in `unit`; `-` for a figure that is not a number (a degenerate
+/// side), which would otherwise print as `NaN`.
+pub fn rate(unit: RateUnit, bytes_per_sec: f64) -> String {
+    match bytes_per_sec.is_finite() {
+        true => unit.format(bytes_per_sec),
+        false => "-".into(),
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::cells;
 use super::listing::{Listing, TextStyle};
-use crate::compare::{Comparison, FleetComparison, GroupBy, Row, RowKey, Verdict};
+use crate::compare::{Comparison, FleetComparison, GroupBy, Row, RowKey, TestSummary, Verdict};
 use crate::units::{ByteSize, RateUnit};
 
 /// Which runs each side pooled, for headers and JSON.
@@ -42,7 +42,8 @@ pub(super) fn mode(key: &RowKey) -> String {
     )
 }
 
-fn ci(row: &Row) -> String {
+/// A row's interval, as every table shows it.
+pub(super) fn ci(row: &Row) -> String {
     cells::interval(row.ci_low_pct, row.ci_high_pct)
 }
 
@@ -63,41 +64,60 @@ pub(super) fn file_size(key: &RowKey) -> String {
     key.file_size.map_or("*".into(), |f| f.to_string())
 }
 
+/// The rows table's columns before the verdict, with whether each holds a number
+/// (aligned right): the terminal and the report show the same table.
+pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10] {
+    [
+        ("Test".into(), false),
+        ("File".into(), true),
+        ("Record".into(), true),
+        ("Mode".into(), false),
+        (format!("Baseline {}", unit.label()), true),
+        (format!("Candidate {}", unit.label()), true),
+        ("Change".into(), true),
+        (format!("{:.0}% CI", (1.0 - c.alpha) * 100.0), true),
+        ("p (adj.)".into(), true),
+        ("runs".into(), true),
+    ]
+}
+
+/// A row's cells under [`row_headers`].
+pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 10] {
+    [
+        row.key.test.name().into(),
+        file_size(&row.key),
+        row.key.record_size.to_string(),
+        mode(&row.key),
+        cells::rate(unit, row.baseline_median),
+        cells::rate(unit, row.candidate_median),
+        cells::change(row.change_pct),
+        ci(row),
+        p(row),
+        format!("{}/{}", row.runs_baseline, row.runs_candidate),
+    ]
+}
+
+/// The indices of the numeric columns, for [`Listing::numeric`].
+fn numeric(headers: &[(String, bool)]) -> Vec<usize> {
+    (0..headers.len()).filter(|&i| headers[i].1).collect()
+}
+
 fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
-    let headers = [
-        "Test",
-        "File",
-        "Record",
-        "Mode",
-        &format!("Baseline {}", unit.label()),
-        &format!("Candidate {}", unit.label()),
-        "Change",
-        &format!("{:.0}% CI", (1.0 - c.alpha) * 100.0),
-        "p (adj.)",
-        "runs",
-        "Verdict",
-    ];
-    let mut listing = Listing::new(&headers).numeric(&[1, 2, 4, 5, 6, 7, 8, 9]);
+    let headers = row_headers(c, unit);
+    let mut names: Vec<&str> = headers.iter().map(|(h, _)| h.as_str()).collect();
+    names.push("Verdict");
+    let verdict_column = names.len() - 1;
+    let mut listing = Listing::new(&names).numeric(&numeric(&headers));
     for row in &c.rows {
         let verdict = match &row.note {
             Some(note) => format!("{} ({note})", row.verdict.name()),
             None => row.verdict.name().to_string(),
         };
+        let mut line = row_cells(row, unit).to_vec();
+        line.push(verdict);
         listing.push_colored(
-            vec![
-                row.key.test.name().into(),
-                file_size(&row.key),
-                row.key.record_size.to_string(),
-                mode(&row.key),
-                unit.format(row.baseline_median),
-                unit.format(row.candidate_median),
-                cells::change(row.change_pct),
-                ci(row),
-                p(row),
-                format!("{}/{}", row.runs_baseline, row.runs_candidate),
-                verdict,
-            ],
-            verdict_color(row.verdict).map(|color| (10, color)),
+            line,
+            verdict_color(row.verdict).map(|color| (verdict_column, color)),
         );
     }
     listing
@@ -115,31 +135,37 @@ fn changes_listing(c: &Comparison) -> Listing {
     listing
 }
 
+/// The per-test summary's columns, with whether each holds a number.
+pub(super) const SUMMARY_HEADERS: [(&str, bool); 5] = [
+    ("Test", false),
+    ("Rows", true),
+    ("Geometric mean change", true),
+    ("Regressions", true),
+    ("Improvements", true),
+];
+
+/// A test's cells under [`SUMMARY_HEADERS`].
+pub(super) fn summary_cells(s: &TestSummary) -> [String; 5] {
+    [
+        s.test.name().into(),
+        s.rows.to_string(),
+        cells::change(s.geomean_change_pct),
+        s.regressions.to_string(),
+        s.improvements.to_string(),
+    ]
+}
+
 fn summary_listing(c: &Comparison) -> Listing {
-    let mut listing = Listing::new(&[
-        "Test",
-        "Rows",
-        "Geometric mean change",
-        "Regressions",
-        "Improvements",
-    ])
-    .numeric(&[1, 2, 3, 4]);
+    let names: Vec<&str> = SUMMARY_HEADERS.iter().map(|(h, _)| *h).collect();
+    let numeric: Vec<usize> = (0..names.len()).filter(|&i| SUMMARY_HEADERS[i].1).collect();
+    let mut listing = Listing::new(&names).numeric(&numeric);
     for s in &c.summary {
         let color = match s.geomean_change_pct {
             x if s.regressions > 0 && x < 0.0 => Some((2, Color::Red)),
             x if s.improvements > 0 && x > 0.0 => Some((2, Color::Green)),
             _ => None,
         };
-        listing.push_colored(
-            vec![
-                s.test.name().into(),
-                s.rows.to_string(),
-                cells::change(s.geomean_change_pct),
-                s.regressions.to_string(),
-                s.improvements.to_string(),
-            ],
-            color,
-        );
+        listing.push_colored(summary_cells(s).to_vec(), color);
     }
     listing
 }

@@ -5,12 +5,13 @@
 
 use std::fmt::Write;
 
-use super::{empty, plural, rate, table_cells};
+use super::{empty, plural, table_cells};
 use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
-use crate::render::cells::{self, change};
+use crate::render::cells::change;
 use crate::render::compare::{
-    file_size, key_name, mode, one_sided, rule_sentence, runs_needed_sentence,
+    SUMMARY_HEADERS, ci, key_name, one_sided, row_cells, row_headers, rule_sentence,
+    runs_needed_sentence, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -72,14 +73,6 @@ fn environment_html(c: &Comparison) -> String {
     out + "</tbody>\n</table>\n"
 }
 
-fn interval(row: &Row) -> String {
-    cells::interval(row.ci_low_pct, row.ci_high_pct)
-}
-
-fn p_values(row: &Row) -> String {
-    cells::p_values(row.p_value, row.p_adjusted)
-}
-
 fn rows_html(c: &Comparison) -> String {
     let mut out = String::from("<h3>Rows</h3>\n");
     if c.rows.is_empty() {
@@ -92,47 +85,24 @@ fn rows_html(c: &Comparison) -> String {
     );
     // wider than a narrow window: it scrolls on screen rather than squeezing the figures
     out.push_str("<div class=\"wide\">\n<table class=\"rows\">\n<thead><tr>");
-    out.push_str(&table_cells(
-        &[
-            ("Test", false),
-            ("File", true),
-            ("Record", true),
-            ("Mode", false),
-            (&format!("Baseline {}", unit.label()), true),
-            (&format!("Candidate {}", unit.label()), true),
-            ("Change", true),
-            (&format!("{:.0}% CI", (1.0 - c.alpha) * 100.0), true),
-            ("p (adj.)", true),
-            ("runs", true),
-            ("Verdict", false),
-        ],
-        "th",
-    ));
+    let headers = row_headers(c, unit);
+    let mut names: Vec<(&str, bool)> = headers.iter().map(|(h, n)| (h.as_str(), *n)).collect();
+    names.push(("Verdict", false));
+    out.push_str(&table_cells(&names, "th"));
     out.push_str("</tr></thead>\n<tbody>\n");
     for row in &c.rows {
-        out.push_str(&row_html(row, unit));
+        out.push_str(&row_html(row, &headers, unit));
     }
     out + "</tbody>\n</table>\n</div>\n"
 }
 
-fn row_html(row: &Row, unit: RateUnit) -> String {
-    let k = &row.key;
-    let values = [
-        (k.test.name().to_string(), false),
-        (file_size(k), true),
-        (k.record_size.to_string(), true),
-        (mode(k), false),
-        (rate(unit, row.baseline_median), true),
-        (rate(unit, row.candidate_median), true),
-        (change(row.change_pct), true),
-        (interval(row), true),
-        (p_values(row), true),
-        (
-            format!("{}/{}", row.runs_baseline, row.runs_candidate),
-            true,
-        ),
-    ];
-    let pairs: Vec<(&str, bool)> = values.iter().map(|(t, n)| (t.as_str(), *n)).collect();
+fn row_html(row: &Row, headers: &[(String, bool)], unit: RateUnit) -> String {
+    let values = row_cells(row, unit);
+    let pairs: Vec<(&str, bool)> = values
+        .iter()
+        .zip(headers)
+        .map(|(text, (_, numeric))| (text.as_str(), *numeric))
+        .collect();
     let name = row.verdict.name();
     let why = row.note.as_deref().map_or(String::new(), |note| {
         format!("<span class=\"why\">{}</span>", escape(note))
@@ -168,7 +138,7 @@ fn change_chart(c: &Comparison) -> String {
                 "{}: {} {}, {}",
                 key_name(&row.key),
                 change(row.change_pct),
-                interval(row),
+                ci(row),
                 row.verdict.name()
             ),
         })
@@ -191,20 +161,16 @@ fn summary_html(c: &Comparison) -> String {
     if c.summary.is_empty() {
         return String::new();
     }
-    let mut out = String::from(
-        "<h3>Per test</h3>\n<table>\n<thead><tr><th>Test</th><th class=\"num\">Rows</th>\
-         <th class=\"num\">Geometric mean change</th><th class=\"num\">Regressions</th>\
-         <th class=\"num\">Improvements</th></tr></thead>\n<tbody>\n",
-    );
+    let mut out = String::from("<h3>Per test</h3>\n<table>\n<thead><tr>");
+    out.push_str(&table_cells(&SUMMARY_HEADERS, "th"));
+    out.push_str("</tr></thead>\n<tbody>\n");
     for s in &c.summary {
-        let values = [
-            (s.test.name().to_string(), false),
-            (s.rows.to_string(), true),
-            (change(s.geomean_change_pct), true),
-            (s.regressions.to_string(), true),
-            (s.improvements.to_string(), true),
-        ];
-        let pairs: Vec<(&str, bool)> = values.iter().map(|(t, n)| (t.as_str(), *n)).collect();
+        let values = summary_cells(s);
+        let pairs: Vec<(&str, bool)> = values
+            .iter()
+            .zip(SUMMARY_HEADERS)
+            .map(|(text, (_, numeric))| (text.as_str(), numeric))
+            .collect();
         let _ = writeln!(out, "<tr>{}</tr>", table_cells(&pairs, "td"));
     }
     out + "</tbody>\n</table>\n"

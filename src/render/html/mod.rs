@@ -169,12 +169,5 @@ fn table_cells(values: &[(&str, bool)], tag: &str) -> String {
 const MIB: f64 = 1024.0 * 1024.0;
 
 fn mib(bytes_per_sec: f64) -> String {
-    rate(RateUnit::MiB, bytes_per_sec)
-}
-
-fn rate(unit: RateUnit, v: f64) -> String {
-    match v.is_finite() {
-        true => unit.format(v),
-        false => "-".into(),
-    }
+    super::cells::rate(RateUnit::MiB, bytes_per_sec)
 }
