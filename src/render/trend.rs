@@ -2,6 +2,7 @@
 
 use comfy_table::Color;
 
+use super::cells;
 use super::history::local_time;
 use super::listing::{Listing, TextStyle};
 use crate::facts::Fact;
@@ -73,7 +74,7 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
                 local_time(&s.started_at),
                 unit.format(s.before),
                 unit.format(s.after),
-                format!("{:+.1}%", s.change_pct),
+                cells::change(s.change_pct),
                 format!("{} → {}", s.runs_before, s.runs_after),
             ],
         };
