@@ -181,8 +181,21 @@ pub(super) fn key_name(k: &RowKey) -> String {
     )
 }
 
-pub(super) fn one_sided(keys: &[RowKey]) -> String {
+fn one_sided(keys: &[RowKey]) -> String {
     keys.iter().map(key_name).collect::<Vec<_>>().join("; ")
+}
+
+/// The rows only one side measured, a sentence per side that has any (no full stop:
+/// the terminal ends it with the line, the report with a dot).
+pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
+    [
+        ("baseline", &c.baseline_only),
+        ("candidate", &c.candidate_only),
+    ]
+    .into_iter()
+    .filter(|(_, keys)| !keys.is_empty())
+    .map(|(side, keys)| format!("Only in the {side}: {}", one_sided(keys)))
+    .collect()
 }
 
 /// How many rows regressed, and what a regression takes: below every rendering.
@@ -271,17 +284,9 @@ pub fn compare_text(
         out.push_str(&line);
         out.push('\n');
     }
-    if !c.baseline_only.is_empty() {
-        out.push_str(&format!(
-            "Only in the baseline: {}\n",
-            one_sided(&c.baseline_only)
-        ));
-    }
-    if !c.candidate_only.is_empty() {
-        out.push_str(&format!(
-            "Only in the candidate: {}\n",
-            one_sided(&c.candidate_only)
-        ));
+    for sentence in one_sided_sentences(c) {
+        out.push_str(&sentence);
+        out.push('\n');
     }
     out
 }

@@ -10,7 +10,7 @@ use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
 use crate::render::cells::change;
 use crate::render::compare::{
-    SUMMARY_HEADERS, ci, key_name, one_sided, row_cells, row_headers, rule_sentence,
+    SUMMARY_HEADERS, ci, key_name, one_sided_sentences, row_cells, row_headers, rule_sentence,
     runs_needed_sentence, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
@@ -182,17 +182,8 @@ fn verdict_note(c: &Comparison) -> String {
         text.push(' ');
         text.push_str(&line);
     }
-    if !c.baseline_only.is_empty() {
-        text.push_str(&format!(
-            " Only in the baseline: {}.",
-            one_sided(&c.baseline_only)
-        ));
-    }
-    if !c.candidate_only.is_empty() {
-        text.push_str(&format!(
-            " Only in the candidate: {}.",
-            one_sided(&c.candidate_only)
-        ));
+    for sentence in one_sided_sentences(c) {
+        text.push_str(&format!(" {sentence}."));
     }
     format!("<p class=\"note\">{}</p>\n", escape(&text))
 }
