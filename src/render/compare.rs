@@ -24,6 +24,17 @@ struct CompareJson<'a> {
     comparison: &'a Comparison,
 }
 
+/// A side in words: its selector and the runs it pooled, `label:DR9 (runs 2, 1)`.
+pub(super) fn side_text(s: &SideInfo) -> String {
+    let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
+    format!(
+        "{} (run{} {})",
+        s.selector,
+        if ids.len() == 1 { "" } else { "s" },
+        ids.join(", ")
+    )
+}
+
 /// `compare --format json`: the object README's "Reading a comparison" documents.
 pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String {
     super::json(&CompareJson {
@@ -252,16 +263,11 @@ pub fn compare_text(
             .iter()
             .flat_map(|r| [r.baseline_median, r.candidate_median]),
     );
-    let runs = |s: &SideInfo| {
-        let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
-        format!(
-            "{} (run{} {})",
-            s.selector,
-            if ids.len() == 1 { "" } else { "s" },
-            ids.join(", ")
-        )
-    };
-    let mut out = format!("Baseline:  {}\nCandidate: {}\n\n", runs(base), runs(cand));
+    let mut out = format!(
+        "Baseline:  {}\nCandidate: {}\n\n",
+        side_text(base),
+        side_text(cand)
+    );
     if c.environment_changes.is_empty() {
         out.push_str("Environment: no differences recorded between the two sides\n\n");
     } else {

@@ -1,4 +1,8 @@
 //! Rendering: model values in, text out. No I/O here; callers print what is returned.
+//!
+//! What several renderers show is written once: the text of a figure, a mode, a status
+//! or tags in [`cells`]; the columns of a table of runs in `runs.rs`; the comparison's
+//! tables and sentences in `compare.rs`, which the HTML report (`html/`) reuses.
 
 pub mod cells;
 mod compare;

@@ -5,13 +5,13 @@
 
 use std::fmt::Write;
 
-use super::{empty, plural, table_cells};
+use super::{empty, table_cells};
 use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
 use crate::render::cells::change;
 use crate::render::compare::{
     SUMMARY_HEADERS, ci, key_name, one_sided_sentences, row_cells, row_headers, rule_sentence,
-    runs_needed_sentence, summary_cells,
+    runs_needed_sentence, side_text, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -29,8 +29,8 @@ pub(super) fn comparison_section(
     let _ = writeln!(
         out,
         "<p><strong>Baseline:</strong> {} · <strong>Candidate:</strong> {}</p>",
-        escape(&side(base)),
-        escape(&side(cand))
+        escape(&side_text(base)),
+        escape(&side_text(cand))
     );
     out.push_str(&environment_html(c));
     out.push_str(&rows_html(c));
@@ -38,16 +38,6 @@ pub(super) fn comparison_section(
     out.push_str(&summary_html(c));
     out.push_str(&verdict_note(c));
     out + "</section>\n"
-}
-
-fn side(s: &SideInfo) -> String {
-    let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
-    format!(
-        "{} (run{} {})",
-        s.selector,
-        plural(ids.len()),
-        ids.join(", ")
-    )
 }
 
 fn environment_html(c: &Comparison) -> String {
