@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use super::cells;
 use super::listing::{Listing, TextStyle};
-use crate::compare::{Comparison, FleetComparison, GroupBy, Row, RowKey, TestSummary, Verdict};
+use crate::compare::{
+    Comparison, EnvChange, FleetComparison, GroupBy, Row, RowKey, TestSummary, Verdict,
+};
 use crate::units::{ByteSize, RateUnit};
 
 /// Which runs each side pooled, for headers and JSON.
@@ -137,13 +139,18 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
 fn changes_listing(c: &Comparison) -> Listing {
     let mut listing = Listing::new(&["What changed", "Baseline", "Candidate"]).wrapped(110);
     for change in &c.environment_changes {
-        listing.push(vec![
-            change.field.clone(),
-            change.baseline.join(", "),
-            change.candidate.join(", "),
-        ]);
+        listing.push(change_cells(change).to_vec());
     }
     listing
+}
+
+/// An environment change's cells: the fact's JSON path, then each side's values.
+pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
+    [
+        e.field.clone(),
+        e.baseline.join(", "),
+        e.candidate.join(", "),
+    ]
 }
 
 /// The per-test summary's columns, with whether each holds a number.

@@ -10,8 +10,8 @@ use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
 use crate::render::cells::change;
 use crate::render::compare::{
-    SUMMARY_HEADERS, ci, key_name, one_sided_sentences, row_cells, row_headers, rule_sentence,
-    runs_needed_sentence, side_text, summary_cells,
+    SUMMARY_HEADERS, change_cells, ci, key_name, one_sided_sentences, row_cells, row_headers,
+    rule_sentence, runs_needed_sentence, side_text, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -47,18 +47,9 @@ fn environment_html(c: &Comparison) -> String {
     }
     out.push_str("<table>\n<thead><tr><th>Fact</th><th>Baseline</th><th>Candidate</th></tr></thead>\n<tbody>\n");
     for e in &c.environment_changes {
-        let _ = writeln!(
-            out,
-            "<tr>{}</tr>",
-            table_cells(
-                &[
-                    (&e.field, false),
-                    (&e.baseline.join(", "), false),
-                    (&e.candidate.join(", "), false),
-                ],
-                "td"
-            )
-        );
+        let values = change_cells(e);
+        let pairs: Vec<(&str, bool)> = values.iter().map(|v| (v.as_str(), false)).collect();
+        let _ = writeln!(out, "<tr>{}</tr>", table_cells(&pairs, "td"));
     }
     out + "</tbody>\n</table>\n"
 }

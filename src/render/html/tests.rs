@@ -249,6 +249,34 @@ fn terminal_and_html_show_the_same_change_interval_and_p_value() {
 }
 
 #[test]
+fn history_and_html_show_the_same_run_cells() {
+    let mut runs = vec![run(
+        7,
+        "h<1>",
+        "a",
+        &[(TestKind::Write, 4096, &[100e6, 101e6, 99e6])],
+    )];
+    runs[0].params.threads = 4;
+    runs[0].params.cache = crate::model::CacheMode::Buffered;
+    let results = std::collections::HashMap::from([(7, runs[0].results.clone())]);
+    let (listing, _) = crate::render::history_listing(&runs, &results, RateUnit::MiB);
+    let text = listing.to_table();
+    let html = report_html(&ReportInput {
+        title: "t".into(),
+        generated_at: Utc::now(),
+        runs: &runs,
+        comparison: None,
+        series: Vec::new(),
+    });
+    let mode = cells::run_mode(&runs[0].params);
+    assert_eq!(mode, "buffered/pread ×4");
+    for cell in [mode, "h<1>".to_string(), runs[0].labels.join(", ")] {
+        assert!(text.contains(&cell), "terminal lacks {cell}: {text}");
+        assert!(html.contains(&escape(&cell)), "HTML lacks {cell}");
+    }
+}
+
+#[test]
 fn empty_input_renders_every_section() {
     let html = report_html(&ReportInput {
         title: String::new(),
