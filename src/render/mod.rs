@@ -7,6 +7,7 @@
 pub mod cells;
 mod compare;
 mod environment;
+mod fleet;
 mod history;
 mod html;
 mod listing;
@@ -16,10 +17,9 @@ mod show;
 mod svg;
 mod trend;
 
-pub use compare::{
-    SideInfo, compare_csv, compare_json, compare_text, fleet_csv, fleet_json, fleet_text,
-};
+pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
+pub use fleet::{fleet_csv, fleet_json, fleet_text};
 pub use history::{headline, history_csv, history_json, history_listing};
 pub use html::{ReportInput, SeriesHistory, report_html};
 pub use listing::{Listing, TextStyle};
