@@ -1,11 +1,13 @@
 //! Exports: every recorded fact of the selected runs, as a JSON document that imports
-//! back with nothing lost, or as CSV with one line per result for spreadsheets.
+//! back with nothing lost, or as CSV with one line per result for spreadsheets; and
+//! `show`'s CSV of one run's results, which shares the export's result columns.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::model::Run;
-use crate::render::Listing;
+use crate::facts::Fact;
+use crate::model::{Latency, Measurement, Run};
+use crate::render::{self, Listing};
 
 /// Tells our export from any other JSON on import.
 pub const FORMAT: &str = "iozone-export";
@@ -31,95 +33,166 @@ pub fn to_json(runs: Vec<Run>, exported_at: DateTime<Utc>) -> String {
     })
 }
 
-/// The CSV columns, run facts first, then the result's own.
-pub const CSV_COLUMNS: [&str; 32] = [
-    "uuid",
-    "started_at",
-    "finished_at",
-    "status",
-    "labels",
-    "tags",
-    "note",
-    "hostname",
-    "os",
-    "os_version",
-    "kernel",
-    "arch",
-    "fs_type",
-    "mount_point",
-    "mount_options",
-    "engine",
-    "cache",
-    "threads",
-    "repeat",
-    "seed",
-    "test",
-    "file_size",
-    "record_size",
-    "repetition",
-    "bytes",
-    "elapsed_ns",
-    "throughput",
-    "lat_p50_ns",
-    "lat_p99_ns",
-    "lat_p999_ns",
-    "lat_max_ns",
-    "lat_samples",
-];
+/// Declares the CSV columns once: the enum the writer and the importer name them by,
+/// and their header words in order (a host or filesystem fact's as [`Fact`] names it).
+macro_rules! csv_columns {
+    ($($variant:ident = $name:expr,)*) => {
+        /// A column of the CSV export: run facts first, then the result's own.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum CsvColumn {
+            $($variant,)*
+        }
 
-/// One line per result; labels and tags joined with `;`, times RFC 3339.
+        impl CsvColumn {
+            /// Every column, in the export's order.
+            pub const ALL: &'static [CsvColumn] = &[$(CsvColumn::$variant,)*];
+
+            /// The column's header word.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(CsvColumn::$variant => $name,)*
+                }
+            }
+        }
+
+        /// The export's header, in order.
+        pub const CSV_COLUMNS: &[&str] = &[$($name,)*];
+    };
+}
+
+csv_columns! {
+    Uuid = "uuid",
+    StartedAt = "started_at",
+    FinishedAt = "finished_at",
+    Status = "status",
+    Labels = "labels",
+    Tags = "tags",
+    Note = "note",
+    Hostname = Fact::Hostname.column(),
+    Os = Fact::Os.column(),
+    OsVersion = Fact::OsVersion.column(),
+    Kernel = Fact::Kernel.column(),
+    Arch = Fact::Arch.column(),
+    FsType = Fact::FsType.column(),
+    MountPoint = Fact::MountPoint.column(),
+    MountOptions = Fact::MountOptions.column(),
+    Engine = "engine",
+    Cache = "cache",
+    Threads = "threads",
+    Repeat = "repeat",
+    Seed = "seed",
+    Test = "test",
+    FileSize = "file_size",
+    RecordSize = "record_size",
+    Repetition = "repetition",
+    Bytes = "bytes",
+    ElapsedNs = "elapsed_ns",
+    Throughput = "throughput",
+    LatP50Ns = "lat_p50_ns",
+    LatP99Ns = "lat_p99_ns",
+    LatP999Ns = "lat_p999_ns",
+    LatMaxNs = "lat_max_ns",
+    LatSamples = "lat_samples",
+}
+
+impl CsvColumn {
+    /// The cell of result `m` of `run`: raw values, labels and tags joined with `;`,
+    /// times RFC 3339, every digit of the throughput (the import reads it back).
+    fn cell(self, run: &Run, m: &Measurement) -> String {
+        let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+        let fact = |f: Fact| {
+            f.value(&run.host, &run.filesystem)
+                .raw()
+                .unwrap_or_default()
+        };
+        let lat = |pick: fn(&Latency) -> u64| {
+            m.latency_ns
+                .as_ref()
+                .map_or(String::new(), |l| pick(l).to_string())
+        };
+        match self {
+            CsvColumn::Uuid => run.uuid.to_string(),
+            CsvColumn::StartedAt => render::rfc3339(&run.started_at),
+            CsvColumn::FinishedAt => run
+                .finished_at
+                .as_ref()
+                .map_or(String::new(), render::rfc3339),
+            CsvColumn::Status => render::cells::status(run.status),
+            CsvColumn::Labels => run.labels.join(";"),
+            CsvColumn::Tags => render::cells::tags(&run.tags, ";"),
+            CsvColumn::Note => opt(&run.note),
+            CsvColumn::Hostname => fact(Fact::Hostname),
+            CsvColumn::Os => fact(Fact::Os),
+            CsvColumn::OsVersion => fact(Fact::OsVersion),
+            CsvColumn::Kernel => fact(Fact::Kernel),
+            CsvColumn::Arch => fact(Fact::Arch),
+            CsvColumn::FsType => fact(Fact::FsType),
+            CsvColumn::MountPoint => fact(Fact::MountPoint),
+            CsvColumn::MountOptions => fact(Fact::MountOptions),
+            CsvColumn::Engine => run.params.engine.name().into(),
+            CsvColumn::Cache => run.params.cache.name().into(),
+            CsvColumn::Threads => run.params.threads.to_string(),
+            CsvColumn::Repeat => run.params.repeat.to_string(),
+            CsvColumn::Seed => run.params.seed.to_string(),
+            CsvColumn::Test => m.test.name().into(),
+            CsvColumn::FileSize => m.file_size.bytes().to_string(),
+            CsvColumn::RecordSize => m.record_size.bytes().to_string(),
+            CsvColumn::Repetition => m.repetition.to_string(),
+            CsvColumn::Bytes => m.bytes.to_string(),
+            CsvColumn::ElapsedNs => m.elapsed_ns.to_string(),
+            CsvColumn::Throughput => format!("{}", m.throughput),
+            CsvColumn::LatP50Ns => lat(|l| l.p50),
+            CsvColumn::LatP99Ns => lat(|l| l.p99),
+            CsvColumn::LatP999Ns => lat(|l| l.p999),
+            CsvColumn::LatMaxNs => lat(|l| l.max),
+            CsvColumn::LatSamples => lat(|l| l.samples),
+        }
+    }
+}
+
+/// One line per result, every column of [`CsvColumn`].
 pub fn to_csv(runs: &[Run]) -> String {
-    let mut listing = Listing::new(&CSV_COLUMNS);
+    let mut listing = Listing::new(CSV_COLUMNS);
     for run in runs {
         for m in &run.results {
-            let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-            let lat = |pick: fn(&crate::model::Latency) -> u64| {
-                m.latency_ns
-                    .as_ref()
-                    .map_or(String::new(), |l| pick(l).to_string())
-            };
-            let status = serde_json::to_value(run.status).expect("status serializes");
-            listing.push(vec![
-                run.uuid.to_string(),
-                crate::render::rfc3339(&run.started_at),
-                run.finished_at
-                    .as_ref()
-                    .map_or(String::new(), crate::render::rfc3339),
-                status.as_str().unwrap_or_default().into(),
-                run.labels.join(";"),
-                run.tags
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                opt(&run.note),
-                opt(&run.host.hostname),
-                opt(&run.host.os),
-                opt(&run.host.os_version),
-                opt(&run.host.kernel),
-                opt(&run.host.arch),
-                opt(&run.filesystem.fs_type),
-                opt(&run.filesystem.mount_point),
-                opt(&run.filesystem.mount_options),
-                run.params.engine.name().into(),
-                run.params.cache.name().into(),
-                run.params.threads.to_string(),
-                run.params.repeat.to_string(),
-                run.params.seed.to_string(),
-                m.test.name().into(),
-                m.file_size.bytes().to_string(),
-                m.record_size.bytes().to_string(),
-                m.repetition.to_string(),
-                m.bytes.to_string(),
-                m.elapsed_ns.to_string(),
-                format!("{}", m.throughput),
-                lat(|l| l.p50),
-                lat(|l| l.p99),
-                lat(|l| l.p999),
-                lat(|l| l.max),
-                lat(|l| l.samples),
-            ]);
+            listing.push(CsvColumn::ALL.iter().map(|c| c.cell(run, m)).collect());
         }
+    }
+    listing.to_csv()
+}
+
+/// The result columns of `show --format csv`, after the run's id and UUID: the
+/// export's own, without the latency sample count.
+const SHOW_RESULT_COLUMNS: [CsvColumn; 11] = [
+    CsvColumn::Test,
+    CsvColumn::FileSize,
+    CsvColumn::RecordSize,
+    CsvColumn::Repetition,
+    CsvColumn::Bytes,
+    CsvColumn::ElapsedNs,
+    CsvColumn::Throughput,
+    CsvColumn::LatP50Ns,
+    CsvColumn::LatP99Ns,
+    CsvColumn::LatP999Ns,
+    CsvColumn::LatMaxNs,
+];
+
+/// `show --format csv`: one line per result of one run, raw values; the throughput in
+/// whole bytes per second, as the table shows it, since this CSV is read, not imported.
+pub fn results_csv(run: &Run) -> String {
+    let mut headers = vec!["run_id", CsvColumn::Uuid.name()];
+    headers.extend(SHOW_RESULT_COLUMNS.iter().map(|c| c.name()));
+    let mut listing = Listing::new(&headers);
+    for m in &run.results {
+        let mut row = vec![
+            run.id.map_or(String::new(), |id| id.to_string()),
+            CsvColumn::Uuid.cell(run, m),
+        ];
+        row.extend(SHOW_RESULT_COLUMNS.iter().map(|&c| match c {
+            CsvColumn::Throughput => format!("{:.0}", m.throughput),
+            c => c.cell(run, m),
+        }));
+        listing.push(row);
     }
     listing.to_csv()
 }

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod cmd;
 pub mod compare;
 pub mod export;
+pub mod facts;
 pub mod host;
 pub mod import;
 pub mod model;

@@ -4,7 +4,7 @@ use super::Context;
 use crate::cli::{CompareArgs, IgnoreParam, ListFormat};
 use crate::compare::{self, Ignored, Options};
 use crate::model::Run;
-use crate::render::{self, SideInfo};
+use crate::render::{self, SideInfo, TextStyle};
 use crate::selector::Selector;
 use crate::store::{self, Store};
 
@@ -29,9 +29,9 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         let text = match args.format {
             ListFormat::Json => render::fleet_json(&base, &cand, &fleet),
             ListFormat::Csv => render::fleet_csv(&fleet),
-            ListFormat::Markdown => render::fleet_text(&base, &cand, &fleet, false, true),
+            ListFormat::Markdown => render::fleet_text(&base, &cand, &fleet, TextStyle::Markdown),
             ListFormat::Table => {
-                render::fleet_text(&base, &cand, &fleet, shell.stdout_color(), false)
+                render::fleet_text(&base, &cand, &fleet, TextStyle::table(shell.stdout_color()))
             }
         };
         super::print_stdout(&text)?;
@@ -48,15 +48,14 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         ListFormat::Json => render::compare_json(&base, &cand, &comparison),
         ListFormat::Csv => render::compare_csv(&comparison),
         ListFormat::Markdown => {
-            render::compare_text(&base, &cand, &comparison, args.units, false, true)
+            render::compare_text(&base, &cand, &comparison, args.units, TextStyle::Markdown)
         }
         ListFormat::Table => render::compare_text(
             &base,
             &cand,
             &comparison,
             args.units,
-            shell.stdout_color(),
-            false,
+            TextStyle::table(shell.stdout_color()),
         ),
     };
     super::print_stdout(&text)?;

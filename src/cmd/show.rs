@@ -2,7 +2,7 @@
 
 use super::Context;
 use crate::cli::{ListFormat, ShowArgs};
-use crate::render;
+use crate::render::{self, TextStyle};
 use crate::store::StoreError;
 
 pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
@@ -14,9 +14,11 @@ pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
         .ok_or_else(|| StoreError::NoSuchRun(args.run.to_string()))?;
     let text = match args.format {
         ListFormat::Json => render::json(&run),
-        ListFormat::Csv => render::results_csv(&run),
-        ListFormat::Markdown => render::show_text(&run, args.units, false, true),
-        ListFormat::Table => render::show_text(&run, args.units, shell.stdout_color(), false),
+        ListFormat::Csv => crate::export::results_csv(&run),
+        ListFormat::Markdown => render::show_text(&run, args.units, TextStyle::Markdown),
+        ListFormat::Table => {
+            render::show_text(&run, args.units, TextStyle::table(shell.stdout_color()))
+        }
     };
     super::print_stdout(&text)?;
     Ok(())

@@ -3,7 +3,7 @@
 use super::Context;
 use crate::cli::{ListFormat, TrendArgs};
 use crate::model::RunStatus;
-use crate::render;
+use crate::render::{self, TextStyle};
 use crate::store;
 use crate::trend;
 
@@ -23,8 +23,10 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     let text = match args.format {
         ListFormat::Json => render::json(&report),
         ListFormat::Csv => render::trend_csv(&report),
-        ListFormat::Markdown => render::trend_text(&report, args.units, false, true),
-        ListFormat::Table => render::trend_text(&report, args.units, shell.stdout_color(), false),
+        ListFormat::Markdown => render::trend_text(&report, args.units, TextStyle::Markdown),
+        ListFormat::Table => {
+            render::trend_text(&report, args.units, TextStyle::table(shell.stdout_color()))
+        }
     };
     super::print_stdout(&text)?;
     Ok(())

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 
 use super::{Origin, ParseError};
-use crate::export::{Export, FORMAT};
+use crate::export::{CSV_COLUMNS, CsvColumn, Export, FORMAT};
 use crate::model::{
     self, CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
     RunStatus, Source, TestKind,
@@ -23,7 +23,9 @@ pub fn looks_like_json(text: &str) -> bool {
 
 pub fn looks_like_csv(text: &str) -> bool {
     text.lines().next().is_some_and(|header| {
-        header.starts_with("uuid,started_at,") && header.contains(",throughput")
+        // the export's first two columns, and one no other CSV we read starts with
+        header.starts_with(&format!("{},{},", CSV_COLUMNS[0], CSV_COLUMNS[1]))
+            && header.contains(&format!(",{}", CsvColumn::Throughput.name()))
     })
 }
 
@@ -81,7 +83,7 @@ pub fn parse_csv(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
             field: &field,
             line,
         };
-        let uuid = row.text("uuid")?;
+        let uuid = row.text(CsvColumn::Uuid)?;
         let slot = match index.get(&uuid) {
             Some(&slot) => slot,
             None => {
@@ -108,31 +110,37 @@ struct CsvRow<'a> {
 }
 
 impl CsvRow<'_> {
-    fn text(&self, name: &str) -> Result<String, ParseError> {
+    fn text(&self, column: CsvColumn) -> Result<String, ParseError> {
+        let name = column.name();
         (self.field)(name)
             .map(str::to_string)
             .ok_or_else(|| error(Some(self.line), format!("missing {name}")))
     }
 
-    fn opt(&self, name: &str) -> Option<String> {
-        (self.field)(name).map(str::to_string)
+    fn opt(&self, column: CsvColumn) -> Option<String> {
+        (self.field)(column.name()).map(str::to_string)
     }
 
-    fn number<T: std::str::FromStr>(&self, name: &str) -> Result<T, ParseError> {
-        let text = self.text(name)?;
-        text.parse()
-            .map_err(|_| error(Some(self.line), format!("{name} '{text}' is not a number")))
+    fn number<T: std::str::FromStr>(&self, column: CsvColumn) -> Result<T, ParseError> {
+        let text = self.text(column)?;
+        text.parse().map_err(|_| {
+            error(
+                Some(self.line),
+                format!("{} '{text}' is not a number", column.name()),
+            )
+        })
     }
 
-    fn opt_number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, ParseError> {
-        match (self.field)(name) {
+    fn opt_number<T: std::str::FromStr>(&self, column: CsvColumn) -> Result<Option<T>, ParseError> {
+        match (self.field)(column.name()) {
             None => Ok(None),
-            Some(_) => self.number(name).map(Some),
+            Some(_) => self.number(column).map(Some),
         }
     }
 
-    fn time(&self, name: &str) -> Result<Option<DateTime<Utc>>, ParseError> {
-        self.opt(name)
+    fn time(&self, column: CsvColumn) -> Result<Option<DateTime<Utc>>, ParseError> {
+        let name = column.name();
+        self.opt(column)
             .map(|t| {
                 DateTime::parse_from_rfc3339(&t)
                     .map(|t| t.with_timezone(&Utc))
@@ -146,53 +154,57 @@ impl CsvRow<'_> {
             .transpose()
     }
 
-    fn named<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, ParseError> {
-        let text = self.text(name)?;
-        serde_json::from_value(serde_json::Value::String(text.clone()))
-            .map_err(|_| error(Some(self.line), format!("unknown {name} '{text}'")))
+    fn named<T: serde::de::DeserializeOwned>(&self, column: CsvColumn) -> Result<T, ParseError> {
+        let text = self.text(column)?;
+        serde_json::from_value(serde_json::Value::String(text.clone())).map_err(|_| {
+            error(
+                Some(self.line),
+                format!("unknown {} '{text}'", column.name()),
+            )
+        })
     }
 
     fn run(&self, origin: &Origin) -> Result<Run, ParseError> {
         let started_at = self
-            .time("started_at")?
+            .time(CsvColumn::StartedAt)?
             .ok_or_else(|| error(Some(self.line), "missing started_at"))?;
-        let list = |name: &str| -> Vec<String> {
-            self.opt(name)
+        let list = |column: CsvColumn| -> Vec<String> {
+            self.opt(column)
                 .map(|v| v.split(';').map(str::to_string).collect())
                 .unwrap_or_default()
         };
-        let uuid_text = self.text("uuid")?;
+        let uuid_text = self.text(CsvColumn::Uuid)?;
         Ok(Run {
             id: None,
             uuid: uuid::Uuid::parse_str(&uuid_text)
                 .map_err(|_| error(Some(self.line), format!("uuid '{uuid_text}' is not a UUID")))?,
             started_at,
-            finished_at: self.time("finished_at")?,
-            status: self.named::<RunStatus>("status")?,
-            labels: list("labels"),
-            tags: list("tags")
+            finished_at: self.time(CsvColumn::FinishedAt)?,
+            status: self.named::<RunStatus>(CsvColumn::Status)?,
+            labels: list(CsvColumn::Labels),
+            tags: list(CsvColumn::Tags)
                 .into_iter()
                 .filter_map(|t| {
                     t.split_once('=')
                         .map(|(k, v)| (k.to_string(), v.to_string()))
                 })
                 .collect(),
-            note: self.opt("note"),
+            note: self.opt(CsvColumn::Note),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             params: Params {
-                engine: self.named::<EngineKind>("engine")?,
-                cache: self.named::<CacheMode>("cache")?,
-                threads: self.number("threads")?,
+                engine: self.named::<EngineKind>(CsvColumn::Engine)?,
+                cache: self.named::<CacheMode>(CsvColumn::Cache)?,
+                threads: self.number(CsvColumn::Threads)?,
                 file_size: ByteSize(0),
                 file_sizes: Vec::new(),
                 record_sizes: Vec::new(),
                 tests: Vec::new(),
-                repeat: self.number("repeat")?,
+                repeat: self.number(CsvColumn::Repeat)?,
                 // not in the CSV export: as runs were before rounds existed
                 warmup: 0,
                 order: RoundOrder::legacy(),
                 repeat_auto: None,
-                seed: self.number("seed")?,
+                seed: self.number(CsvColumn::Seed)?,
                 // not in the CSV export: the defaults `run` uses
                 auto: false,
                 verify: false,
@@ -202,17 +214,17 @@ impl CsvRow<'_> {
                 dir: String::new(),
             },
             host: Host {
-                hostname: self.opt("hostname"),
-                os: self.opt("os"),
-                os_version: self.opt("os_version"),
-                kernel: self.opt("kernel"),
-                arch: self.opt("arch"),
+                hostname: self.opt(CsvColumn::Hostname),
+                os: self.opt(CsvColumn::Os),
+                os_version: self.opt(CsvColumn::OsVersion),
+                kernel: self.opt(CsvColumn::Kernel),
+                arch: self.opt(CsvColumn::Arch),
                 ..Host::default()
             },
             filesystem: Filesystem {
-                fs_type: self.opt("fs_type"),
-                mount_point: self.opt("mount_point"),
-                mount_options: self.opt("mount_options"),
+                fs_type: self.opt(CsvColumn::FsType),
+                mount_point: self.opt(CsvColumn::MountPoint),
+                mount_options: self.opt(CsvColumn::MountOptions),
                 ..Filesystem::default()
             },
             source: Some(Source {
@@ -232,11 +244,11 @@ impl CsvRow<'_> {
 
     fn measurement(&self) -> Result<Measurement, ParseError> {
         let latency = match (
-            self.opt_number::<u64>("lat_p50_ns")?,
-            self.opt_number::<u64>("lat_p99_ns")?,
-            self.opt_number::<u64>("lat_p999_ns")?,
-            self.opt_number::<u64>("lat_max_ns")?,
-            self.opt_number::<u64>("lat_samples")?,
+            self.opt_number::<u64>(CsvColumn::LatP50Ns)?,
+            self.opt_number::<u64>(CsvColumn::LatP99Ns)?,
+            self.opt_number::<u64>(CsvColumn::LatP999Ns)?,
+            self.opt_number::<u64>(CsvColumn::LatMaxNs)?,
+            self.opt_number::<u64>(CsvColumn::LatSamples)?,
         ) {
             (Some(p50), Some(p99), Some(p999), Some(max), Some(samples)) => Some(Latency {
                 p50,
@@ -247,7 +259,7 @@ impl CsvRow<'_> {
             }),
             _ => None,
         };
-        let throughput: f64 = self.number("throughput")?;
+        let throughput: f64 = self.number(CsvColumn::Throughput)?;
         if !throughput.is_finite() || throughput < 0.0 {
             return Err(error(
                 Some(self.line),
@@ -255,12 +267,12 @@ impl CsvRow<'_> {
             ));
         }
         Ok(Measurement {
-            test: self.named::<TestKind>("test")?,
-            file_size: ByteSize(self.number("file_size")?),
-            record_size: ByteSize(self.number("record_size")?),
-            repetition: self.number("repetition")?,
-            bytes: self.number("bytes")?,
-            elapsed_ns: self.number("elapsed_ns")?,
+            test: self.named::<TestKind>(CsvColumn::Test)?,
+            file_size: ByteSize(self.number(CsvColumn::FileSize)?),
+            record_size: ByteSize(self.number(CsvColumn::RecordSize)?),
+            repetition: self.number(CsvColumn::Repetition)?,
+            bytes: self.number(CsvColumn::Bytes)?,
+            elapsed_ns: self.number(CsvColumn::ElapsedNs)?,
             throughput,
             latency_ns: latency,
         })

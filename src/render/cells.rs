@@ -1,6 +1,12 @@
-//! The text of a figure in a cell, written once for every renderer: the terminal
-//! table, Markdown and the HTML report show the same change, interval and p-value for
-//! the same row (a test holds them together). CSV and JSON keep raw numbers instead.
+//! The text of a fact in a cell, written once for every renderer: the terminal
+//! table, Markdown and the HTML report show the same change, interval, p-value and
+//! run mode for the same row (a test holds them together). CSV and JSON keep raw
+//! numbers instead, but share the words: a run's status and its tags.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Params, RunStatus};
+use crate::units::RateUnit;
 
 /// A relative change in percent: `+12.3%`, `-4.0%`; never `-0.0%`; `-` for no figure.
 pub fn change(pct: f64) -> String {
@@ -38,6 +44,51 @@ fn p_text(p: f64) -> String {
     }
 }
 
+/// A throughput in `unit`; `-` for a figure that is not a number (a degenerate
+/// side), which would otherwise print as `NaN`.
+pub fn rate(unit: RateUnit, bytes_per_sec: f64) -> String {
+    match bytes_per_sec.is_finite() {
+        true => unit.format(bytes_per_sec),
+        false => "-".into(),
+    }
+}
+
+/// How a run reads and writes: `flush/posix`, with ` ×4` for more than one thread;
+/// `*` stands for a parameter a comparison dropped from its match.
+pub fn mode(cache: Option<&str>, engine: Option<&str>, threads: Option<u32>) -> String {
+    let threads = match threads {
+        Some(1) => String::new(),
+        Some(n) => format!(" ×{n}"),
+        None => " ×*".into(),
+    };
+    format!(
+        "{}/{}{threads}",
+        cache.unwrap_or("*"),
+        engine.unwrap_or("*")
+    )
+}
+
+/// The mode of a run's own parameters, where nothing is dropped.
+pub fn run_mode(p: &Params) -> String {
+    mode(Some(p.cache.name()), Some(p.engine.name()), Some(p.threads))
+}
+
+/// A run's status as README's JSON output spells it: `complete`, `aborted`, ….
+pub fn status(status: RunStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Tags as `key=value`, joined by `separator` (`, ` to read, `;` in CSV).
+pub fn tags(tags: &BTreeMap<String, String>, separator: &str) -> String {
+    tags.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 /// One decimal with its sign, `+0.0` for anything that rounds to zero.
 fn signed(v: f64) -> String {
     let text = format!("{v:+.1}");
@@ -65,5 +116,16 @@ mod tests {
         assert_eq!(p_values(Some(1e-5), Some(2e-5)), "<0.001");
         assert_eq!(p_values(Some(f64::NAN), None), "-");
         assert_eq!(p_values(None, None), "-");
+    }
+
+    #[test]
+    fn modes_statuses_and_tags() {
+        assert_eq!(mode(Some("flush"), Some("posix"), Some(1)), "flush/posix");
+        assert_eq!(mode(Some("direct"), None, Some(4)), "direct/* ×4");
+        assert_eq!(mode(None, Some("mmap"), None), "*/mmap ×*");
+        assert_eq!(status(RunStatus::Aborted), "aborted");
+        let pairs = BTreeMap::from([("b".to_string(), "2".to_string()), ("a".into(), "1".into())]);
+        assert_eq!(tags(&pairs, ";"), "a=1;b=2");
+        assert_eq!(tags(&BTreeMap::new(), ", "), "");
     }
 }

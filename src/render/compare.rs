@@ -1,12 +1,13 @@
 //! `compare`: what changed in the environment, the rows with their verdicts (worst
-//! first), and a geometric-mean summary per test.
+//! first), and a geometric-mean summary per test. The tables' headers, cells and
+//! closing sentences are shared with the HTML report; `compare --by` is in `fleet.rs`.
 
 use comfy_table::Color;
 use serde::Serialize;
 
 use super::cells;
-use super::listing::Listing;
-use crate::compare::{Comparison, FleetComparison, GroupBy, Row, RowKey, Verdict};
+use super::listing::{Listing, TextStyle};
+use crate::compare::{Comparison, EnvChange, Row, RowKey, TestSummary, Verdict};
 use crate::units::{ByteSize, RateUnit};
 
 /// Which runs each side pooled, for headers and JSON.
@@ -24,6 +25,17 @@ struct CompareJson<'a> {
     comparison: &'a Comparison,
 }
 
+/// A side in words: its selector and the runs it pooled, `label:DR9 (runs 2, 1)`.
+pub(super) fn side_text(s: &SideInfo) -> String {
+    let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
+    format!(
+        "{} (run{} {})",
+        s.selector,
+        if ids.len() == 1 { "" } else { "s" },
+        ids.join(", ")
+    )
+}
+
 /// `compare --format json`: the object README's "Reading a comparison" documents.
 pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String {
     super::json(&CompareJson {
@@ -35,25 +47,23 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
 
 /// `cache/engine ×threads`, `*` for a parameter dropped from the match.
 pub(super) fn mode(key: &RowKey) -> String {
-    let cache = key.cache.map_or("*", |c| c.name());
-    let engine = key.engine.map_or("*", |e| e.name());
-    let threads = match key.threads {
-        Some(1) => String::new(),
-        Some(n) => format!(" ×{n}"),
-        None => " ×*".into(),
-    };
-    format!("{cache}/{engine}{threads}")
+    cells::mode(
+        key.cache.map(|c| c.name()),
+        key.engine.map(|e| e.name()),
+        key.threads,
+    )
 }
 
-fn ci(row: &Row) -> String {
+/// A row's interval, as every table shows it.
+pub(super) fn ci(row: &Row) -> String {
     cells::interval(row.ci_low_pct, row.ci_high_pct)
 }
 
-fn p(row: &Row) -> String {
+pub(super) fn p(row: &Row) -> String {
     cells::p_values(row.p_value, row.p_adjusted)
 }
 
-fn verdict_color(v: Verdict) -> Option<Color> {
+pub(super) fn verdict_color(v: Verdict) -> Option<Color> {
     match v {
         Verdict::Regression => Some(Color::Red),
         Verdict::Improvement => Some(Color::Green),
@@ -66,41 +76,60 @@ pub(super) fn file_size(key: &RowKey) -> String {
     key.file_size.map_or("*".into(), |f| f.to_string())
 }
 
+/// The rows table's columns before the verdict, with whether each holds a number
+/// (aligned right): the terminal and the report show the same table.
+pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10] {
+    [
+        ("Test".into(), false),
+        ("File".into(), true),
+        ("Record".into(), true),
+        ("Mode".into(), false),
+        (format!("Baseline {}", unit.label()), true),
+        (format!("Candidate {}", unit.label()), true),
+        ("Change".into(), true),
+        (format!("{:.0}% CI", (1.0 - c.alpha) * 100.0), true),
+        ("p (adj.)".into(), true),
+        ("runs".into(), true),
+    ]
+}
+
+/// A row's cells under [`row_headers`].
+pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 10] {
+    [
+        row.key.test.name().into(),
+        file_size(&row.key),
+        row.key.record_size.to_string(),
+        mode(&row.key),
+        cells::rate(unit, row.baseline_median),
+        cells::rate(unit, row.candidate_median),
+        cells::change(row.change_pct),
+        ci(row),
+        p(row),
+        format!("{}/{}", row.runs_baseline, row.runs_candidate),
+    ]
+}
+
+/// The indices of the numeric columns, for [`Listing::numeric`].
+fn numeric(headers: &[(String, bool)]) -> Vec<usize> {
+    (0..headers.len()).filter(|&i| headers[i].1).collect()
+}
+
 fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
-    let headers = [
-        "Test",
-        "File",
-        "Record",
-        "Mode",
-        &format!("Baseline {}", unit.label()),
-        &format!("Candidate {}", unit.label()),
-        "Change",
-        &format!("{:.0}% CI", (1.0 - c.alpha) * 100.0),
-        "p (adj.)",
-        "runs",
-        "Verdict",
-    ];
-    let mut listing = Listing::new(&headers).numeric(&[1, 2, 4, 5, 6, 7, 8, 9]);
+    let headers = row_headers(c, unit);
+    let mut names: Vec<&str> = headers.iter().map(|(h, _)| h.as_str()).collect();
+    names.push("Verdict");
+    let verdict_column = names.len() - 1;
+    let mut listing = Listing::new(&names).numeric(&numeric(&headers));
     for row in &c.rows {
         let verdict = match &row.note {
             Some(note) => format!("{} ({note})", row.verdict.name()),
             None => row.verdict.name().to_string(),
         };
+        let mut line = row_cells(row, unit).to_vec();
+        line.push(verdict);
         listing.push_colored(
-            vec![
-                row.key.test.name().into(),
-                file_size(&row.key),
-                row.key.record_size.to_string(),
-                mode(&row.key),
-                unit.format(row.baseline_median),
-                unit.format(row.candidate_median),
-                cells::change(row.change_pct),
-                ci(row),
-                p(row),
-                format!("{}/{}", row.runs_baseline, row.runs_candidate),
-                verdict,
-            ],
-            verdict_color(row.verdict).map(|color| (10, color)),
+            line,
+            verdict_color(row.verdict).map(|color| (verdict_column, color)),
         );
     }
     listing
@@ -109,40 +138,51 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
 fn changes_listing(c: &Comparison) -> Listing {
     let mut listing = Listing::new(&["What changed", "Baseline", "Candidate"]).wrapped(110);
     for change in &c.environment_changes {
-        listing.push(vec![
-            change.field.clone(),
-            change.baseline.join(", "),
-            change.candidate.join(", "),
-        ]);
+        listing.push(change_cells(change).to_vec());
     }
     listing
 }
 
+/// An environment change's cells: the fact's JSON path, then each side's values.
+pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
+    [
+        e.field.clone(),
+        e.baseline.join(", "),
+        e.candidate.join(", "),
+    ]
+}
+
+/// The per-test summary's columns, with whether each holds a number.
+pub(super) const SUMMARY_HEADERS: [(&str, bool); 5] = [
+    ("Test", false),
+    ("Rows", true),
+    ("Geometric mean change", true),
+    ("Regressions", true),
+    ("Improvements", true),
+];
+
+/// A test's cells under [`SUMMARY_HEADERS`].
+pub(super) fn summary_cells(s: &TestSummary) -> [String; 5] {
+    [
+        s.test.name().into(),
+        s.rows.to_string(),
+        cells::change(s.geomean_change_pct),
+        s.regressions.to_string(),
+        s.improvements.to_string(),
+    ]
+}
+
 fn summary_listing(c: &Comparison) -> Listing {
-    let mut listing = Listing::new(&[
-        "Test",
-        "Rows",
-        "Geometric mean change",
-        "Regressions",
-        "Improvements",
-    ])
-    .numeric(&[1, 2, 3, 4]);
+    let names: Vec<&str> = SUMMARY_HEADERS.iter().map(|(h, _)| *h).collect();
+    let numeric: Vec<usize> = (0..names.len()).filter(|&i| SUMMARY_HEADERS[i].1).collect();
+    let mut listing = Listing::new(&names).numeric(&numeric);
     for s in &c.summary {
         let color = match s.geomean_change_pct {
             x if s.regressions > 0 && x < 0.0 => Some((2, Color::Red)),
             x if s.improvements > 0 && x > 0.0 => Some((2, Color::Green)),
             _ => None,
         };
-        listing.push_colored(
-            vec![
-                s.test.name().into(),
-                s.rows.to_string(),
-                cells::change(s.geomean_change_pct),
-                s.regressions.to_string(),
-                s.improvements.to_string(),
-            ],
-            color,
-        );
+        listing.push_colored(summary_cells(s).to_vec(), color);
     }
     listing
 }
@@ -158,8 +198,21 @@ pub(super) fn key_name(k: &RowKey) -> String {
     )
 }
 
-pub(super) fn one_sided(keys: &[RowKey]) -> String {
+fn one_sided(keys: &[RowKey]) -> String {
     keys.iter().map(key_name).collect::<Vec<_>>().join("; ")
+}
+
+/// The rows only one side measured, a sentence per side that has any (no full stop:
+/// the terminal ends it with the line, the report with a dot).
+pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
+    [
+        ("baseline", &c.baseline_only),
+        ("candidate", &c.candidate_only),
+    ]
+    .into_iter()
+    .filter(|(_, keys)| !keys.is_empty())
+    .map(|(side, keys)| format!("Only in the {side}: {}", one_sided(keys)))
+    .collect()
 }
 
 /// How many rows regressed, and what a regression takes: below every rendering.
@@ -202,34 +255,25 @@ pub(super) fn runs_needed_sentence(c: &Comparison) -> Option<String> {
     ))
 }
 
-/// The human report; `markdown` gives the same in Markdown for a ticket.
+/// The human report, for the terminal or in Markdown for a ticket.
 pub fn compare_text(
     base: &SideInfo,
     cand: &SideInfo,
     c: &Comparison,
     unit: RateUnit,
-    color: bool,
-    markdown: bool,
+    style: TextStyle,
 ) -> String {
-    let render = |l: &Listing| match markdown {
-        true => l.to_markdown(),
-        false => l.to_table_colored(color),
-    };
+    let render = |l: &Listing| l.render(style);
     let unit = unit.resolve(
         c.rows
             .iter()
             .flat_map(|r| [r.baseline_median, r.candidate_median]),
     );
-    let runs = |s: &SideInfo| {
-        let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
-        format!(
-            "{} (run{} {})",
-            s.selector,
-            if ids.len() == 1 { "" } else { "s" },
-            ids.join(", ")
-        )
-    };
-    let mut out = format!("Baseline:  {}\nCandidate: {}\n\n", runs(base), runs(cand));
+    let mut out = format!(
+        "Baseline:  {}\nCandidate: {}\n\n",
+        side_text(base),
+        side_text(cand)
+    );
     if c.environment_changes.is_empty() {
         out.push_str("Environment: no differences recorded between the two sides\n\n");
     } else {
@@ -252,17 +296,9 @@ pub fn compare_text(
         out.push_str(&line);
         out.push('\n');
     }
-    if !c.baseline_only.is_empty() {
-        out.push_str(&format!(
-            "Only in the baseline: {}\n",
-            one_sided(&c.baseline_only)
-        ));
-    }
-    if !c.candidate_only.is_empty() {
-        out.push_str(&format!(
-            "Only in the candidate: {}\n",
-            one_sided(&c.candidate_only)
-        ));
+    for sentence in one_sided_sentences(c) {
+        out.push_str(&sentence);
+        out.push('\n');
     }
     out
 }
@@ -320,159 +356,6 @@ pub fn compare_csv(c: &Comparison) -> String {
             opt(r.min_detectable_pct),
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
-        ]);
-    }
-    listing.to_csv()
-}
-
-#[derive(Serialize)]
-struct FleetJson<'a> {
-    baseline: &'a SideInfo,
-    candidate: &'a SideInfo,
-    #[serde(flatten)]
-    fleet: &'a FleetComparison,
-}
-
-/// `compare --by … --format json`: the sides, then the fleet comparison with `groups`.
-pub fn fleet_json(base: &SideInfo, cand: &SideInfo, f: &FleetComparison) -> String {
-    super::json(&FleetJson {
-        baseline: base,
-        candidate: cand,
-        fleet: f,
-    })
-}
-
-/// The fleet-wide summary lines, most regressed first.
-fn fleet_summary(f: &FleetComparison) -> String {
-    let noun = match f.by {
-        GroupBy::Host => "hosts",
-        GroupBy::Fs => "filesystem types",
-        GroupBy::Kernel => "kernels",
-    };
-    let mut out = format!(
-        "{} of {} {noun} regressed.\n",
-        f.groups_regressed,
-        f.groups.len()
-    );
-    for line in f.summary.iter().filter(|l| l.regressed > 0) {
-        out.push_str(&format!(
-            "{} of {} {noun} regressed in {} at {}\n",
-            line.regressed,
-            line.of,
-            line.test.name(),
-            line.record_size
-        ));
-    }
-    out
-}
-
-fn groups_listing(f: &FleetComparison) -> Listing {
-    let by = match f.by {
-        GroupBy::Host => "Host",
-        GroupBy::Fs => "FS",
-        GroupBy::Kernel => "Kernel",
-    };
-    let mut listing = Listing::new(&[
-        by,
-        "Verdict",
-        "Regressions",
-        "Rows",
-        "Worst row",
-        "Change",
-        "p (adj.)",
-    ])
-    .numeric(&[2, 3, 5, 6]);
-    for g in &f.groups {
-        let (name, change, pv) = match &g.worst {
-            Some(row) => (key_name(&row.key), cells::change(row.change_pct), p(row)),
-            None => ("-".into(), "-".into(), "-".into()),
-        };
-        listing.push_colored(
-            vec![
-                g.key.clone(),
-                g.verdict.name().into(),
-                g.regressions.to_string(),
-                g.rows.len().to_string(),
-                name,
-                change,
-                pv,
-            ],
-            verdict_color(g.verdict).map(|color| (1, color)),
-        );
-    }
-    listing
-}
-
-/// The fleet report for the terminal or, with `markdown`, a ticket.
-pub fn fleet_text(
-    base: &SideInfo,
-    cand: &SideInfo,
-    f: &FleetComparison,
-    color: bool,
-    markdown: bool,
-) -> String {
-    let mut out = format!(
-        "Baseline:  {} ({} runs)\nCandidate: {} ({} runs)\nCompared by {}.\n\n",
-        base.selector,
-        base.runs.len(),
-        cand.selector,
-        cand.runs.len(),
-        f.by.name()
-    );
-    out.push_str(&fleet_summary(f));
-    out.push('\n');
-    let listing = groups_listing(f);
-    out.push_str(&match markdown {
-        true => listing.to_markdown(),
-        false => listing.to_table_colored(color),
-    });
-    out.push_str(&format!(
-        "Each {} is compared on its own: a regression needs p < {} after Benjamini–Hochberg \
-         correction over that {}'s rows and a change beyond {}%.\n",
-        f.by.name(),
-        f.alpha,
-        f.by.name(),
-        f.threshold_pct
-    ));
-    for (what, keys) in [
-        ("Only in the baseline", &f.baseline_only),
-        ("Only in the candidate", &f.candidate_only),
-        ("No row in common", &f.nothing_in_common),
-    ] {
-        if !keys.is_empty() {
-            out.push_str(&format!("{what}: {}\n", keys.join(", ")));
-        }
-    }
-    out
-}
-
-/// One CSV line per group, with its worst row.
-pub fn fleet_csv(f: &FleetComparison) -> String {
-    let mut listing = Listing::new(&[
-        "key",
-        "verdict",
-        "regressions",
-        "rows",
-        "worst_test",
-        "worst_file_size",
-        "worst_record_size",
-        "worst_change_pct",
-        "worst_p_adjusted",
-    ]);
-    for g in &f.groups {
-        let w = g.worst.as_ref();
-        listing.push(vec![
-            g.key.clone(),
-            g.verdict.name().into(),
-            g.regressions.to_string(),
-            g.rows.len().to_string(),
-            w.map_or(String::new(), |r| r.key.test.name().into()),
-            w.and_then(|r| r.key.file_size)
-                .map_or(String::new(), |s| s.bytes().to_string()),
-            w.map_or(String::new(), |r| r.key.record_size.bytes().to_string()),
-            w.map_or(String::new(), |r| format!("{:.3}", r.change_pct)),
-            w.and_then(|r| r.p_adjusted)
-                .map_or(String::new(), |q| q.to_string()),
         ]);
     }
     listing.to_csv()

@@ -1,87 +1,60 @@
-//! Host and filesystem facts as label/value pairs, for `info` and `show`.
+//! Host and filesystem facts as label/value pairs, for `info` and `show`. The labels
+//! and values come from [`crate::facts`]; here is which facts show, in what order,
+//! and the few that share a line.
 
 use super::listing::Listing;
+use crate::facts::Fact;
 use crate::model::{Filesystem, Host};
-use crate::units::ByteSize;
 
-fn text(v: &Option<String>) -> String {
-    v.clone().unwrap_or_else(|| "-".into())
-}
-
-fn number(v: Option<u64>) -> String {
-    v.map_or("-".into(), |n| n.to_string())
-}
-
-fn bytes(v: Option<u64>) -> String {
-    v.map_or("-".into(), |n| format!("{} ({n} bytes)", ByteSize(n)))
-}
-
+/// The host's lines: one fact each, but for the OS with its version and the
+/// writeback settings in pairs.
 pub fn host_pairs(h: &Host) -> Vec<(&'static str, String)> {
+    let fs = Filesystem::default();
+    let show = |fact: Fact| fact.value(h, &fs).shown();
+    let pair = |a: Fact, b: Fact| format!("{} / {}", show(a), show(b));
     let os = match (&h.os, &h.os_version) {
         (Some(os), Some(v)) => format!("{os} {v}"),
         (Some(os), None) => os.clone(),
         _ => "-".into(),
     };
+    let one = |fact: Fact| (fact.label(), show(fact));
     vec![
-        ("hostname", text(&h.hostname)),
-        ("os", os),
-        ("kernel", text(&h.kernel)),
-        ("kernel cmdline", text(&h.kernel_cmdline)),
-        ("boot id", text(&h.boot_id)),
-        ("arch", text(&h.arch)),
-        ("cpu", text(&h.cpu_model)),
-        ("cpus", h.cpus.map_or("-".into(), |n| n.to_string())),
-        ("cpu governor", text(&h.cpu_governor)),
-        ("memory", bytes(h.memory_bytes)),
-        ("page size", number(h.page_size)),
+        one(Fact::Hostname),
+        (Fact::Os.label(), os),
+        one(Fact::Kernel),
+        one(Fact::KernelCmdline),
+        one(Fact::BootId),
+        one(Fact::Arch),
+        one(Fact::CpuModel),
+        one(Fact::Cpus),
+        one(Fact::CpuGovernor),
+        one(Fact::MemoryBytes),
+        one(Fact::PageSize),
         (
             "dirty ratio / background",
-            format!(
-                "{} / {}",
-                number(h.dirty_ratio),
-                number(h.dirty_background_ratio)
-            ),
+            pair(Fact::DirtyRatio, Fact::DirtyBackgroundRatio),
         ),
         (
             "dirty bytes / background",
-            format!(
-                "{} / {}",
-                number(h.dirty_bytes),
-                number(h.dirty_background_bytes)
-            ),
+            pair(Fact::DirtyBytes, Fact::DirtyBackgroundBytes),
         ),
         (
             "dirty expire / writeback",
-            format!(
-                "{} / {} centisecs",
-                number(h.dirty_expire_centisecs),
-                number(h.dirty_writeback_centisecs)
-            ),
+            pair(Fact::DirtyExpireCentisecs, Fact::DirtyWritebackCentisecs) + " centisecs",
         ),
-        ("virtualization", text(&h.virtualization)),
-        ("container", text(&h.container)),
+        one(Fact::Virtualization),
+        one(Fact::Container),
     ]
 }
 
+/// The filesystem's lines: every filesystem fact, in the order a run records them.
 pub fn filesystem_pairs(f: &Filesystem) -> Vec<(&'static str, String)> {
-    vec![
-        ("mount point", text(&f.mount_point)),
-        ("type", text(&f.fs_type)),
-        ("source", text(&f.device)),
-        ("mount options", text(&f.mount_options)),
-        ("block size", number(f.block_size)),
-        ("total", bytes(f.total_bytes)),
-        ("free", bytes(f.free_bytes)),
-        ("block device", text(&f.block_device)),
-        ("device model", text(&f.device_model)),
-        (
-            "rotational",
-            f.rotational
-                .map_or("-".into(), |r| if r { "yes" } else { "no" }.into()),
-        ),
-        ("scheduler", text(&f.scheduler)),
-        ("device size", bytes(f.device_size)),
-    ]
+    let host = Host::default();
+    Fact::ALL
+        .into_iter()
+        .filter(|fact| fact.of_filesystem())
+        .map(|fact| (fact.label(), fact.value(&host, f).shown()))
+        .collect()
 }
 
 /// Both, as a two-column listing with a section column.

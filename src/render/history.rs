@@ -5,7 +5,10 @@ use std::collections::HashMap;
 
 use chrono::Local;
 
+use super::cells;
 use super::listing::Listing;
+use super::runs::{RunColumn, numeric_indices};
+use crate::facts::Fact;
 use crate::model::{Measurement, Run, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit};
@@ -26,18 +29,18 @@ pub fn local_time(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string()
 }
 
-fn mode(run: &Run) -> String {
-    let p = &run.params;
-    let threads = match p.threads {
-        1 => String::new(),
-        n => format!(" ×{n}"),
-    };
-    format!("{}/{}{threads}", p.cache.name(), p.engine.name())
-}
-
-fn or_dash(value: &Option<String>) -> String {
-    value.clone().unwrap_or_else(|| "-".into())
-}
+/// The runs table of `history`, before its two headline rates.
+const COLUMNS: [(&str, RunColumn); 9] = [
+    ("ID", RunColumn::Id),
+    ("When", RunColumn::When),
+    ("Host", RunColumn::Host),
+    ("Kernel", RunColumn::Kernel),
+    ("FS", RunColumn::Filesystem),
+    ("Labels", RunColumn::Labels),
+    ("File", RunColumn::FileSize),
+    ("Mode", RunColumn::Mode),
+    ("Status", RunColumn::Status),
+];
 
 /// For the terminal and Markdown: readable values, one rate unit for the whole listing.
 pub fn history_listing(
@@ -59,35 +62,21 @@ pub fn history_listing(
     }));
     let write_col = format!("write {}", unit.label());
     let read_col = format!("read {}", unit.label());
-    let mut listing = Listing::new(&[
-        "ID", "When", "Host", "Kernel", "FS", "Labels", "File", "Mode", "Status", &write_col,
-        &read_col,
-    ])
-    .numeric(&[0, 6, 9, 10]);
+    let mut headers: Vec<&str> = COLUMNS.iter().map(|(header, _)| *header).collect();
+    headers.extend([write_col.as_str(), read_col.as_str()]);
+    let mut numeric = numeric_indices(&COLUMNS);
+    numeric.extend([COLUMNS.len(), COLUMNS.len() + 1]);
+    let mut listing = Listing::new(&headers).numeric(&numeric);
     for run in runs {
         let rate = |test| figures(run, test).map_or("-".into(), |r| unit.format(r));
-        listing.push(vec![
-            run.id.map_or("-".into(), |id| id.to_string()),
-            local_time(&run.started_at),
-            or_dash(&run.host.hostname),
-            or_dash(&run.host.kernel),
-            or_dash(&run.filesystem.fs_type),
-            run.labels.join(", "),
-            run.params.file_size.to_string(),
-            mode(run),
-            status_name(run),
-            rate(TestKind::Write),
-            rate(TestKind::Read),
-        ]);
+        let mut row: Vec<String> = COLUMNS
+            .iter()
+            .map(|(_, column)| column.cell(run, local_time))
+            .collect();
+        row.extend([rate(TestKind::Write), rate(TestKind::Read)]);
+        listing.push(row);
     }
     (listing, unit)
-}
-
-pub fn status_name(run: &Run) -> String {
-    serde_json::to_value(run.status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// For CSV: raw values (RFC 3339 times, bytes, bytes per second) for other programs.
@@ -98,9 +87,9 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
         "started_at",
         "finished_at",
         "status",
-        "hostname",
-        "kernel",
-        "fs_type",
+        Fact::Hostname.column(),
+        Fact::Kernel.column(),
+        Fact::FsType.column(),
         "labels",
         "tags",
         "engine",
@@ -118,6 +107,11 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
         let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
         let rate = |test| headline(res, test).map_or(String::new(), |r| format!("{r:.0}"));
         let join = |v: Vec<String>| v.join(";");
+        let fact = |f: Fact| {
+            f.value(&run.host, &run.filesystem)
+                .raw()
+                .unwrap_or_default()
+        };
         listing.push(vec![
             run.id.map_or(String::new(), |id| id.to_string()),
             run.uuid.to_string(),
@@ -125,12 +119,12 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
             run.finished_at
                 .as_ref()
                 .map_or(String::new(), super::rfc3339),
-            status_name(run),
-            run.host.hostname.clone().unwrap_or_default(),
-            run.host.kernel.clone().unwrap_or_default(),
-            run.filesystem.fs_type.clone().unwrap_or_default(),
+            cells::status(run.status),
+            fact(Fact::Hostname),
+            fact(Fact::Kernel),
+            fact(Fact::FsType),
             join(run.labels.clone()),
-            join(run.tags.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            cells::tags(&run.tags, ";"),
             run.params.engine.name().into(),
             run.params.cache.name().into(),
             run.params.threads.to_string(),

@@ -4,6 +4,30 @@
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
+/// How text meant for a person is laid out: a terminal table, in colour or not, or
+/// Markdown to paste into a ticket (never coloured).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextStyle {
+    Table,
+    ColoredTable,
+    Markdown,
+}
+
+impl TextStyle {
+    /// A terminal table, coloured when the terminal takes colour.
+    pub fn table(color: bool) -> Self {
+        match color {
+            true => TextStyle::ColoredTable,
+            false => TextStyle::Table,
+        }
+    }
+
+    /// Whether verdicts and changes are painted.
+    pub fn colored(self) -> bool {
+        self == TextStyle::ColoredTable
+    }
+}
+
 pub struct Listing {
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
@@ -96,6 +120,14 @@ impl Listing {
         let mut out = self.table(presets::ASCII_MARKDOWN, false).to_string();
         out.push('\n');
         out
+    }
+
+    /// The listing as a terminal table (coloured or not) or Markdown.
+    pub fn render(&self, style: TextStyle) -> String {
+        match style {
+            TextStyle::Markdown => self.to_markdown(),
+            style => self.to_table_colored(style.colored()),
+        }
     }
 
     pub fn to_csv(&self) -> String {

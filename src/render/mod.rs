@@ -1,25 +1,30 @@
 //! Rendering: model values in, text out. No I/O here; callers print what is returned.
+//!
+//! What several renderers show is written once: the text of a figure, a mode, a status
+//! or tags in [`cells`]; the columns of a table of runs in `runs.rs`; the comparison's
+//! tables and sentences in `compare.rs`, which the HTML report (`html/`) reuses.
 
-mod cells;
+pub mod cells;
 mod compare;
 mod environment;
+mod fleet;
 mod history;
 mod html;
 mod listing;
 mod run_table;
+mod runs;
 mod show;
 mod svg;
 mod trend;
 
-pub use compare::{
-    SideInfo, compare_csv, compare_json, compare_text, fleet_csv, fleet_json, fleet_text,
-};
+pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
+pub use fleet::{fleet_csv, fleet_json, fleet_text};
 pub use history::{headline, history_csv, history_json, history_listing};
 pub use html::{ReportInput, SeriesHistory, report_html};
-pub use listing::Listing;
+pub use listing::{Listing, TextStyle};
 pub use run_table::run_table;
-pub use show::{results_csv, show_text};
+pub use show::show_text;
 pub use trend::{trend_csv, trend_text};
 
 /// Pretty JSON with a trailing newline, for any of the documented shapes.

@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use super::cells;
 use super::environment::environment_listing;
-use super::history::{local_time, status_name};
-use super::listing::Listing;
+use super::history::local_time;
+use super::listing::{Listing, TextStyle};
 use crate::model::{Latency, MachineState, Run, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit, format_nanos};
@@ -30,18 +31,11 @@ fn header(run: &Run) -> Listing {
         Listing::new(&["run", &run.id.map_or("-".into(), |id| id.to_string())]).wrapped(110);
     for (fact, value) in [
         ("uuid", run.uuid.to_string()),
-        ("status", status_name(run)),
+        ("status", cells::status(run.status)),
         ("started", local_time(&run.started_at)),
         ("finished", duration),
         ("labels", run.labels.join(", ")),
-        (
-            "tags",
-            run.tags
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
+        ("tags", cells::tags(&run.tags, ", ")),
         ("note", run.note.clone().unwrap_or_default()),
         ("directory", p.dir.clone()),
         ("file sizes", list(&p.file_sizes)),
@@ -148,14 +142,12 @@ fn latency(run: &Run) -> Option<Listing> {
     Some(listing)
 }
 
-/// The whole run for the terminal (or, with `markdown`, for a ticket).
-pub fn show_text(run: &Run, unit: RateUnit, color: bool, markdown: bool) -> String {
-    let render = |l: Listing| {
-        if markdown {
-            l.to_markdown()
-        } else {
-            l.to_table()
-        }
+/// The whole run for the terminal or, in Markdown, for a ticket; only the results
+/// table takes colour.
+pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
+    let render = |l: Listing| match style {
+        TextStyle::Markdown => l.to_markdown(),
+        _ => l.to_table(),
     };
     let mut out = render(header(run));
     out.push('\n');
@@ -165,52 +157,10 @@ pub fn show_text(run: &Run, unit: RateUnit, color: bool, markdown: bool) -> Stri
         out.push_str("no results recorded\n");
         return out;
     }
-    out.push_str(&super::run_table(run, unit, color && !markdown));
+    out.push_str(&super::run_table(run, unit, style.colored()));
     if let Some(latency) = latency(run) {
         out.push_str("\nlatency per operation, median over repetitions\n");
         out.push_str(&render(latency));
     }
     out
-}
-
-/// One CSV row per result, raw values.
-pub fn results_csv(run: &Run) -> String {
-    let mut listing = Listing::new(&[
-        "run_id",
-        "uuid",
-        "test",
-        "file_size",
-        "record_size",
-        "repetition",
-        "bytes",
-        "elapsed_ns",
-        "throughput",
-        "lat_p50_ns",
-        "lat_p99_ns",
-        "lat_p999_ns",
-        "lat_max_ns",
-    ]);
-    for m in &run.results {
-        let lat = |pick: fn(&Latency) -> u64| {
-            m.latency_ns
-                .as_ref()
-                .map_or(String::new(), |l| pick(l).to_string())
-        };
-        listing.push(vec![
-            run.id.map_or(String::new(), |id| id.to_string()),
-            run.uuid.to_string(),
-            m.test.name().into(),
-            m.file_size.bytes().to_string(),
-            m.record_size.bytes().to_string(),
-            m.repetition.to_string(),
-            m.bytes.to_string(),
-            m.elapsed_ns.to_string(),
-            format!("{:.0}", m.throughput),
-            lat(|l| l.p50),
-            lat(|l| l.p99),
-            lat(|l| l.p999),
-            lat(|l| l.max),
-        ]);
-    }
-    listing.to_csv()
 }

@@ -2,8 +2,10 @@
 
 use comfy_table::Color;
 
+use super::cells;
 use super::history::local_time;
-use super::listing::Listing;
+use super::listing::{Listing, TextStyle};
+use crate::facts::Fact;
 use crate::trend::TrendReport;
 use crate::units::RateUnit;
 
@@ -13,9 +15,9 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
     let after = format!("After {}", unit.label());
     let headers: Vec<&str> = match raw {
         true => vec![
-            "hostname",
-            "fs_type",
-            "mount_point",
+            Fact::Hostname.column(),
+            Fact::FsType.column(),
+            Fact::MountPoint.column(),
             "test",
             "file_size",
             "record_size",
@@ -72,7 +74,7 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
                 local_time(&s.started_at),
                 unit.format(s.before),
                 unit.format(s.after),
-                format!("{:+.1}%", s.change_pct),
+                cells::change(s.change_pct),
                 format!("{} → {}", s.runs_before, s.runs_after),
             ],
         };
@@ -85,14 +87,10 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
     listing
 }
 
-pub fn trend_text(report: &TrendReport, unit: RateUnit, color: bool, markdown: bool) -> String {
+pub fn trend_text(report: &TrendReport, unit: RateUnit, style: TextStyle) -> String {
     let mut out = String::new();
     if !report.steps.is_empty() {
-        let l = listing(report, unit, false);
-        out.push_str(&match markdown {
-            true => l.to_markdown(),
-            false => l.to_table_colored(color),
-        });
+        out.push_str(&listing(report, unit, false).render(style));
     }
     out.push_str(&format!(
         "{} step(s) in {} series examined ({} series too short to judge)\n",

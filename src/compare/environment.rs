@@ -1,0 +1,117 @@
+//! What differs between the two sides' environments: host, filesystem, the
+//! parameters outside the row key, and whether the machine was busy.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::EnvChange;
+use crate::facts::Fact;
+use crate::model::Run;
+
+/// The host and filesystem facts compared, in the order the diff lists them: what an
+/// upgrade or a remount changes. Left out: the boot id, which every reboot changes,
+/// and the filesystem's total and free bytes, which every run changes.
+const COMPARED: [Fact; 29] = [
+    Fact::Hostname,
+    Fact::Os,
+    Fact::OsVersion,
+    Fact::Kernel,
+    Fact::KernelCmdline,
+    Fact::Arch,
+    Fact::CpuModel,
+    Fact::Cpus,
+    Fact::CpuGovernor,
+    Fact::MemoryBytes,
+    Fact::PageSize,
+    Fact::DirtyRatio,
+    Fact::DirtyBackgroundRatio,
+    Fact::DirtyBytes,
+    Fact::DirtyBackgroundBytes,
+    Fact::DirtyExpireCentisecs,
+    Fact::DirtyWritebackCentisecs,
+    Fact::Virtualization,
+    Fact::Container,
+    Fact::FsType,
+    Fact::MountPoint,
+    Fact::Device,
+    Fact::MountOptions,
+    Fact::BlockSize,
+    Fact::BlockDevice,
+    Fact::DeviceModel,
+    Fact::Rotational,
+    Fact::Scheduler,
+    Fact::DeviceSize,
+];
+
+/// The facts compared between sides, by their JSON path: the host and filesystem
+/// facts above, the parameters that are not part of the row key, and the machine's
+/// state.
+fn facts(run: &Run) -> Vec<(String, Option<String>)> {
+    let (h, f, p) = (&run.host, &run.filesystem, &run.params);
+    let environment = COMPARED
+        .into_iter()
+        .map(|fact| (fact.path(), fact.value(h, f).raw()));
+    let others = [
+        ("params.engine", Some(p.engine.name().into())),
+        ("params.cache", Some(p.cache.name().into())),
+        ("params.threads", Some(p.threads.to_string())),
+        ("params.verify", Some(p.verify.to_string())),
+        ("params.read_pct", Some(p.read_pct.to_string())),
+        ("params.stride_records", Some(p.stride_records.to_string())),
+        ("params.warmup", Some(p.warmup.to_string())),
+        ("params.order", Some(p.order.name().into())),
+        ("machine.at_start", machine(&run.state_at_start, h.cpus)),
+        ("machine.at_end", machine(&run.state_at_end, h.cpus)),
+        ("tool_version", Some(run.tool_version.clone())),
+    ]
+    .map(|(path, value)| (path.to_string(), value));
+    environment.chain(others).collect()
+}
+
+/// The machine's state as what matters for a run's level: `quiet`, or why it was
+/// busy (writeback, load, pressure). Raw load figures differ between any two runs;
+/// only a busy machine shifts a run.
+fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Option<String> {
+    let reasons = crate::host::busy_reasons(state.as_ref()?, cpus);
+    Some(match reasons.is_empty() {
+        true => "quiet".into(),
+        false => format!("busy: {}", reasons.join("; ")),
+    })
+}
+
+pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<EnvChange> {
+    let collect = |runs: &[Run]| {
+        let mut values: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for run in runs {
+            for (field, value) in facts(run) {
+                values
+                    .entry(field)
+                    .or_default()
+                    .insert(value.unwrap_or_else(|| "unknown".into()));
+            }
+        }
+        values
+    };
+    let (base, cand) = (collect(baseline), collect(candidate));
+    // keep the order of `facts`, which groups host, filesystem and parameters
+    let order = baseline
+        .first()
+        .or(candidate.first())
+        .map(facts)
+        .unwrap_or_default();
+    order
+        .into_iter()
+        .map(|(field, _)| field)
+        .filter(|field| base.get(field) != cand.get(field))
+        .map(|field| EnvChange {
+            baseline: base
+                .get(&field)
+                .map(|v| v.iter().cloned().collect())
+                .unwrap_or_default(),
+            candidate: cand
+                .get(&field)
+                .map(|v| v.iter().cloned().collect())
+                .unwrap_or_default(),
+            field,
+        })
+        .collect()
+}

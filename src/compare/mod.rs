@@ -1,0 +1,248 @@
+//! Comparing two groups of runs: the policy. Rows are matched on what was measured,
+//! each row gets the sides' levels, a change with its confidence interval, a p-value
+//! and a verdict, and the two sides' environments are diffed. Pure: runs in, a
+//! [`Comparison`] out; the store and the renderers are elsewhere.
+//!
+//! The run is the unit (see `stats::runlevel`): each run contributes the median of
+//! its repetitions, the change is the ratio of the sides' geometric means of those
+//! medians, and run-to-run noise comes from the runs compared, the history of the
+//! same series, or a documented default. The decision rule (README, "Reading a
+//! comparison"):
+//! - `regression` / `improvement`: the p-value, corrected across rows with
+//!   Benjamini–Hochberg, is below alpha, and the change is beyond the threshold;
+//! - `unchanged`: the whole (1 − alpha) interval of the change lies within ± the
+//!   threshold;
+//! - `inconclusive`: anything else — one measurement on a side, or too noisy to tell.
+//!
+//! The interval is the test's own (the same statistic at 1 − alpha), so a regression's
+//! interval always lies below zero and an improvement's above it.
+//!
+//! A file per topic: `verdict.rs` measures each row and decides it, `environment.rs`
+//! diffs what the sides ran on, `fleet.rs` repeats the comparison per host,
+//! filesystem type or kernel.
+
+mod environment;
+mod fleet;
+#[cfg(test)]
+mod tests;
+mod verdict;
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::model::{CacheMode, EngineKind, Run, TestKind};
+use crate::stats::runlevel::History;
+use crate::units::ByteSize;
+
+use environment::environment_changes;
+pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
+#[cfg(test)]
+pub(crate) use verdict::verdict;
+use verdict::{correct, decide, history_by_row, measure_row, side, summarize};
+
+/// Parameters that can be dropped from the row key, for deliberate comparisons across them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ignored {
+    pub engine: bool,
+    pub cache: bool,
+    pub threads: bool,
+    pub file_size: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Smallest change that counts, as a fraction (0.05 = 5%).
+    pub threshold: f64,
+    pub alpha: f64,
+    pub ignore: Ignored,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum CompareError {
+    #[error("--threshold must be between 0 and 100 (percent), not {0}")]
+    Threshold(f64),
+    #[error("--alpha must be between 0 and 1 (exclusive), not {0}")]
+    Alpha(f64),
+    #[error(
+        "the two sides have no row in common (same test, file size, record size, cache, engine, threads); \
+         --ignore-param can drop a parameter from the match"
+    )]
+    NothingInCommon,
+}
+
+impl Options {
+    pub fn validate(&self) -> Result<(), CompareError> {
+        if !(self.threshold >= 0.0 && self.threshold < 1.0) {
+            return Err(CompareError::Threshold(self.threshold * 100.0));
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(CompareError::Alpha(self.alpha));
+        }
+        Ok(())
+    }
+}
+
+/// What a row is matched on; `None` for a parameter dropped with `--ignore-param`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct RowKey {
+    pub test: TestKind,
+    pub file_size: Option<ByteSize>,
+    pub record_size: ByteSize,
+    pub cache: Option<CacheMode>,
+    pub engine: Option<EngineKind>,
+    pub threads: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Regression,
+    Inconclusive,
+    Improvement,
+    Unchanged,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Regression => "regression",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Improvement => "improvement",
+            Verdict::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// One matched row: both sides' runs, and what they say.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    #[serde(flatten)]
+    pub key: RowKey,
+    /// The geometric mean of the side's run medians (one run: its median), bytes/s.
+    pub baseline_median: f64,
+    pub candidate_median: f64,
+    pub change_pct: f64,
+    pub ci_low_pct: Option<f64>,
+    pub ci_high_pct: Option<f64>,
+    pub p_value: Option<f64>,
+    /// After Benjamini–Hochberg across the rows.
+    pub p_adjusted: Option<f64>,
+    pub verdict: Verdict,
+    /// Repetitions on each side, all runs together.
+    pub n_baseline: usize,
+    pub n_candidate: usize,
+    /// Runs on each side: the unit of the statistics.
+    pub runs_baseline: usize,
+    pub runs_candidate: usize,
+    /// The run-to-run noise used: how far one run's level strays, in percent.
+    pub noise_pct: Option<f64>,
+    /// `runs`, `history: N runs` or `default` (see README, "How many runs do I need?").
+    pub noise_source: Option<String>,
+    /// The smallest change this row would flag with 80% power, in percent.
+    pub min_detectable_pct: Option<f64>,
+    /// About how many runs a side would resolve a change of the threshold, for rows
+    /// that are inconclusive.
+    pub runs_needed: Option<usize>,
+    /// Why the verdict is what it is, when that is not obvious.
+    pub note: Option<String>,
+}
+
+/// A fact that differs between the two sides' environments.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnvChange {
+    pub field: String,
+    pub baseline: Vec<String>,
+    pub candidate: Vec<String>,
+}
+
+/// The geometric mean of the candidate/baseline ratio of medians over a test's rows.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestSummary {
+    pub test: TestKind,
+    pub rows: usize,
+    pub geomean_change_pct: f64,
+    pub regressions: usize,
+    pub improvements: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub environment_changes: Vec<EnvChange>,
+    /// Sorted by severity: regressions (largest drop first), inconclusive, improvements, unchanged.
+    pub rows: Vec<Row>,
+    pub baseline_only: Vec<RowKey>,
+    pub candidate_only: Vec<RowKey>,
+    pub summary: Vec<TestSummary>,
+    /// How many p-values the correction was applied across.
+    pub corrected_over: usize,
+    pub threshold_pct: f64,
+    pub alpha: f64,
+    /// Runs of the compared series' history that measured the noise of some row.
+    pub history_runs: usize,
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Regression)
+            .count()
+    }
+}
+
+/// Compares `baseline` and `candidate` runs. `history` holds other complete runs of
+/// the same series (host, filesystem, parameters), whose spread measures run-to-run
+/// noise when a side has too few runs to; runs of either side in it are ignored.
+pub fn compare(
+    baseline: &[Run],
+    candidate: &[Run],
+    history: &[Run],
+    options: &Options,
+) -> Result<Comparison, CompareError> {
+    options.validate()?;
+    let base = side(baseline, options.ignore);
+    let cand = side(candidate, options.ignore);
+    let common: Vec<&RowKey> = base.keys().filter(|k| cand.contains_key(*k)).collect();
+    if common.is_empty() {
+        return Err(CompareError::NothingInCommon);
+    }
+    let compared: BTreeSet<uuid::Uuid> = baseline.iter().chain(candidate).map(|r| r.uuid).collect();
+    let noise = history_by_row(history, &compared, options.ignore);
+    let none = History::default();
+    let mut rows: Vec<Row> = common
+        .iter()
+        .map(|key| {
+            let history = noise.get(*key).unwrap_or(&none);
+            measure_row(key, &base[*key], &cand[*key], history, options)
+        })
+        .collect();
+    let corrected_over = correct(&mut rows);
+    for row in &mut rows {
+        decide(row, options);
+    }
+    rows.sort_by(|a, b| {
+        (a.verdict, -a.change_pct.abs())
+            .partial_cmp(&(b.verdict, -b.change_pct.abs()))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    Ok(Comparison {
+        environment_changes: environment_changes(baseline, candidate),
+        summary: summarize(&rows),
+        baseline_only: base
+            .keys()
+            .filter(|k| !cand.contains_key(*k))
+            .cloned()
+            .collect(),
+        candidate_only: cand
+            .keys()
+            .filter(|k| !base.contains_key(*k))
+            .cloned()
+            .collect(),
+        rows,
+        corrected_over,
+        threshold_pct: options.threshold * 100.0,
+        alpha: options.alpha,
+        history_runs: noise.values().map(|h| h.runs).max().unwrap_or(0),
+    })
+}

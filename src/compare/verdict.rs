@@ -1,0 +1,223 @@
+//! Each row of a comparison: the sides' runs matched on what was measured, each run's
+//! level, the change with its interval and p-value, the correction across rows and
+//! the verdict the rule gives (see the module above for the rule).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Ignored, Options, Row, RowKey, TestSummary, Verdict};
+use crate::model::{Run, TestKind};
+use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, History, RunLevel};
+
+/// One side of a row: each run's level, and every repetition's figure.
+#[derive(Default)]
+pub(super) struct Side {
+    runs: Vec<RunLevel>,
+    values: Vec<f64>,
+}
+
+impl Side {
+    /// The geometric mean of the run medians; for runs with no positive figure (a
+    /// zero throughput), the plain median of what there is.
+    fn level(&self) -> f64 {
+        match self.runs.as_slice() {
+            [] => crate::stats::Summary::of(&self.values).map_or(f64::NAN, |s| s.median),
+            [one] => one.median,
+            runs => (runs.iter().map(|r| r.level).sum::<f64>() / runs.len() as f64).exp(),
+        }
+    }
+}
+
+fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey {
+    let p = &run.params;
+    RowKey {
+        test: m.test,
+        file_size: (!ignore.file_size).then_some(m.file_size),
+        record_size: m.record_size,
+        cache: (!ignore.cache).then_some(p.cache),
+        engine: (!ignore.engine).then_some(p.engine),
+        threads: (!ignore.threads).then_some(p.threads),
+    }
+}
+
+/// Each run's repetitions by row key.
+fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
+    let mut rows: BTreeMap<RowKey, Vec<f64>> = BTreeMap::new();
+    for m in &run.results {
+        rows.entry(row_key(run, m, ignore))
+            .or_default()
+            .push(m.throughput);
+    }
+    rows
+}
+
+/// Every run of a side, by row key: runs stay apart, never pooled as one sample.
+pub(super) fn side(runs: &[Run], ignore: Ignored) -> BTreeMap<RowKey, Side> {
+    let mut rows: BTreeMap<RowKey, Side> = BTreeMap::new();
+    for run in runs {
+        for (key, values) in per_run(run, ignore) {
+            let side = rows.entry(key).or_default();
+            side.runs.extend(RunLevel::of(&values));
+            side.values.extend(values);
+        }
+    }
+    rows
+}
+
+/// What a series is: runs of one host and filesystem (the row key holds the rest).
+type SeriesId = (Option<String>, Option<String>, Option<String>);
+
+/// The history's run-to-run spread per row key, each series about its own mean.
+pub(super) fn history_by_row(
+    history: &[Run],
+    compared: &BTreeSet<uuid::Uuid>,
+    ignore: Ignored,
+) -> BTreeMap<RowKey, History> {
+    let mut levels: BTreeMap<(RowKey, SeriesId), Vec<f64>> = BTreeMap::new();
+    for run in history.iter().filter(|r| !compared.contains(&r.uuid)) {
+        let series: SeriesId = (
+            run.host.hostname.clone(),
+            run.filesystem.fs_type.clone(),
+            run.filesystem.mount_point.clone(),
+        );
+        for (key, values) in per_run(run, ignore) {
+            if let Some(level) = RunLevel::of(&values) {
+                levels
+                    .entry((key, series.clone()))
+                    .or_default()
+                    .push(level.level);
+            }
+        }
+    }
+    let mut by_row: BTreeMap<RowKey, History> = BTreeMap::new();
+    for ((key, _), series_levels) in levels {
+        by_row.entry(key).or_default().add_series(&series_levels);
+    }
+    by_row
+}
+
+pub(super) fn measure_row(
+    key: &RowKey,
+    base: &Side,
+    cand: &Side,
+    history: &History,
+    options: &Options,
+) -> Row {
+    let (bm, cm) = (base.level(), cand.level());
+    let mut row = Row {
+        key: key.clone(),
+        baseline_median: bm,
+        candidate_median: cm,
+        change_pct: (cm / bm - 1.0) * 100.0,
+        ci_low_pct: None,
+        ci_high_pct: None,
+        p_value: None,
+        p_adjusted: None,
+        verdict: Verdict::Inconclusive,
+        n_baseline: base.values.len(),
+        n_candidate: cand.values.len(),
+        runs_baseline: base.runs.len(),
+        runs_candidate: cand.runs.len(),
+        noise_pct: None,
+        noise_source: None,
+        min_detectable_pct: None,
+        runs_needed: None,
+        note: None,
+    };
+    // a single figure a side (an imported classic table, say) has no spread at all
+    if base.values.len() < 2 || cand.values.len() < 2 {
+        return row;
+    }
+    let Some(effect) = runlevel::run_level_effect(
+        &base.runs,
+        &cand.runs,
+        history,
+        DEFAULT_RUN_NOISE,
+        1.0 - options.alpha,
+    ) else {
+        return row;
+    };
+    let pct = |log: f64| log.exp_m1() * 100.0;
+    row.change_pct = pct(effect.log_change);
+    row.ci_low_pct = Some(pct(effect.ci.0));
+    row.ci_high_pct = Some(pct(effect.ci.1));
+    row.p_value = Some(effect.p_value);
+    row.noise_pct = Some(pct(effect.noise.sd));
+    row.noise_source = Some(effect.noise.source.to_string());
+    row.min_detectable_pct = Some(pct(effect.min_detectable).max(options.threshold * 100.0));
+    row.runs_needed = Some(runlevel::runs_needed(
+        effect.noise.sd,
+        options.threshold.ln_1p(),
+        options.alpha,
+    ));
+    row
+}
+
+/// Benjamini–Hochberg over the rows that have a p-value; returns how many did.
+pub(super) fn correct(rows: &mut [Row]) -> usize {
+    let tested: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].p_value.is_some())
+        .collect();
+    let p: Vec<f64> = tested.iter().filter_map(|&i| rows[i].p_value).collect();
+    for (&i, q) in tested.iter().zip(crate::stats::benjamini_hochberg(&p)) {
+        rows[i].p_adjusted = Some(q);
+    }
+    tested.len()
+}
+
+pub(super) fn decide(row: &mut Row, options: &Options) {
+    let (Some(q), Some(lo), Some(hi)) = (row.p_adjusted, row.ci_low_pct, row.ci_high_pct) else {
+        row.note =
+            Some("n = 1 on a side: no statistics possible, the change is shown as is".into());
+        row.runs_needed = None;
+        return;
+    };
+    row.verdict = verdict(row.change_pct, (lo, hi), q, options);
+    let source = row.noise_source.clone().unwrap_or_default();
+    let noise = row.noise_pct.unwrap_or(f64::NAN);
+    // the same note whatever the verdict: which noise the verdict accounted for
+    row.note = Some(format!("noise ±{noise:.1}%, {source}"));
+    if row.verdict != Verdict::Inconclusive {
+        row.runs_needed = None;
+    }
+}
+
+/// The rule, on a row's change and interval (percent) and its adjusted p-value.
+pub(crate) fn verdict(change_pct: f64, (lo, hi): (f64, f64), q: f64, options: &Options) -> Verdict {
+    let threshold_pct = options.threshold * 100.0;
+    let significant = q < options.alpha;
+    if significant && change_pct < -threshold_pct {
+        Verdict::Regression
+    } else if significant && change_pct > threshold_pct {
+        Verdict::Improvement
+    } else if lo >= -threshold_pct && hi <= threshold_pct {
+        Verdict::Unchanged
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+pub(super) fn summarize(rows: &[Row]) -> Vec<TestSummary> {
+    let mut by_test: BTreeMap<TestKind, Vec<&Row>> = BTreeMap::new();
+    for row in rows {
+        by_test.entry(row.key.test).or_default().push(row);
+    }
+    by_test
+        .into_iter()
+        .map(|(test, rows)| {
+            let logs: Vec<f64> = rows
+                .iter()
+                .map(|r| (r.candidate_median / r.baseline_median).ln())
+                .filter(|l| l.is_finite())
+                .collect();
+            let mean_log = logs.iter().sum::<f64>() / logs.len().max(1) as f64;
+            let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+            TestSummary {
+                test,
+                rows: rows.len(),
+                geomean_change_pct: (mean_log.exp() - 1.0) * 100.0,
+                regressions: count(Verdict::Regression),
+                improvements: count(Verdict::Improvement),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,188 @@
+//! The report's throughput section: per test, each run's median throughput against
+//! record size, a line per run and file size, with a legend naming the runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use super::{MIB, empty, mib, utc};
+use crate::model::{Run, TestKind};
+use crate::render::svg::{self, Axis, Line, LineChart, Point, escape};
+use crate::stats::Summary;
+use crate::units::ByteSize;
+
+/// One line of a throughput chart: a run at one file size, a summary per record size.
+struct RunLine<'a> {
+    run: &'a Run,
+    file_size: ByteSize,
+    index: usize,
+    points: BTreeMap<ByteSize, Summary>,
+}
+
+/// A colour per (run, file size) for the whole report, so a run looks the same in every chart.
+fn line_indices(runs: &[Run]) -> BTreeMap<(usize, ByteSize), usize> {
+    let mut indices = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        let files: BTreeSet<ByteSize> = run.results.iter().map(|m| m.file_size).collect();
+        for file in files {
+            let next = indices.len();
+            indices.insert((i, file), next);
+        }
+    }
+    indices
+}
+
+fn run_lines<'a>(
+    runs: &'a [Run],
+    test: TestKind,
+    indices: &BTreeMap<(usize, ByteSize), usize>,
+) -> Vec<RunLine<'a>> {
+    let mut lines = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let mut figures: BTreeMap<(ByteSize, ByteSize), Vec<f64>> = BTreeMap::new();
+        for m in run.results.iter().filter(|m| m.test == test) {
+            figures
+                .entry((m.file_size, m.record_size))
+                .or_default()
+                .push(m.throughput);
+        }
+        let mut by_file: BTreeMap<ByteSize, BTreeMap<ByteSize, Summary>> = BTreeMap::new();
+        for ((file, record), values) in figures {
+            if let Some(s) = Summary::of(&values) {
+                by_file.entry(file).or_default().insert(record, s);
+            }
+        }
+        for (file_size, points) in by_file {
+            lines.push(RunLine {
+                run,
+                file_size,
+                index: indices.get(&(i, file_size)).copied().unwrap_or(0),
+                points,
+            });
+        }
+    }
+    lines
+}
+
+pub(super) fn throughput_section(runs: &[Run]) -> String {
+    let mut out = String::from(
+        "<section id=\"throughput\">\n<h2>Throughput against record size</h2>\n\
+         <p class=\"note\">Each point is the median of a run's repetitions, in MiB/s; \
+         the thin bar spans the slowest to the fastest repetition. Record sizes on a log scale.</p>\n",
+    );
+    let tests: BTreeSet<TestKind> = runs
+        .iter()
+        .flat_map(|r| r.results.iter().map(|m| m.test))
+        .collect();
+    if tests.is_empty() {
+        out.push_str(&empty(
+            "No measurements in the selected runs: no chart to draw.",
+        ));
+        return out + "</section>\n";
+    }
+    let indices = line_indices(runs);
+    for test in tests {
+        out.push_str(&throughput_figure(test, &run_lines(runs, test, &indices)));
+    }
+    out + "</section>\n"
+}
+
+fn throughput_figure(test: TestKind, lines: &[RunLine]) -> String {
+    let records: Vec<ByteSize> = lines
+        .iter()
+        .flat_map(|l| l.points.keys().copied())
+        .collect();
+    let top = lines
+        .iter()
+        .flat_map(|l| l.points.values().map(|s| s.max / MIB))
+        .fold(0.0, f64::max);
+    let several_files = lines
+        .iter()
+        .map(|l| l.file_size)
+        .collect::<BTreeSet<_>>()
+        .len()
+        > 1;
+    let chart = LineChart {
+        width: 720.0,
+        height: 360.0,
+        title: format!("{test}: throughput against record size"),
+        x: Axis::log2_bytes(&records, "record size"),
+        y: Axis::linear(0.0, top, 6, "MiB/s"),
+        lines: lines.iter().map(|l| chart_line(test, l)).collect(),
+        markers: Vec::new(),
+        levels: Vec::new(),
+    };
+    let legend: Vec<(usize, String)> = lines
+        .iter()
+        .map(|l| {
+            let name = run_name(l.run);
+            match several_files {
+                true => (l.index, format!("{name} · {} file", l.file_size)),
+                false => (l.index, name),
+            }
+        })
+        .collect();
+    format!(
+        "<figure class=\"chart throughput\">\n<h3>{}</h3>\n{}\n{}</figure>\n",
+        escape(test.name()),
+        chart.to_svg(),
+        legend_html(&legend)
+    )
+}
+
+fn chart_line(test: TestKind, line: &RunLine) -> Line {
+    let name = run_name(line.run);
+    let points = line
+        .points
+        .iter()
+        .map(|(record, s)| Point {
+            x: (record.bytes().max(1) as f64).log2(),
+            y: s.median / MIB,
+            range: Some((s.min / MIB, s.max / MIB)),
+            tip: format!(
+                "{name}: {test}, {} file, {record} records: median {} MiB/s (min {}, max {}, n = {})",
+                line.file_size,
+                mib(s.median),
+                mib(s.min),
+                mib(s.max),
+                s.n
+            ),
+        })
+        .collect();
+    Line {
+        index: line.index,
+        points,
+    }
+}
+
+fn legend_html(entries: &[(usize, String)]) -> String {
+    let mut out = String::from("<ul class=\"legend\">");
+    for (index, name) in entries {
+        let (color, dash) = svg::style(*index);
+        let _ = write!(
+            out,
+            "<li><svg width=\"28\" height=\"10\" aria-hidden=\"true\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" \
+             stroke=\"{color}\" stroke-width=\"3\" stroke-dasharray=\"{dash}\"/></svg>{}</li>",
+            escape(name)
+        );
+    }
+    out + "</ul>\n"
+}
+
+/// A run as the legend names it: id, labels, host and date.
+pub(super) fn run_name(run: &Run) -> String {
+    let mut parts = vec![
+        run.id
+            .map_or("unrecorded run".into(), |id| format!("#{id}")),
+    ];
+    if !run.labels.is_empty() {
+        parts.push(run.labels.join(", "));
+    }
+    parts.push(
+        run.host
+            .hostname
+            .clone()
+            .unwrap_or_else(|| "unknown host".into()),
+    );
+    parts.push(utc(&run.started_at));
+    parts.join(" · ")
+}

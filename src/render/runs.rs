@@ -1,0 +1,67 @@
+//! The columns of a table of runs, one line per run, shared by `history` (terminal,
+//! Markdown) and the HTML report's runs section: each column's cell text and
+//! alignment are written here once; each renderer picks its columns, its header words
+//! and its clock (local time in the terminal, UTC in a report read elsewhere).
+
+use chrono::{DateTime, Utc};
+
+use super::cells;
+use crate::facts::Fact;
+use crate::model::Run;
+
+/// One column of a runs table.
+#[derive(Clone, Copy, Debug)]
+pub enum RunColumn {
+    Id,
+    When,
+    Host,
+    Kernel,
+    Filesystem,
+    Labels,
+    FileSize,
+    Mode,
+    Status,
+    Repeat,
+    Note,
+}
+
+/// How a renderer writes the instant a run started.
+pub type Clock = fn(&DateTime<Utc>) -> String;
+
+impl RunColumn {
+    /// Numbers align right.
+    pub fn numeric(self) -> bool {
+        matches!(
+            self,
+            RunColumn::Id | RunColumn::FileSize | RunColumn::Repeat
+        )
+    }
+
+    /// The cell of `run` in this column; `-` for a fact the run did not record.
+    pub fn cell(self, run: &Run, clock: Clock) -> String {
+        let fact = |f: Fact| f.value(&run.host, &run.filesystem).shown();
+        match self {
+            RunColumn::Id => run.id.map_or("-".into(), |id| id.to_string()),
+            RunColumn::When => clock(&run.started_at),
+            RunColumn::Host => fact(Fact::Hostname),
+            RunColumn::Kernel => fact(Fact::Kernel),
+            RunColumn::Filesystem => fact(Fact::FsType),
+            RunColumn::Labels => run.labels.join(", "),
+            RunColumn::FileSize => run.params.file_size.to_string(),
+            RunColumn::Mode => cells::run_mode(&run.params),
+            RunColumn::Status => cells::status(run.status),
+            RunColumn::Repeat => run.params.repeat.to_string(),
+            RunColumn::Note => run.note.clone().unwrap_or_else(|| "-".into()),
+        }
+    }
+}
+
+/// The indices of the numeric columns among `columns`, for [`super::Listing::numeric`].
+pub fn numeric_indices(columns: &[(&str, RunColumn)]) -> Vec<usize> {
+    columns
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, c))| c.numeric())
+        .map(|(i, _)| i)
+        .collect()
+}
