@@ -5,5 +5,6 @@ mod common;
 mod compare;
 mod fleet;
 mod import;
+mod layering;
 mod run;
 mod store;

@@ -16,9 +16,7 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use preflight::{Preflight, preflight};
-pub use rounds::{
-    AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Imprecise, Outcome, Rounds, execute, imprecise_cells,
-};
+pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Outcome, Rounds, execute};
 
 use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;

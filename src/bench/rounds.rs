@@ -14,7 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{BenchError, CellRound, Observer, Plan, measure_cell};
 use crate::model::{Measurement, RoundOrder};
-use crate::stats;
+use crate::stats::imprecise_cells;
 
 /// Fewer rounds than this give no 95% interval of a median (from order statistics,
 /// 1 − 2·0.5⁶ ≈ 96.9% is the first coverage above 95%), so `auto` starts with them.
@@ -198,39 +198,4 @@ impl Schedule<'_> {
         self.repeat = self.repeat.max(done + 1);
         true
     }
-}
-
-/// One cell and test whose median is not known to the precision asked.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Imprecise {
-    pub test: crate::model::TestKind,
-    pub file_size: crate::units::ByteSize,
-    pub record_size: crate::units::ByteSize,
-    /// The 95% interval's half-width relative to the median; `None` when too few
-    /// rounds give no interval at all.
-    pub half_width: Option<f64>,
-}
-
-/// The (cell, test) pairs whose 95% interval of the median is wider than ± `precision`.
-pub fn imprecise_cells(results: &[Measurement], precision: f64) -> Vec<Imprecise> {
-    let mut by_cell: std::collections::BTreeMap<_, Vec<f64>> = Default::default();
-    for m in results {
-        by_cell
-            .entry((m.file_size, m.record_size, m.test))
-            .or_default()
-            .push(m.throughput);
-    }
-    by_cell
-        .into_iter()
-        .filter_map(|((file_size, record_size, test), values)| {
-            let half_width = stats::median_half_width(&values);
-            let precise = half_width.is_some_and(|h| h <= precision);
-            (!precise).then_some(Imprecise {
-                test,
-                file_size,
-                record_size,
-                half_width,
-            })
-        })
-        .collect()
 }

@@ -24,6 +24,8 @@
 mod environment;
 mod fleet;
 #[cfg(test)]
+mod simulation;
+#[cfg(test)]
 mod tests;
 mod verdict;
 
@@ -37,8 +39,6 @@ use crate::units::ByteSize;
 
 use environment::environment_changes;
 pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
-#[cfg(test)]
-pub(crate) use verdict::verdict;
 use verdict::{correct, decide, history_by_row, measure_row, side, summarize};
 
 /// Parameters that can be dropped from the row key, for deliberate comparisons across them.

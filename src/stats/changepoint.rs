@@ -168,7 +168,7 @@ fn squared_deviations(values: &[f64], mean: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::simulation::Gaussian;
+    use crate::stats::gaussian::Gaussian;
 
     const MIN_STEP: f64 = 0.05;
     const MIN_SEGMENT: usize = 3;

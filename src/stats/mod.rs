@@ -1,13 +1,15 @@
 //! Pure statistics on repetitions' figures. No I/O, no formatting.
 
 pub mod changepoint;
-pub mod multiple;
-pub mod runlevel;
 #[cfg(test)]
-mod simulation;
+pub(crate) mod gaussian;
+pub mod multiple;
+mod precision;
+pub mod runlevel;
 
 pub use changepoint::{ChangePoint, change_points};
 pub use multiple::benjamini_hochberg;
+pub use precision::{Imprecise, imprecise_cells};
 
 /// Repetitions above this relative range (max − min over median) are called noisy.
 pub const NOISY_RANGE: f64 = 0.10;

@@ -3,46 +3,13 @@
 //! around it (σ within a run); the question is whether the rule — run levels, noise
 //! from the runs or the series' history, Student t, Benjamini–Hochberg, and a change
 //! beyond the threshold — keeps false alarms at the promised 5% per comparison, and
-//! how often it finds a real 15% drop. Noise is Gaussian by Box–Muller (Box & Muller
-//! 1958) from a seeded xoshiro256++, so every run sees the same trials.
+//! how often it finds a real 15% drop. The noise is Gaussian from a seeded generator
+//! (`stats::gaussian`), so every run sees the same trials.
 
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-
-use super::multiple::benjamini_hochberg;
-use super::runlevel::{self, DEFAULT_RUN_NOISE, History, RunLevel};
-use crate::compare::{self, Ignored, Options, Verdict};
-
-/// Standard normal draws from a seeded generator.
-pub(super) struct Gaussian {
-    rng: Xoshiro256PlusPlus,
-    spare: Option<f64>,
-}
-
-impl Gaussian {
-    pub(super) fn new(seed: u64) -> Gaussian {
-        Gaussian {
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            spare: None,
-        }
-    }
-
-    /// One draw; Box–Muller makes two at a time and the second waits for the next call.
-    pub(super) fn sample(&mut self) -> f64 {
-        if let Some(z) = self.spare.take() {
-            return z;
-        }
-        let radius = (-2.0 * self.unit().ln()).sqrt();
-        let angle = std::f64::consts::TAU * self.unit();
-        self.spare = Some(radius * angle.sin());
-        radius * angle.cos()
-    }
-
-    /// Uniform in (0, 1]: never 0, whose logarithm Box–Muller cannot take.
-    fn unit(&mut self) -> f64 {
-        ((self.rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
-    }
-}
+use super::{Ignored, Options, Verdict};
+use crate::stats::benjamini_hochberg;
+use crate::stats::gaussian::Gaussian;
+use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, History, RunLevel};
 
 const OPTIONS: Options = Options {
     threshold: 0.05,
@@ -98,7 +65,7 @@ fn trial(runs: usize, drop: f64, noise: Noise, history: bool, z: &mut Gaussian) 
     // one row per comparison: the adjustment is the identity, applied for the shape
     let q = benjamini_hochberg(&[effect.p_value])[0];
     let pct = |log: f64| log.exp_m1() * 100.0;
-    compare::verdict(
+    super::verdict::verdict(
         pct(effect.log_change),
         (pct(effect.ci.0), pct(effect.ci.1)),
         q,
@@ -213,14 +180,4 @@ fn without_history_one_run_a_side_leans_on_the_default() {
         fa * 100.0
     );
     assert!(fa <= five_percent_within_sampling_error(), "{fa}");
-}
-
-#[test]
-fn gaussian_draws_have_unit_moments() {
-    let mut z = Gaussian::new(9);
-    let draws: Vec<f64> = (0..20_000).map(|_| z.sample()).collect();
-    let mean = draws.iter().sum::<f64>() / draws.len() as f64;
-    let variance = draws.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / draws.len() as f64;
-    assert!(mean.abs() < 0.03, "mean {mean}");
-    assert!((variance - 1.0).abs() < 0.05, "variance {variance}");
 }
