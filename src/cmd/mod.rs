@@ -24,6 +24,7 @@ pub use run::Interrupted;
 
 use crate::bench::{BenchError, PlanError};
 use crate::cli::{Command, FilterArgs, StatusArg};
+use crate::compare::CompareError;
 use crate::model::RunStatus;
 use crate::selector::RunFilter;
 use crate::store::StoreError;
@@ -53,22 +54,38 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
 pub fn error_message(error: &anyhow::Error) -> String {
     let root = error.root_cause();
     let mut parts: Vec<String> = error.chain().map(ToString::to_string).collect();
-    if let (Some(last), Some(plan)) = (parts.last_mut(), plan_error(root)) {
-        *last = run::plan_message(plan);
+    if let (Some(last), Some(worded)) = (parts.last_mut(), in_flags(root)) {
+        *last = worded;
     }
     format!("{}{}", parts.join(": "), way_out(root))
 }
 
-fn plan_error<'a>(root: &'a (dyn std::error::Error + 'static)) -> Option<&'a PlanError> {
-    match root.downcast_ref::<BenchError>() {
+/// A lower layer's refusal of a parameter, worded with the flag that set it.
+fn in_flags(root: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let plan = match root.downcast_ref::<BenchError>() {
         Some(BenchError::InvalidPlan(plan)) => Some(plan),
         _ => root.downcast_ref::<PlanError>(),
+    };
+    if let Some(plan) = plan {
+        return Some(run::plan_message(plan));
+    }
+    match root.downcast_ref::<CompareError>()? {
+        CompareError::Threshold(pct) => Some(format!(
+            "--threshold must be between 0 and 100 (percent), not {pct}"
+        )),
+        CompareError::Alpha(alpha) => Some(format!(
+            "--alpha must be between 0 and 1 (exclusive), not {alpha}"
+        )),
+        CompareError::NothingInCommon => None,
     }
 }
 
 /// The end of a message that names the flag to change: the store does not know how it
-/// was chosen, the engine does not know the flags that set its plan.
+/// was chosen, the engine and the comparison do not know the flags that set them.
 pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str {
+    if root.downcast_ref::<CompareError>() == Some(&CompareError::NothingInCommon) {
+        return "; --ignore-param can drop a parameter from the match";
+    }
     if let Some(e) = root.downcast_ref::<BenchError>() {
         return match e {
             BenchError::ReadOnly(_) | BenchError::NoPermission(_) => {

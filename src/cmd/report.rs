@@ -39,9 +39,10 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         ) {
             Ok(comparison) => Some(comparison),
             Err(e) => {
-                context
-                    .shell
-                    .warn(format!("no comparison in the report: {e}"));
+                context.shell.warn(format!(
+                    "no comparison in the report: {}",
+                    super::error_message(&e.into())
+                ));
                 None
             }
         },

@@ -58,15 +58,16 @@ pub struct Options {
     pub ignore: Ignored,
 }
 
+/// Why there is no comparison. Parameters are named as the rule knows them; the
+/// command line words them with its flags (`cmd::error_message`).
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CompareError {
-    #[error("--threshold must be between 0 and 100 (percent), not {0}")]
+    #[error("the threshold must be between 0 and 100 (percent), not {0}")]
     Threshold(f64),
-    #[error("--alpha must be between 0 and 1 (exclusive), not {0}")]
+    #[error("alpha must be between 0 and 1 (exclusive), not {0}")]
     Alpha(f64),
     #[error(
-        "the two sides have no row in common (same test, file size, record size, cache, engine, threads); \
-         --ignore-param can drop a parameter from the match"
+        "the two sides have no row in common (same test, file size, record size, cache, engine, threads)"
     )]
     NothingInCommon,
 }
