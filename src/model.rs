@@ -235,8 +235,9 @@ pub struct AutoRepeat {
     pub max_time_s: f64,
 }
 
-/// Everything a run was asked to do. Serialized as the `params` object.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Everything a run was asked to do. Serialized as the `params` object. `Default` is
+/// a blank for a store to decode into, not a plan anyone would measure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Params {
     pub engine: EngineKind,
     pub cache: CacheMode,
@@ -451,17 +452,19 @@ pub struct Source {
 }
 
 /// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
+    #[default]
     Running,
     Complete,
     Aborted,
     Failed,
 }
 
-/// A run: what was asked, where, and every figure it measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A run: what was asked, where, and every figure it measured. `Default` is a blank
+/// (nil UUID, started at the epoch) for a store to decode into.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     /// The store's id; `None` until the run is recorded.
     pub id: Option<i64>,

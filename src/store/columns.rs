@@ -11,15 +11,11 @@
 //! and machine states as JSON text, and every integer as a 64-bit one.
 
 use chrono::DateTime;
-use uuid::Uuid;
 
 pub use super::value::{Kind, Value};
 use super::value::{bits, json_of, name_of, opt_bits, set};
 
-use crate::model::{
-    AutoRepeat, CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder,
-    Run, RunStatus, Source, TestKind,
-};
+use crate::model::{AutoRepeat, Latency, Measurement, Run, Source, TestKind};
 use crate::units::ByteSize;
 
 /// A column of the table whose rows are `T`s.
@@ -221,48 +217,6 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("state_at_end", Kind::Text, |r| r.state_at_end.as_ref().map(json_of).into(), |r, v| set(&mut r.state_at_end, v.opt_json())),
 ];
 
-/// What a run row decodes onto: every field a column sets is overwritten.
-pub fn blank_run() -> Run {
-    Run {
-        id: None,
-        uuid: Uuid::nil(),
-        started_at: DateTime::UNIX_EPOCH,
-        finished_at: None,
-        status: RunStatus::Running,
-        labels: Vec::new(),
-        tags: Default::default(),
-        note: None,
-        tool_version: String::new(),
-        params: Params {
-            engine: EngineKind::Posix,
-            cache: CacheMode::Flush,
-            threads: 0,
-            file_size: ByteSize(0),
-            file_sizes: Vec::new(),
-            record_sizes: Vec::new(),
-            tests: Vec::new(),
-            repeat: 0,
-            warmup: 0,
-            order: RoundOrder::Grouped,
-            repeat_auto: None,
-            seed: 0,
-            auto: false,
-            verify: false,
-            read_pct: 0,
-            stride_records: 0,
-            latency: false,
-            dir: String::new(),
-        },
-        host: Host::default(),
-        filesystem: Filesystem::default(),
-        source: None,
-        state_at_start: None,
-        state_at_end: None,
-        results: Vec::new(),
-        warmup: Vec::new(),
-    }
-}
-
 /// Columns of a run that [`Store::finish_run`](super::Store::finish_run) updates: what
 /// is known only at the end.
 pub const FINISHED_COLUMNS: &[&str] = &["status", "finished_at", "repeat", "state_at_end"];
@@ -396,7 +350,7 @@ mod tests {
         let mut run = super::super::tests::sample_run("h", 0);
         run.id = Some(7);
         let values = RUN_COLUMNS.iter().map(|c| (c.encode)(&run));
-        let mut back = decode(RUN_COLUMNS, blank_run(), values).unwrap();
+        let mut back = decode(RUN_COLUMNS, Run::default(), values).unwrap();
         back.labels = run.labels.clone();
         back.tags = run.tags.clone();
         back.results = run.results.clone();

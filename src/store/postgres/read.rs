@@ -104,7 +104,7 @@ pub(super) fn ids(client: &mut Client, statement: &Statement) -> Result<Vec<i64>
 pub(super) fn list_runs(client: &mut Client, filter: &RunFilter) -> Result<Vec<Run>, Fail> {
     let mut runs = query(client, &statements::list_runs("iozone.", filter))?
         .iter()
-        .map(|row| decode(row, RUN_COLUMNS, columns::blank_run()))
+        .map(|row| decode(row, RUN_COLUMNS, Run::default()))
         .collect::<Result<Vec<_>, _>>()?;
     labels_and_tags(client, &mut runs)?;
     Ok(runs)
@@ -116,7 +116,7 @@ pub(super) fn load_run(client: &mut Client, id: i64) -> Result<Option<Run>, Fail
     let Some(row) = client.query_opt(&sql, &[&id])? else {
         return Ok(None);
     };
-    let mut runs = vec![decode(&row, RUN_COLUMNS, columns::blank_run())?];
+    let mut runs = vec![decode(&row, RUN_COLUMNS, Run::default())?];
     labels_and_tags(client, &mut runs)?;
     let mut run = runs.pop().expect("one run");
     results(client, &[id])?

@@ -236,7 +236,7 @@ impl Store for SqliteStore {
         let mut stmt = self.conn.prepare(&statement.sql).map_err(|e| self.err(e))?;
         let mut runs: Vec<Run> = stmt
             .query_map(values(&statement), |row| {
-                decode(row, RUN_COLUMNS, columns::blank_run())
+                decode(row, RUN_COLUMNS, Run::default())
             })
             .and_then(|rows| rows.collect())
             .map_err(|e| self.err(e))?;
@@ -246,9 +246,9 @@ impl Store for SqliteStore {
 
     fn load_run(&self, id: i64) -> Result<Option<Run>, StoreError> {
         let sql = format!("{} WHERE id = ?", statements::select_runs(""));
-        let decoded = self.conn.query_row(&sql, [id], |row| {
-            decode(row, RUN_COLUMNS, columns::blank_run())
-        });
+        let decoded = self
+            .conn
+            .query_row(&sql, [id], |row| decode(row, RUN_COLUMNS, Run::default()));
         let mut runs = match decoded {
             Ok(run) => vec![run],
             Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(None),
