@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Runs `iozone run` and fio (psync engine) on the same workloads, alternating, several
-# times, and prints each pair's medians and the ratio iozone/fio. Also measures what
-# latency recording costs and whether peak memory grows with the file size.
+# Runs `iozone run` and fio on the same workloads, alternating, several times, and
+# prints each pair's medians and the ratio iozone/fio: one I/O at a time (fio's psync
+# against iozone's posix engine), then queue depth (fio's io_uring against iozone's
+# uring engine at the same depth). Also measures what latency recording costs (at depth
+# 1 and at depth 32) and whether peak memory grows with the file size.
 #
-#   scripts/bench-vs-fio.sh [DIR] [ROUNDS]
+#   [SIZE=256M] [URING_SIZE=64M] scripts/bench-vs-fio.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-vs-fio (on the filesystem under the checkout); ROUNDS
-# defaults to 5. Needs about 300 MiB free in DIR (1 GiB for the memory check).
+# defaults to 5. Needs about 300 MiB free in DIR (1 GiB for the memory check). The
+# io_uring rows use URING_SIZE files: 4 KiB random O_DIRECT at depth 1 and 8 and 32,
+# 128 KiB sequential O_DIRECT at depth 8, 4 KiB random reads through the page cache at
+# depth 32.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,10 +26,10 @@ fi
 cargo build --release --quiet
 mkdir -p "$dir"
 
-exec python3 - "$dir" "$rounds" "$size" <<'PY'
+exec python3 - "$dir" "$rounds" "$size" "${URING_SIZE:-64M}" <<'PY'
 import json, os, resource, statistics, subprocess, sys
 
-dir, rounds, size = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+dir, rounds, size, uring_size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 iozone = os.path.abspath("target/release/iozone")
 fio_file = os.path.join(dir, "fio.tmp")
 MiB = 1 << 20
@@ -81,6 +86,67 @@ for cache in ["buffered", "flush"]:
                       f"{min(theirs[test]):.0f}..{max(theirs[test]):.0f}")
             print(f"{cache:<9}{record:>7}  {test:<6}{o:>9.1f}{f:>9.1f}{ratio:>7.2f}{want:>8.2f}  "
                   f"{'ok  ' if ok else 'MISS'}     {spread}")
+
+print()
+print(f"iozone (uring) vs fio (io_uring), {uring_size} file, same depth, {rounds} alternating rounds")
+print(f"{'workload':<28}{'iozone':>9}{'fio':>9}{'ratio':>7}{'target':>8}  verdict  iozone range / fio range")
+
+def iozone_uring(test, record, depth, cache, extra=()):
+    out = subprocess.run(
+        [iozone, "run", "-s", uring_size, "-r", str(record), "-i", test, "-n", "1",
+         "--warmup", "0", "--engine", "uring", "--iodepth", str(depth), "--cache", cache,
+         "-d", dir, "-q", "--format", "json", "--no-record", *extra],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["results"][0]["throughput"] / MiB
+
+def fio_uring(rw, record, depth, direct):
+    if os.path.exists(fio_file):
+        os.remove(fio_file)
+    args = ["fio", "--name=" + rw, "--filename=" + fio_file, "--rw=" + rw,
+            "--bs=" + str(record), "--size=" + uring_size, "--ioengine=io_uring",
+            "--iodepth=" + str(depth), "--direct=" + ("1" if direct else "0"),
+            "--fallocate=none", "--output-format=json"]
+    if not direct:
+        args.append("--invalidate=0")   # buffered reads from the page cache, as ours
+    job = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    os.remove(fio_file)
+    key = "write" if "write" in rw else "read"
+    return job["jobs"][0][key]["bw_bytes"] / MiB
+
+URING = [  # label, fio rw, iozone test, record, depth, direct
+    ("4k randread direct qd1", "randread", "random_read", 4096, 1, True),
+    ("4k randread direct qd8", "randread", "random_read", 4096, 8, True),
+    ("4k randread direct qd32", "randread", "random_read", 4096, 32, True),
+    ("4k randwrite direct qd1", "randwrite", "random_write", 4096, 1, True),
+    ("4k randwrite direct qd8", "randwrite", "random_write", 4096, 8, True),
+    ("4k randwrite direct qd32", "randwrite", "random_write", 4096, 32, True),
+    ("128k read direct qd8", "read", "read", 131072, 8, True),
+    ("128k write direct qd8", "write", "write", 131072, 8, True),
+    ("4k randread buffered qd32", "randread", "random_read", 4096, 32, False),
+]
+for label, rw, test, record, depth, direct in URING:
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(iozone_uring(test, record, depth, "direct" if direct else "buffered"))
+        theirs.append(fio_uring(rw, record, depth, direct))
+    o, f = statistics.median(ours), statistics.median(theirs)
+    ratio = o / f
+    # 1.0 is the goal; within 5% of it is within this machine's noise
+    verdict = "ok  " if ratio >= 1.0 else "near" if ratio >= 0.95 else "MISS"
+    misses += verdict == "MISS"
+    print(f"{label:<28}{o:>9.1f}{f:>9.1f}{ratio:>7.2f}{1.0:>8.2f}  {verdict}     "
+          f"{min(ours):.0f}..{max(ours):.0f} / {min(theirs):.0f}..{max(theirs):.0f}")
+
+print()
+print("latency recording cost, 4 KiB random reads direct at depth 32 (per completion / without)")
+on, off = [], []
+for _ in range(rounds):
+    on.append(iozone_uring("random_read", 4096, 32, "direct"))
+    off.append(iozone_uring("random_read", 4096, 32, "direct", ["--no-latency"]))
+o, f = statistics.median(on), statistics.median(off)
+cost = (1 - o / f) * 100
+misses += cost > 3.0
+print(f"  random_read on {o:8.1f}  off {f:8.1f}  cost {cost:+5.1f}%  (target <= 3%)  {'ok' if cost <= 3.0 else 'MISS'}")
 
 print()
 print("latency recording cost, 512 B buffered (iozone with sampled latency / without)")
