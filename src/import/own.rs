@@ -194,6 +194,10 @@ impl CsvRow<'_> {
             params: Params {
                 engine: self.named::<EngineKind>(CsvColumn::Engine)?,
                 cache: self.named::<CacheMode>(CsvColumn::Cache)?,
+                // exports from before depths existed have no such column
+                iodepth: self
+                    .opt_number(CsvColumn::Iodepth)?
+                    .unwrap_or_else(Params::legacy_iodepth),
                 threads: self.number(CsvColumn::Threads)?,
                 file_size: ByteSize(0),
                 file_sizes: Vec::new(),
