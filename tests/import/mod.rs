@@ -115,6 +115,9 @@ fn fio_and_iozone3_outputs_import() {
 fn export_then_import_into_a_new_database_loses_nothing() {
     let scratch = tempfile::tempdir().unwrap();
     let first = scratch.path().join("first.db");
+    // first, as its fio report is older than the runs recorded now: ids follow time
+    let queued = fixture("fio/uring-qd32-write-4k-edited.json");
+    import(&first, &[queued.to_str().unwrap()]);
     crate::compare::record(
         &first,
         scratch.path(),
@@ -133,7 +136,13 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     };
     let (text, exported) = export(&first);
     assert_eq!(exported["format"], "iozone-export");
-    assert_eq!(exported["runs"].as_array().unwrap().len(), 3);
+    let exported_runs = exported["runs"].as_array().unwrap();
+    assert_eq!(exported_runs.len(), 4);
+    let depths: Vec<&Value> = exported_runs
+        .iter()
+        .map(|r| &r["params"]["iodepth"])
+        .collect();
+    assert!(depths.contains(&&Value::from(32)), "{depths:?}");
     let file = scratch.path().join("export.json");
     std::fs::write(&file, text).unwrap();
 
@@ -147,7 +156,7 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     );
     // and again: nothing new
     let (_, _, err) = import(&second, &[file.to_str().unwrap()]);
-    assert!(err.contains("0 runs (3 already there)"), "{err}");
+    assert!(err.contains("0 runs (4 already there)"), "{err}");
 
     // CSV out and back: the same results
     let (code, csv, _) = iozone_db(&first, &["export", "--format", "csv"]);
@@ -159,6 +168,8 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     assert_eq!(code, Some(0), "{err}");
     let (_, csv_again, _) = iozone_db(&third, &["export", "--format", "csv"]);
     assert_eq!(csv_again, csv);
+    let (_, json_again, _) = iozone_db(&third, &["export", "--format", "json"]);
+    assert!(json_again.contains("\"iodepth\": 32"), "{json_again}");
 }
 
 #[test]
