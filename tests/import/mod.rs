@@ -173,6 +173,80 @@ fn export_then_import_into_a_new_database_loses_nothing() {
 }
 
 #[test]
+fn a_queued_fio_run_shows_and_compares_by_its_depth() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    for (file, label) in [
+        ("fio/buffered-write-4k.json", "psync"),
+        ("fio/uring-qd32-write-4k-edited.json", "qd32"),
+    ] {
+        let (code, _, err) = import(&db, &[fixture(file).to_str().unwrap(), "-l", label]);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let depths: Vec<Value> = runs(&db)
+        .iter()
+        .map(|r| r["params"]["iodepth"].clone())
+        .collect();
+    assert_eq!(depths, [Value::from(32), Value::from(1)]);
+
+    // history's mode says the depth only where it is not 1
+    let (code, table, _) = iozone_db(&db, &["history"]);
+    assert_eq!(code, Some(0));
+    let line = |label: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label} in {table}"))
+            .to_string()
+    };
+    assert!(line("qd32").contains("buffered/pread qd32"), "{table}");
+    assert!(!line("psync").contains(" qd"), "{table}");
+    let (_, csv, _) = iozone_db(&db, &["history", "--format", "csv"]);
+    assert!(csv.lines().next().unwrap().ends_with(",iodepth"), "{csv}");
+    // imported in that order: psync is run 1, io_uring run 2
+    let show = |id: &str| iozone_db(&db, &["show", id]).1;
+    let deep = show("2");
+    assert!(
+        deep.contains("engine pread, queue depth 32, 1 thread(s)"),
+        "{deep}"
+    );
+    let shallow = show("1");
+    assert!(shallow.contains("engine pread, 1 thread(s)"), "{shallow}");
+
+    // depths are part of the row: apart, nothing in common
+    let (code, _, err) = iozone_db(&db, &["compare", "psync", "qd32"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("queue depth") && err.contains("--ignore-param"),
+        "{err}"
+    );
+    // dropped on purpose: one row, the depth null, and the difference said
+    let c = compare_json(&db, &["psync", "qd32", "--ignore-param", "iodepth"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{c}");
+    assert_eq!(rows[0]["iodepth"], Value::Null);
+    assert_eq!(rows[0]["engine"], "pread");
+    let change = c["environment_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "params.iodepth")
+        .unwrap_or_else(|| panic!("no depth change in {c}"));
+    assert_eq!(change["baseline"], serde_json::json!(["1"]));
+    assert_eq!(change["candidate"], serde_json::json!(["32"]));
+    let (code, table, _) = iozone_db(
+        &db,
+        &["compare", "psync", "qd32", "--ignore-param", "iodepth"],
+    );
+    assert_eq!(code, Some(0));
+    assert!(table.contains("buffered/pread qd*"), "{table}");
+    // a depth on both sides is kept in the row
+    let c = compare_json(&db, &["qd32", "qd32"]);
+    assert_eq!(c["rows"][0]["iodepth"], 32);
+}
+
+#[test]
 fn bad_files_import_nothing_and_say_which() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
