@@ -297,13 +297,8 @@ fn depths_stay_apart_unless_ignored() {
     deep_base[0].params.iodepth = 32;
     let c = compare(&deep_base, &cand, &[], &options()).unwrap();
     assert_eq!(c.rows[0].key.iodepth, Some(32));
-    let ignore = Options {
-        ignore: Ignored {
-            iodepth: true,
-            ..Ignored::default()
-        },
-        ..options()
-    };
+    let mut ignore = options();
+    ignore.ignore.iodepth = true;
     let c = compare(&base, &cand, &[], &ignore).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert_eq!(c.rows[0].key.iodepth, None);

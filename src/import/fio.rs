@@ -231,15 +231,7 @@ impl<'a> Job<'a> {
         if SYNCHRONOUS.contains(&self.ioengine()) {
             return Ok(1);
         }
-        match self.option(&["iodepth"]) {
-            None => Ok(1),
-            Some(n) => n
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{}: iodepth '{n}' is not a queue depth", self.name)),
-        }
+        self.count_of("iodepth", "a queue depth")
     }
 
     /// numjobs workers, when the entry reports them together (group_reporting); without
@@ -248,14 +240,19 @@ impl<'a> Job<'a> {
         if !self.flag(&["group_reporting"]).unwrap_or(false) {
             return Ok(1);
         }
-        match self.option(&["numjobs"]) {
+        self.count_of("numjobs", "a count of workers")
+    }
+
+    /// An option that counts something, 1 or more; 1 when the job does not set it.
+    fn count_of(&self, name: &str, what: &str) -> Result<u32, String> {
+        match self.option(&[name]) {
             None => Ok(1),
             Some(n) => n
                 .trim()
                 .parse::<u32>()
                 .ok()
                 .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{}: numjobs '{n}' is not a count of workers", self.name)),
+                .ok_or_else(|| format!("{}: {name} '{n}' is not {what}", self.name)),
         }
     }
 
