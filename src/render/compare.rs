@@ -45,7 +45,7 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
     })
 }
 
-/// `cache/engine ×threads`, `*` for a parameter dropped from the match.
+/// `cache/engine qdN ×threads`, `*` for a parameter dropped from the match.
 pub(super) fn mode(key: &RowKey) -> String {
     cells::mode(
         key.cache.map(|c| c.name()),

@@ -210,8 +210,11 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
         deep.contains("engine pread, queue depth 32, 1 thread(s)"),
         "{deep}"
     );
+    // and the results table's note, as `run` prints it
+    assert!(deep.contains("half their range, queue depth 32;"), "{deep}");
     let shallow = show("1");
     assert!(shallow.contains("engine pread, 1 thread(s)"), "{shallow}");
+    assert!(!shallow.contains("queue depth"), "{shallow}");
 
     // depths are part of the row: apart, nothing in common
     let (code, _, err) = iozone_db(&db, &["compare", "psync", "qd32"]);
