@@ -68,6 +68,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
         params: Params {
             engine: EngineKind::Posix,
             cache: CacheMode::Flush,
+            iodepth: 1,
             threads: 1,
             file_size: ByteSize(32 << 20),
             file_sizes: vec![ByteSize(32 << 20)],

@@ -37,7 +37,8 @@ pub fn to_json(runs: Vec<Run>, exported_at: DateTime<Utc>) -> String {
 /// and their header words in order (a host or filesystem fact's as [`Fact`] names it).
 macro_rules! csv_columns {
     ($($variant:ident = $name:expr,)*) => {
-        /// A column of the CSV export: run facts first, then the result's own.
+        /// A column of the CSV export: run facts first, then the result's own, then
+        /// run facts added later (at the end, so existing columns keep their place).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum CsvColumn {
             $($variant,)*
@@ -93,6 +94,8 @@ csv_columns! {
     LatP999Ns = "lat_p999_ns",
     LatMaxNs = "lat_max_ns",
     LatSamples = "lat_samples",
+    // a run fact, added after the others so that no column a spreadsheet reads moves
+    Iodepth = "iodepth",
 }
 
 impl CsvColumn {
@@ -134,6 +137,7 @@ impl CsvColumn {
             CsvColumn::Threads => run.params.threads.to_string(),
             CsvColumn::Repeat => run.params.repeat.to_string(),
             CsvColumn::Seed => run.params.seed.to_string(),
+            CsvColumn::Iodepth => run.params.iodepth.to_string(),
             CsvColumn::Test => m.test.name().into(),
             CsvColumn::FileSize => m.file_size.bytes().to_string(),
             CsvColumn::RecordSize => m.record_size.bytes().to_string(),

@@ -241,6 +241,9 @@ pub struct AutoRepeat {
 pub struct Params {
     pub engine: EngineKind,
     pub cache: CacheMode,
+    /// Operations each worker keeps in flight (1 before queue depths existed).
+    #[serde(default = "Params::legacy_iodepth")]
+    pub iodepth: u32,
     pub threads: u32,
     /// The largest file size measured (the only one unless `auto`).
     pub file_size: ByteSize,
@@ -269,6 +272,14 @@ pub struct Params {
     pub latency: bool,
     /// The directory measured in, as an absolute path.
     pub dir: String,
+}
+
+impl Params {
+    /// The queue depth of a run that does not say: every run before depths existed
+    /// kept one operation in flight per worker.
+    pub fn legacy_iodepth() -> u32 {
+        1
+    }
 }
 
 // The defaults, each written once. `--help` shows them (clap's `default_value_t`

@@ -21,6 +21,7 @@ pub struct SeriesKey {
     pub record_size: ByteSize,
     pub cache: CacheMode,
     pub engine: EngineKind,
+    pub iodepth: u32,
     pub threads: u32,
 }
 
@@ -67,6 +68,7 @@ fn series(runs: &[Run]) -> BTreeMap<SeriesKey, Vec<Point<'_>>> {
                 record_size: m.record_size,
                 cache: run.params.cache,
                 engine: run.params.engine,
+                iodepth: run.params.iodepth,
                 threads: run.params.threads,
             };
             by_run.entry((key, i)).or_default().push(m.throughput);

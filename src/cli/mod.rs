@@ -206,6 +206,7 @@ pub struct CompletionsArgs {
 pub enum IgnoreParam {
     Engine,
     Cache,
+    Iodepth,
     Threads,
     #[value(name = "file_size", alias = "file-size")]
     FileSize,

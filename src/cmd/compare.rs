@@ -79,6 +79,7 @@ pub(super) fn ignored(params: &[IgnoreParam]) -> Ignored {
     Ignored {
         engine: params.contains(&IgnoreParam::Engine),
         cache: params.contains(&IgnoreParam::Cache),
+        iodepth: params.contains(&IgnoreParam::Iodepth),
         threads: params.contains(&IgnoreParam::Threads),
         file_size: params.contains(&IgnoreParam::FileSize),
     }

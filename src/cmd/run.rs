@@ -292,6 +292,7 @@ fn params(plan: &Plan) -> Params {
     Params {
         engine: plan.engine,
         cache: plan.cache,
+        iodepth: 1, // TODO(i11-uring): plan.iodepth
         threads: plan.threads,
         file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),

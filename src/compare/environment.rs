@@ -53,6 +53,7 @@ fn facts(run: &Run) -> Vec<(String, Option<String>)> {
     let others = [
         ("params.engine", Some(p.engine.name().into())),
         ("params.cache", Some(p.cache.name().into())),
+        ("params.iodepth", Some(p.iodepth.to_string())),
         ("params.threads", Some(p.threads.to_string())),
         ("params.verify", Some(p.verify.to_string())),
         ("params.read_pct", Some(p.read_pct.to_string())),

@@ -46,6 +46,7 @@ use verdict::{correct, decide, history_by_row, measure_row, side, summarize};
 pub struct Ignored {
     pub engine: bool,
     pub cache: bool,
+    pub iodepth: bool,
     pub threads: bool,
     pub file_size: bool,
 }
@@ -67,7 +68,7 @@ pub enum CompareError {
     #[error("alpha must be between 0 and 1 (exclusive), not {0}")]
     Alpha(f64),
     #[error(
-        "the two sides have no row in common (same test, file size, record size, cache, engine, threads)"
+        "the two sides have no row in common (same test, file size, record size, cache, engine, queue depth, threads)"
     )]
     NothingInCommon,
 }
@@ -92,6 +93,7 @@ pub struct RowKey {
     pub record_size: ByteSize,
     pub cache: Option<CacheMode>,
     pub engine: Option<EngineKind>,
+    pub iodepth: Option<u32>,
     pub threads: Option<u32>,
 }
 

@@ -17,6 +17,7 @@ const OPTIONS: Options = Options {
     ignore: Ignored {
         engine: false,
         cache: false,
+        iodepth: false,
         threads: false,
         file_size: false,
     },

@@ -283,6 +283,37 @@ fn rows_on_one_side_only_and_ignored_parameters() {
 }
 
 #[test]
+fn depths_stay_apart_unless_ignored() {
+    let mut base = side(&[1.0, 2.0], "6.1");
+    base[0].params.iodepth = 1;
+    let mut cand = side(&[1.0, 2.0], "6.1");
+    cand[0].params.iodepth = 32;
+    assert_eq!(
+        compare(&base, &cand, &[], &options()).unwrap_err(),
+        CompareError::NothingInCommon
+    );
+    // the same depth on both sides is matched on it
+    let mut deep_base = base.clone();
+    deep_base[0].params.iodepth = 32;
+    let c = compare(&deep_base, &cand, &[], &options()).unwrap();
+    assert_eq!(c.rows[0].key.iodepth, Some(32));
+    let mut ignore = options();
+    ignore.ignore.iodepth = true;
+    let c = compare(&base, &cand, &[], &ignore).unwrap();
+    assert_eq!(c.rows.len(), 1);
+    assert_eq!(c.rows[0].key.iodepth, None);
+    let depth = c
+        .environment_changes
+        .iter()
+        .find(|e| e.field == "params.iodepth")
+        .expect("the depths differ in the environment");
+    assert_eq!(
+        (&depth.baseline[..], &depth.candidate[..]),
+        (&["1".to_string()][..], &["32".to_string()][..])
+    );
+}
+
+#[test]
 fn bad_options_are_refused() {
     let bad = Options {
         threshold: 1.5,

@@ -35,6 +35,7 @@ fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey 
         record_size: m.record_size,
         cache: (!ignore.cache).then_some(p.cache),
         engine: (!ignore.engine).then_some(p.engine),
+        iodepth: (!ignore.iodepth).then_some(p.iodepth),
         threads: (!ignore.threads).then_some(p.threads),
     }
 }

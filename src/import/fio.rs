@@ -189,6 +189,7 @@ impl<'a> Job<'a> {
     fn draft(&self) -> Result<Option<Draft>, String> {
         let mut draft = Draft::new("fio");
         draft.engine = self.engine();
+        draft.iodepth = self.iodepth()?;
         draft.threads = self.threads()?;
         draft.dir = self.dir();
         let mut moved = Vec::new();
@@ -202,15 +203,35 @@ impl<'a> Job<'a> {
         Ok((!draft.results.is_empty()).then_some(draft))
     }
 
+    /// fio's engine, `psync` unless the job names one.
+    fn ioengine(&self) -> &str {
+        self.option(&["ioengine"]).unwrap_or("psync").trim()
+    }
+
     /// psync/pvsync are positional reads and writes, sync/vsync use the file position,
-    /// mmap maps. Other engines (libaio, io_uring, posixaio, …) also address every I/O
-    /// by offset, the nearest of ours, though queued; fio's default is psync.
+    /// mmap maps, io_uring is ours. Other engines (libaio, posixaio, …) also address
+    /// every I/O by offset, queued: pread is the nearest of ours, and the job's depth
+    /// (see [`Job::iodepth`]) keeps the queueing; libaio is not io_uring, so it is not
+    /// named as our io_uring engine. fio's default is psync.
     fn engine(&self) -> EngineKind {
-        match self.option(&["ioengine"]).unwrap_or("psync") {
+        match self.ioengine() {
             "sync" | "vsync" => EngineKind::Posix,
             "mmap" => EngineKind::Mmap,
+            // TODO(i11-uring): EngineKind::Uring, the engine fio's io_uring is
+            "io_uring" => EngineKind::Pread,
             _ => EngineKind::Pread,
         }
+    }
+
+    /// The operations in flight per worker: `iodepth` (fio's default 1) for a queued
+    /// engine. fio's synchronous engines ignore the option, one I/O at a time whatever
+    /// it says, so their jobs are depth 1.
+    fn iodepth(&self) -> Result<u32, String> {
+        const SYNCHRONOUS: [&str; 6] = ["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"];
+        if SYNCHRONOUS.contains(&self.ioengine()) {
+            return Ok(1);
+        }
+        self.count_of("iodepth", "a queue depth")
     }
 
     /// numjobs workers, when the entry reports them together (group_reporting); without
@@ -219,14 +240,19 @@ impl<'a> Job<'a> {
         if !self.flag(&["group_reporting"]).unwrap_or(false) {
             return Ok(1);
         }
-        match self.option(&["numjobs"]) {
+        self.count_of("numjobs", "a count of workers")
+    }
+
+    /// An option that counts something, 1 or more; 1 when the job does not set it.
+    fn count_of(&self, name: &str, what: &str) -> Result<u32, String> {
+        match self.option(&[name]) {
             None => Ok(1),
             Some(n) => n
                 .trim()
                 .parse::<u32>()
                 .ok()
                 .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{}: numjobs '{n}' is not a count of workers", self.name)),
+                .ok_or_else(|| format!("{}: {name} '{n}' is not {what}", self.name)),
         }
     }
 
@@ -409,7 +435,7 @@ fn merge_or_push(drafts: &mut Vec<(u64, Draft)>, group: u64, draft: Draft) {
 }
 
 /// What must agree for two jobs to be one run.
-fn key(d: &Draft) -> (EngineKind, CacheMode, u32, &str, Vec<(u64, u64)>) {
+fn key(d: &Draft) -> (EngineKind, CacheMode, u32, u32, &str, Vec<(u64, u64)>) {
     let mut sizes: Vec<(u64, u64)> = d
         .results
         .iter()
@@ -417,7 +443,7 @@ fn key(d: &Draft) -> (EngineKind, CacheMode, u32, &str, Vec<(u64, u64)>) {
         .collect();
     sizes.sort();
     sizes.dedup();
-    (d.engine, d.cache, d.threads, &d.dir, sizes)
+    (d.engine, d.cache, d.iodepth, d.threads, &d.dir, sizes)
 }
 
 #[cfg(test)]
@@ -432,6 +458,8 @@ mod tests {
     const READ_64K: &str = include_str!("../../tests/fixtures/fio/fsync-read-64k.json");
     const TWO_JOBS: &str =
         include_str!("../../tests/fixtures/fio/two-jobs-write-read-16k-clean.json");
+    const URING_QD32: &str =
+        include_str!("../../tests/fixtures/fio/uring-qd32-write-4k-edited.json");
 
     fn runs(text: &str) -> Vec<Run> {
         parse(text, &origin(text)).unwrap()
@@ -553,6 +581,7 @@ mod tests {
         };
         assert_eq!(engine("sync"), EngineKind::Posix);
         assert_eq!(engine("mmap"), EngineKind::Mmap);
+        // TODO(i11-uring): EngineKind::Uring
         assert_eq!(engine("io_uring"), EngineKind::Pread);
         let random = WRITE_4K.replace("\"rw\" : \"write\"", "\"rw\" : \"randwrite\"");
         assert_eq!(runs(&random)[0].params.tests, [TestKind::RandomWrite]);
@@ -563,6 +592,48 @@ mod tests {
         assert_eq!(runs(&grouped)[0].params.threads, 4);
         let split_bs = WRITE_4K.replace("\"bs\" : \"4k\"", "\"bs\" : \"64k,8k\"");
         assert_eq!(runs(&split_bs)[0].params.record_sizes, [ByteSize(8192)]);
+    }
+
+    #[test]
+    fn a_queued_engine_keeps_its_depth() {
+        let run = &runs(URING_QD32)[0];
+        // TODO(i11-uring): EngineKind::Uring
+        assert_eq!(
+            (run.params.engine, run.params.iodepth),
+            (EngineKind::Pread, 32)
+        );
+        let with_engine = |name: &str| {
+            let text = URING_QD32.replace("\"io_uring\"", &format!("\"{name}\""));
+            runs(&text)[0].params.clone()
+        };
+        let libaio = with_engine("libaio");
+        assert_eq!((libaio.engine, libaio.iodepth), (EngineKind::Pread, 32));
+        // a synchronous engine has one I/O in flight whatever iodepth says
+        for sync in ["psync", "sync", "pvsync2", "mmap"] {
+            assert_eq!(with_engine(sync).iodepth, 1, "{sync}");
+        }
+        // no iodepth: fio's default, 1
+        assert_eq!(runs(WRITE_4K)[0].params.iodepth, 1);
+        let without = URING_QD32.replace("\"iodepth\" : \"32\",", "");
+        assert_eq!(runs(&without)[0].params.iodepth, 1);
+        for bad in ["0", "deep", "-4"] {
+            let text =
+                URING_QD32.replace("\"iodepth\" : \"32\"", &format!("\"iodepth\" : \"{bad}\""));
+            let e = parse(&text, &origin(&text)).unwrap_err();
+            assert!(e.message.contains("is not a queue depth"), "{bad}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn jobs_at_two_depths_are_two_runs() {
+        let deep = TWO_JOBS.replacen(
+            "\"name\" : ",
+            "\"ioengine\" : \"io_uring\", \"iodepth\" : \"8\", \"name\" : ",
+            1,
+        );
+        let split = runs(&deep);
+        assert_eq!(split.len(), 2);
+        assert_eq!((split[0].params.iodepth, split[1].params.iodepth), (8, 1));
     }
 
     #[test]

@@ -194,6 +194,10 @@ impl CsvRow<'_> {
             params: Params {
                 engine: self.named::<EngineKind>(CsvColumn::Engine)?,
                 cache: self.named::<CacheMode>(CsvColumn::Cache)?,
+                // exports from before depths existed have no such column
+                iodepth: self
+                    .opt_number(CsvColumn::Iodepth)?
+                    .unwrap_or_else(Params::legacy_iodepth),
                 threads: self.number(CsvColumn::Threads)?,
                 file_size: ByteSize(0),
                 file_sizes: Vec::new(),
@@ -295,4 +299,53 @@ fn derive_lists(run: &mut Run) {
     run.params.record_sizes = records;
     run.params.tests = tests;
     run.params.latency = run.results.iter().any(|m| m.latency_ns.is_some());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::text::testing::origin;
+    use super::*;
+
+    /// A run at queue depth 32: the fio fixture's.
+    fn sample_run() -> Run {
+        let text = include_str!("../../tests/fixtures/fio/uring-qd32-write-4k-edited.json");
+        super::super::fio::parse(text, &origin(text))
+            .unwrap()
+            .remove(0)
+    }
+
+    #[test]
+    fn json_keeps_the_depth_and_a_run_without_one_reads_as_depth_one() {
+        let run = sample_run();
+        assert_eq!(run.params.iodepth, 32);
+        let text = serde_json::to_string(&run).unwrap();
+        assert_eq!(parse_json(&text, &origin(&text)).unwrap()[0], run);
+        // a run written before depths existed
+        let mut value = serde_json::to_value(&run).unwrap();
+        value["params"].as_object_mut().unwrap().remove("iodepth");
+        let old = value.to_string();
+        let back = &parse_json(&old, &origin(&old)).unwrap()[0];
+        assert_eq!(back.params.iodepth, 1);
+    }
+
+    #[test]
+    fn csv_keeps_the_depth_and_an_export_without_the_column_reads_as_depth_one() {
+        let run = sample_run();
+        let text = crate::export::to_csv(std::slice::from_ref(&run));
+        let header = text.lines().next().unwrap();
+        assert!(header.ends_with(",iodepth"), "{header}");
+        assert_eq!(
+            parse_csv(&text, &origin(&text)).unwrap()[0].params.iodepth,
+            32
+        );
+        // an export from before the column: every line without its last field
+        let old: String = text
+            .lines()
+            .map(|line| format!("{}\n", line.rsplit_once(',').unwrap().0))
+            .collect();
+        assert_eq!(parse_csv(&old, &origin(&old)).unwrap()[0].params.iodepth, 1);
+        let bad = text.replacen(",32\n", ",deep\n", 1);
+        let err = parse_csv(&bad, &origin(&bad)).unwrap_err();
+        assert_eq!(err.message, "iodepth 'deep' is not a number");
+    }
 }

@@ -34,6 +34,8 @@ pub struct Draft {
     pub started_at: Option<DateTime<Utc>>,
     pub engine: EngineKind,
     pub cache: CacheMode,
+    /// Operations the source kept in flight per worker.
+    pub iodepth: u32,
     pub threads: u32,
     pub auto: bool,
     pub verify: bool,
@@ -43,7 +45,8 @@ pub struct Draft {
 }
 
 impl Draft {
-    /// A draft with nothing stated yet: one thread, buffered, posix, no directory.
+    /// A draft with nothing stated yet: one thread, buffered, posix at depth 1, no
+    /// directory.
     pub fn new(tool: &'static str) -> Draft {
         Draft {
             tool,
@@ -52,6 +55,7 @@ impl Draft {
             started_at: None,
             engine: EngineKind::Posix,
             cache: CacheMode::Buffered,
+            iodepth: 1,
             threads: 1,
             auto: false,
             verify: false,
@@ -93,6 +97,7 @@ impl Draft {
         let params = Params {
             engine: self.engine,
             cache: self.cache,
+            iodepth: self.iodepth,
             threads: self.threads,
             file_size: file_sizes.last().copied().unwrap_or(ByteSize(0)),
             file_sizes,

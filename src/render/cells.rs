@@ -53,24 +53,46 @@ pub fn rate(unit: RateUnit, bytes_per_sec: f64) -> String {
     }
 }
 
-/// How a run reads and writes: `flush/posix`, with ` ×4` for more than one thread;
-/// `*` stands for a parameter a comparison dropped from its match.
-pub fn mode(cache: Option<&str>, engine: Option<&str>, threads: Option<u32>) -> String {
+/// How a run reads and writes: `flush/posix`, with ` qd32` for a queue depth other
+/// than 1 and ` ×4` for more than one thread (`direct/uring qd32 ×4`); `*` stands for
+/// a parameter a comparison dropped from its match. Depth 1 and one thread, what
+/// every run had before either could change, add nothing.
+pub fn mode(
+    cache: Option<&str>,
+    engine: Option<&str>,
+    iodepth: Option<u32>,
+    threads: Option<u32>,
+) -> String {
+    let iodepth = depth(iodepth);
     let threads = match threads {
         Some(1) => String::new(),
         Some(n) => format!(" ×{n}"),
         None => " ×*".into(),
     };
     format!(
-        "{}/{}{threads}",
+        "{}/{}{iodepth}{threads}",
         cache.unwrap_or("*"),
         engine.unwrap_or("*")
     )
 }
 
+/// The queue depth part of a mode: ` qd32`, nothing for depth 1, ` qd*` when dropped.
+pub fn depth(iodepth: Option<u32>) -> String {
+    match iodepth {
+        Some(1) => String::new(),
+        Some(n) => format!(" qd{n}"),
+        None => " qd*".into(),
+    }
+}
+
 /// The mode of a run's own parameters, where nothing is dropped.
 pub fn run_mode(p: &Params) -> String {
-    mode(Some(p.cache.name()), Some(p.engine.name()), Some(p.threads))
+    mode(
+        Some(p.cache.name()),
+        Some(p.engine.name()),
+        Some(p.iodepth),
+        Some(p.threads),
+    )
 }
 
 /// A run's status as README's JSON output spells it: `complete`, `aborted`, ….
@@ -120,9 +142,20 @@ mod tests {
 
     #[test]
     fn modes_statuses_and_tags() {
-        assert_eq!(mode(Some("flush"), Some("posix"), Some(1)), "flush/posix");
-        assert_eq!(mode(Some("direct"), None, Some(4)), "direct/* ×4");
-        assert_eq!(mode(None, Some("mmap"), None), "*/mmap ×*");
+        assert_eq!(
+            mode(Some("flush"), Some("posix"), Some(1), Some(1)),
+            "flush/posix"
+        );
+        assert_eq!(mode(Some("direct"), None, Some(1), Some(4)), "direct/* ×4");
+        assert_eq!(mode(None, Some("mmap"), Some(1), None), "*/mmap ×*");
+        assert_eq!(
+            mode(Some("direct"), Some("pread"), Some(32), Some(4)),
+            "direct/pread qd32 ×4"
+        );
+        assert_eq!(
+            mode(Some("flush"), Some("pread"), None, Some(1)),
+            "flush/pread qd*"
+        );
         assert_eq!(status(RunStatus::Aborted), "aborted");
         let pairs = BTreeMap::from([("b".to_string(), "2".to_string()), ("a".into(), "1".into())]);
         assert_eq!(tags(&pairs, ";"), "a=1;b=2");

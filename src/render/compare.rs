@@ -45,11 +45,12 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
     })
 }
 
-/// `cache/engine ×threads`, `*` for a parameter dropped from the match.
+/// `cache/engine qdN ×threads`, `*` for a parameter dropped from the match.
 pub(super) fn mode(key: &RowKey) -> String {
     cells::mode(
         key.cache.map(|c| c.name()),
         key.engine.map(|e| e.name()),
+        key.iodepth,
         key.threads,
     )
 }
@@ -328,6 +329,8 @@ pub fn compare_csv(c: &Comparison) -> String {
         "min_detectable_pct",
         "verdict",
         "note",
+        // added after the others, so no column a spreadsheet reads moves
+        "iodepth",
     ]);
     let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
     for r in &c.rows {
@@ -356,6 +359,7 @@ pub fn compare_csv(c: &Comparison) -> String {
             opt(r.min_detectable_pct),
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
+            k.iodepth.map_or(String::new(), |x| x.to_string()),
         ]);
     }
     listing.to_csv()

@@ -101,6 +101,8 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
         "repeat",
         "write_throughput",
         "read_throughput",
+        // added after the others, so no column a spreadsheet reads moves
+        "iodepth",
     ]);
     let empty = Vec::new();
     for run in runs {
@@ -146,6 +148,7 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
             run.params.repeat.to_string(),
             rate(TestKind::Write),
             rate(TestKind::Read),
+            run.params.iodepth.to_string(),
         ]);
     }
     listing

@@ -75,6 +75,9 @@ pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
         unit.label(),
         if repeat == 1 { "" } else { "s" }
     ));
+    if run.params.iodepth > 1 {
+        out.push_str(&format!(", queue depth {}", run.params.iodepth));
+    }
     if run.params.threads > 1 {
         out.push_str(&format!(", {} threads aggregated", run.params.threads));
     }

@@ -51,9 +51,14 @@ fn header(run: &Run) -> Listing {
         (
             "mode",
             format!(
-                "cache {}, engine {}, {} thread(s), seed {}{}",
+                "cache {}, engine {}{}, {} thread(s), seed {}{}",
                 p.cache.name(),
                 p.engine.name(),
+                // depth 1, every run's before depths existed, goes unsaid
+                match p.iodepth {
+                    1 => String::new(),
+                    n => format!(", queue depth {n}"),
+                },
                 p.threads,
                 p.seed,
                 if p.verify { ", verified" } else { "" }

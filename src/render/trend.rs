@@ -31,6 +31,8 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
             "change_pct",
             "runs_before",
             "runs_after",
+            // added after the others, so no column a spreadsheet reads moves
+            "iodepth",
         ],
         false => vec![
             "Host", "FS", "Test", "File", "Record", "Mode", "From run", "When", &before, &after,
@@ -62,6 +64,7 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
                 format!("{:.3}", s.change_pct),
                 s.runs_before.to_string(),
                 s.runs_after.to_string(),
+                k.iodepth.to_string(),
             ],
             false => vec![
                 text(&k.hostname),
@@ -69,7 +72,12 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
                 k.test.name().into(),
                 k.file_size.to_string(),
                 k.record_size.to_string(),
-                format!("{}/{}", k.cache.name(), k.engine.name()),
+                format!(
+                    "{}/{}{}",
+                    k.cache.name(),
+                    k.engine.name(),
+                    cells::depth(Some(k.iodepth))
+                ),
                 s.run_id.map_or("-".into(), |id| id.to_string()),
                 local_time(&s.started_at),
                 unit.format(s.before),

@@ -128,6 +128,7 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("dir", Kind::Text, |r| r.params.dir.clone().into(), |r, v| set(&mut r.params.dir, v.text())),
     column("warmup", Kind::Integer, |r| r.params.warmup.into(), |r, v| set(&mut r.params.warmup, v.narrow())),
     column("round_order", Kind::Text, |r| name_of(&r.params.order), |r, v| set(&mut r.params.order, v.name())),
+    column("iodepth", Kind::Integer, |r| r.params.iodepth.into(), |r, v| set(&mut r.params.iodepth, v.narrow())),
     // `repeat_auto` is two columns, set together or not at all
     column(
         "precision_pct",

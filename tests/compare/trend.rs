@@ -27,6 +27,7 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
         params: Params {
             engine: EngineKind::Posix,
             cache: CacheMode::Flush,
+            iodepth: 1,
             threads: 1,
             file_size: ByteSize(32 << 20),
             file_sizes: vec![ByteSize(32 << 20)],

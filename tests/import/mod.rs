@@ -115,6 +115,9 @@ fn fio_and_iozone3_outputs_import() {
 fn export_then_import_into_a_new_database_loses_nothing() {
     let scratch = tempfile::tempdir().unwrap();
     let first = scratch.path().join("first.db");
+    // first, as its fio report is older than the runs recorded now: ids follow time
+    let queued = fixture("fio/uring-qd32-write-4k-edited.json");
+    import(&first, &[queued.to_str().unwrap()]);
     crate::compare::record(
         &first,
         scratch.path(),
@@ -133,7 +136,13 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     };
     let (text, exported) = export(&first);
     assert_eq!(exported["format"], "iozone-export");
-    assert_eq!(exported["runs"].as_array().unwrap().len(), 3);
+    let exported_runs = exported["runs"].as_array().unwrap();
+    assert_eq!(exported_runs.len(), 4);
+    let depths: Vec<&Value> = exported_runs
+        .iter()
+        .map(|r| &r["params"]["iodepth"])
+        .collect();
+    assert!(depths.contains(&&Value::from(32)), "{depths:?}");
     let file = scratch.path().join("export.json");
     std::fs::write(&file, text).unwrap();
 
@@ -147,7 +156,7 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     );
     // and again: nothing new
     let (_, _, err) = import(&second, &[file.to_str().unwrap()]);
-    assert!(err.contains("0 runs (3 already there)"), "{err}");
+    assert!(err.contains("0 runs (4 already there)"), "{err}");
 
     // CSV out and back: the same results
     let (code, csv, _) = iozone_db(&first, &["export", "--format", "csv"]);
@@ -159,6 +168,85 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     assert_eq!(code, Some(0), "{err}");
     let (_, csv_again, _) = iozone_db(&third, &["export", "--format", "csv"]);
     assert_eq!(csv_again, csv);
+    let (_, json_again, _) = iozone_db(&third, &["export", "--format", "json"]);
+    assert!(json_again.contains("\"iodepth\": 32"), "{json_again}");
+}
+
+#[test]
+fn a_queued_fio_run_shows_and_compares_by_its_depth() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    for (file, label) in [
+        ("fio/buffered-write-4k.json", "psync"),
+        ("fio/uring-qd32-write-4k-edited.json", "qd32"),
+    ] {
+        let (code, _, err) = import(&db, &[fixture(file).to_str().unwrap(), "-l", label]);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let depths: Vec<Value> = runs(&db)
+        .iter()
+        .map(|r| r["params"]["iodepth"].clone())
+        .collect();
+    assert_eq!(depths, [Value::from(32), Value::from(1)]);
+
+    // history's mode says the depth only where it is not 1
+    let (code, table, _) = iozone_db(&db, &["history"]);
+    assert_eq!(code, Some(0));
+    let line = |label: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label} in {table}"))
+            .to_string()
+    };
+    assert!(line("qd32").contains("buffered/pread qd32"), "{table}");
+    assert!(!line("psync").contains(" qd"), "{table}");
+    let (_, csv, _) = iozone_db(&db, &["history", "--format", "csv"]);
+    assert!(csv.lines().next().unwrap().ends_with(",iodepth"), "{csv}");
+    // imported in that order: psync is run 1, io_uring run 2
+    let show = |id: &str| iozone_db(&db, &["show", id]).1;
+    let deep = show("2");
+    assert!(
+        deep.contains("engine pread, queue depth 32, 1 thread(s)"),
+        "{deep}"
+    );
+    // and the results table's note, as `run` prints it
+    assert!(deep.contains("half their range, queue depth 32;"), "{deep}");
+    let shallow = show("1");
+    assert!(shallow.contains("engine pread, 1 thread(s)"), "{shallow}");
+    assert!(!shallow.contains("queue depth"), "{shallow}");
+
+    // depths are part of the row: apart, nothing in common
+    let (code, _, err) = iozone_db(&db, &["compare", "psync", "qd32"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("queue depth") && err.contains("--ignore-param"),
+        "{err}"
+    );
+    // dropped on purpose: one row, the depth null, and the difference said
+    let c = compare_json(&db, &["psync", "qd32", "--ignore-param", "iodepth"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{c}");
+    assert_eq!(rows[0]["iodepth"], Value::Null);
+    assert_eq!(rows[0]["engine"], "pread");
+    let change = c["environment_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "params.iodepth")
+        .unwrap_or_else(|| panic!("no depth change in {c}"));
+    assert_eq!(change["baseline"], serde_json::json!(["1"]));
+    assert_eq!(change["candidate"], serde_json::json!(["32"]));
+    let (code, table, _) = iozone_db(
+        &db,
+        &["compare", "psync", "qd32", "--ignore-param", "iodepth"],
+    );
+    assert_eq!(code, Some(0));
+    assert!(table.contains("buffered/pread qd*"), "{table}");
+    // a depth on both sides is kept in the row
+    let c = compare_json(&db, &["qd32", "qd32"]);
+    assert_eq!(c["rows"][0]["iodepth"], 32);
 }
 
 #[test]

@@ -79,6 +79,7 @@ fn json_run_object_has_the_documented_fields() {
         &[
             "engine",
             "cache",
+            "iodepth",
             "threads",
             "file_size",
             "record_sizes",

@@ -37,6 +37,7 @@ fn series_title(key: &SeriesKey) -> String {
         cells::mode(
             Some(key.cache.name()),
             Some(key.engine.name()),
+            Some(key.iodepth),
             Some(key.threads)
         )
     )

@@ -104,6 +104,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
         params: Params {
             engine: EngineKind::Pread,
             cache: CacheMode::Direct,
+            iodepth: 32,
             threads: 2,
             file_size: ByteSize(1 << 20),
             file_sizes: vec![ByteSize(1 << 20)],

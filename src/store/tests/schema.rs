@@ -118,6 +118,8 @@ fn the_first_schema_migrates_with_its_runs() {
     let full = store.load_run(runs[0].id.unwrap()).unwrap().unwrap();
     assert_eq!(full.results.len(), 1);
     assert_eq!(full.results[0].throughput, 1.048576e9);
+    // before queue depths, every run kept one operation in flight
+    assert_eq!(full.params.iodepth, 1);
     let report = store.check().unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert_eq!(report.schema_version, latest_schema());
@@ -227,6 +229,32 @@ fn pg_migrations_apply_in_order_once_and_roll_back_whole() {
     assert!(!half);
     let store = PgStore::open_with_steps(&db.url, &with(&[second])).unwrap();
     assert_eq!(store.check().unwrap().schema_version, known + 1);
+}
+
+#[test]
+fn pg_a_run_from_before_queue_depths_reads_as_depth_one() {
+    let db = pg_database!();
+    let before_depths = &super::migrate::POSTGRES[..2];
+    drop(PgStore::open_with_steps(&db.url, before_depths).unwrap());
+    // a run as the schema before depths stored it
+    db.client()
+        .batch_execute(
+            "INSERT INTO iozone.runs (uuid, started_at, status, tool_version, engine, cache, \
+             threads, file_size, file_sizes, record_sizes, tests, repeat, seed, auto, verify, \
+             read_pct, stride_records, latency, dir) VALUES \
+             ('0b8e8f8e-6a0e-4a4c-9b1e-6c3c1c1c1c1c', '2026-01-01T00:00:00Z', 'complete', \
+             '0.1.0', 'posix', 'flush', 1, 1048576, '[1048576]', '[4096]', '[\"write\"]', 1, 7, \
+             false, false, 50, 17, true, '/srv')",
+        )
+        .unwrap();
+    let store = PgStore::open(&db.url).unwrap();
+    let runs = store.list_runs(&RunFilter::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].params.iodepth, 1);
+    assert_eq!(
+        store.check().unwrap().schema_version,
+        PgStore::latest_schema()
+    );
 }
 
 #[test]
