@@ -12,7 +12,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
 use super::file::TestFile;
-use super::io::{Engine, RecordIo, Shape};
+use super::io::{Engine, RecordIo, Shape, WriteBack};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
 use super::uring::Uring;
@@ -273,12 +273,7 @@ impl Phase<'_> {
             if self.worker.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
-            let r = self.order.record(i, self.n);
-            let reading = match access {
-                Access::Read => true,
-                Access::Write => false,
-                Access::Mix => self.mix.next_u64() % 100 < read_pct,
-            };
+            let (r, reading) = self.visit(i, access, read_pct);
             let timer = self.sampler.due().then(Instant::now);
             let result = if reading {
                 io.read_at(r * record, self.buf)
@@ -296,13 +291,7 @@ impl Phase<'_> {
                 self.check(r, self.buf)?;
             }
         }
-        if access != Access::Read {
-            self.worker
-                .cache
-                .after_writing(io)
-                .map_err(|e| self.error("syncing", e))?;
-        }
-        Ok(())
+        self.end(access, io)
     }
 
     /// The timed loop of a queued engine: as many operations in flight as its depth,
@@ -328,12 +317,7 @@ impl Phase<'_> {
                 return Err(BenchError::Interrupted);
             }
             while next < self.n && ring.in_flight() < depth {
-                let r = self.order.record(next, self.n);
-                let reading = match access {
-                    Access::Read => true,
-                    Access::Write => false,
-                    Access::Mix => self.mix.next_u64() % 100 < read_pct,
-                };
+                let (r, reading) = self.visit(next, access, read_pct);
                 let queued_at = self.sampler.due().then(Instant::now);
                 if reading {
                     ring.read(r, r * record, queued_at);
@@ -357,10 +341,27 @@ impl Phase<'_> {
                 }
             }
         }
+        self.end(access, ring)
+    }
+
+    /// Operation `i`'s record, and whether it reads it (in `mix`, a seeded coin).
+    #[inline]
+    fn visit(&mut self, i: u64, access: Access, read_pct: u64) -> (u64, bool) {
+        let r = self.order.record(i, self.n);
+        let reading = match access {
+            Access::Read => true,
+            Access::Write => false,
+            Access::Mix => self.mix.next_u64() % 100 < read_pct,
+        };
+        (r, reading)
+    }
+
+    /// The end of the timed loop: what the cache policy asks of a phase that wrote.
+    fn end(&self, access: Access, io: &mut impl WriteBack) -> Result<(), BenchError> {
         if access != Access::Read {
             self.worker
                 .cache
-                .after_writing(ring)
+                .after_writing(io)
                 .map_err(|e| self.error("syncing", e))?;
         }
         Ok(())
