@@ -37,7 +37,21 @@ pub fn unavailable_reason(e: &io::Error) -> String {
 /// Sets up (and closes) a ring of `depth` entries, as every worker will: the check
 /// made before anything is written.
 pub fn probe(depth: u32) -> io::Result<()> {
-    IoUring::new(depth).map(drop)
+    setup(depth).map(drop)
+}
+
+/// A ring of `depth` entries for one thread. Completions then wait for that thread to
+/// ask for them (`DEFER_TASKRUN`, Linux 6.1) instead of interrupting it as they
+/// arrive; on older kernels, which refuse the flags, a plain ring.
+fn setup(depth: u32) -> io::Result<IoUring> {
+    let deferred = IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .build(depth);
+    match deferred {
+        Err(e) if e.raw_os_error() == Some(Errno::INVAL.raw_os_error()) => IoUring::new(depth),
+        ring => ring,
+    }
 }
 
 /// One operation slot: what is in flight in it, or was last.
@@ -98,7 +112,7 @@ pub struct Uring<'data> {
 impl<'data> Uring<'data> {
     /// A ring of `depth` entries on `file`, for operations of `record` bytes.
     pub fn new(file: File, depth: u32, record: u64) -> io::Result<Self> {
-        let ring = IoUring::new(depth)?;
+        let ring = setup(depth)?;
         ring.submitter().register_files(&[file.as_raw_fd()])?;
         let idle = Slot {
             record: 0,
