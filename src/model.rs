@@ -173,6 +173,8 @@ pub enum EngineKind {
     Mmap,
     /// a user-space buffered stream, like fread/fwrite
     Stdio,
+    /// io_uring: up to `--iodepth` operations in flight, refilled as each completes
+    Uring,
 }
 
 impl EngineKind {
@@ -182,6 +184,7 @@ impl EngineKind {
             EngineKind::Pread => "pread",
             EngineKind::Mmap => "mmap",
             EngineKind::Stdio => "stdio",
+            EngineKind::Uring => "uring",
         }
     }
 }
@@ -305,6 +308,8 @@ pub const AUTO_MAX_FILE_SIZE: u64 = 512 << 20;
 /// Record sizes auto mode sweeps, smallest and largest: iozone3's 4 KiB..16 MiB.
 pub const AUTO_RECORD_SIZES: (u64, u64) = (4 << 10, 16 << 20);
 pub const DEFAULT_THREADS: u32 = 1;
+/// Operations each worker keeps in flight: one, the only depth a synchronous engine has.
+pub const DEFAULT_IODEPTH: u32 = 1;
 /// Measured rounds of every cell.
 pub const DEFAULT_REPEAT: u32 = 5;
 pub const DEFAULT_WARMUP: u32 = 1;

@@ -9,7 +9,7 @@ use std::num::NonZeroU64;
 
 use rustix::fs::{Advice, OFlags};
 
-use super::io::RecordIo;
+use super::io::WriteBack;
 use crate::model::{CacheMode, EngineKind, TestKind};
 
 /// What one cache mode does, as four independent choices.
@@ -100,7 +100,7 @@ impl CachePolicy {
 
     /// Ends a phase that wrote, inside its timed region: what the engine still buffers
     /// goes to the kernel in every mode, and is made durable where the mode says so.
-    pub(crate) fn after_writing(self, io: &mut impl RecordIo) -> io::Result<()> {
+    pub(crate) fn after_writing(self, io: &mut impl WriteBack) -> io::Result<()> {
         io.drain()?;
         if self.sync_after_writing {
             io.sync()?;
@@ -137,13 +137,7 @@ mod tests {
     #[derive(Default)]
     struct Calls(Vec<&'static str>);
 
-    impl RecordIo for Calls {
-        fn write_at(&mut self, _: u64, _: &[u8]) -> io::Result<()> {
-            unreachable!("the policy writes no records")
-        }
-        fn read_at(&mut self, _: u64, _: &mut [u8]) -> io::Result<()> {
-            unreachable!("the policy reads no records")
-        }
+    impl WriteBack for Calls {
         fn drain(&mut self) -> io::Result<()> {
             self.0.push("drain");
             Ok(())

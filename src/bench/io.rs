@@ -1,6 +1,6 @@
-//! The four engines: how one record is written or read at an offset. Each keeps the
-//! per-operation path to the system call itself, so the loop measures the kernel and
-//! the filesystem, not us.
+//! The four synchronous engines: how one record is written or read at an offset. Each
+//! keeps the per-operation path to the system call itself, so the loop measures the
+//! kernel and the filesystem, not us. The queued engine, io_uring, is in `uring.rs`.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -9,12 +9,11 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use memmap2::MmapMut;
 
 use super::cache::CachePolicy;
+use super::uring::Uring;
 use crate::model::EngineKind;
 
-/// One record at a time, at an offset.
-pub trait RecordIo {
-    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+/// The end of a phase that wrote, on any engine, synchronous or queued.
+pub trait WriteBack {
     /// Hands what a user-space buffer still holds to the kernel; only stdio has one.
     fn drain(&mut self) -> io::Result<()> {
         Ok(())
@@ -23,22 +22,47 @@ pub trait RecordIo {
     fn sync(&mut self) -> io::Result<()>;
 }
 
+/// One record at a time, at an offset.
+pub trait RecordIo: WriteBack {
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+}
+
 /// An engine bound to an open file.
-pub enum Engine {
+pub enum Engine<'data> {
     Posix(Posix),
     Pread(Pread),
     Mmap(Mmap),
     Stdio(Stdio),
+    /// Boxed: a ring is several times the size of the other engines.
+    Uring(Box<Uring<'data>>),
 }
 
-impl Engine {
-    /// Binds `kind` to `file`; `len` is the file's full size (mmap maps all of it).
-    pub fn open(kind: EngineKind, file: File, len: u64, cache: CachePolicy) -> io::Result<Engine> {
+/// What an engine is opened for: the file's full size (mmap maps all of it), and for
+/// a queued engine its depth and the size of each operation's buffer.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    pub len: u64,
+    pub depth: u32,
+    pub record: u64,
+}
+
+impl<'data> Engine<'data> {
+    /// Binds `kind` to `file`.
+    pub fn open(
+        kind: EngineKind,
+        file: File,
+        shape: Shape,
+        cache: CachePolicy,
+    ) -> io::Result<Self> {
         Ok(match kind {
             EngineKind::Posix => Engine::Posix(Posix { file, pos: 0 }),
             EngineKind::Pread => Engine::Pread(Pread { file }),
-            EngineKind::Mmap => Engine::Mmap(Mmap::new(file, len, cache)?),
+            EngineKind::Mmap => Engine::Mmap(Mmap::new(file, shape.len, cache)?),
             EngineKind::Stdio => Engine::Stdio(Stdio::new(file)?),
+            EngineKind::Uring => {
+                Engine::Uring(Box::new(Uring::new(file, shape.depth, shape.record)?))
+            }
         })
     }
 }
@@ -69,7 +93,9 @@ impl RecordIo for Posix {
         self.pos = offset + buf.len() as u64;
         Ok(())
     }
+}
 
+impl WriteBack for Posix {
     fn sync(&mut self) -> io::Result<()> {
         self.file.sync_data()
     }
@@ -90,7 +116,9 @@ impl RecordIo for Pread {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         self.file.read_exact_at(buf, offset)
     }
+}
 
+impl WriteBack for Pread {
     fn sync(&mut self) -> io::Result<()> {
         self.file.sync_data()
     }
@@ -142,7 +170,9 @@ impl RecordIo for Mmap {
         std::hint::black_box(&mut *buf);
         Ok(())
     }
+}
 
+impl WriteBack for Mmap {
     fn sync(&mut self) -> io::Result<()> {
         self.map.flush()?;
         self.file.sync_data()
@@ -235,7 +265,9 @@ impl RecordIo for Stdio {
         self.pos = offset + buf.len() as u64;
         Ok(())
     }
+}
 
+impl WriteBack for Stdio {
     fn drain(&mut self) -> io::Result<()> {
         match &mut self.stream {
             Some(Stream::Writer(w)) => w.flush(),

@@ -9,6 +9,7 @@ mod latency;
 mod order;
 mod preflight;
 mod rounds;
+mod uring;
 mod worker;
 
 use std::path::PathBuf;
@@ -27,6 +28,9 @@ use worker::{PhaseTiming, Worker};
 pub const MAX_THREADS: u32 = 256;
 /// Records are held in memory (a read buffer and the data pool), so they are bounded.
 pub const MAX_RECORD: u64 = 1 << 30;
+/// io_uring's queue depth beyond which a single file gains nothing (fio's users rarely
+/// go past 256); every operation in flight holds a record's buffer.
+pub const MAX_IODEPTH: u32 = 1024;
 
 /// What to measure, validated by [`Plan::validate`] before anything touches the disk.
 #[derive(Clone, Debug)]
@@ -39,6 +43,8 @@ pub struct Plan {
     pub tests: Vec<TestKind>,
     pub cache: CacheMode,
     pub engine: EngineKind,
+    /// Operations each worker keeps in flight: 1 on the synchronous engines.
+    pub iodepth: u32,
     pub threads: u32,
     /// Measured rounds: a number, or as many as precision asks for.
     pub rounds: Rounds,
@@ -99,6 +105,8 @@ pub enum BenchError {
         expected: u8,
         found: u8,
     },
+    #[error("io_uring is unavailable here: {0}")]
+    UringUnavailable(String),
     #[error("interrupted; the test files were removed")]
     Interrupted,
 }
@@ -128,6 +136,20 @@ pub enum PlanError {
     NothingToMeasure,
     #[error("engine {} goes through the page cache and cannot do direct I/O", .0.name())]
     NeedsPageCache(EngineKind),
+    #[error("the queue depth must be 1..={MAX_IODEPTH}, not {0}")]
+    DepthRange(u32),
+    #[error(
+        "engine {} keeps one operation in flight: its queue depth is 1, not {depth}",
+        engine.name()
+    )]
+    DepthNeedsQueue { engine: EngineKind, depth: u32 },
+    #[error(
+        "{depth} operations in flight of {record} each need {}: every one holds a record's \
+         buffer; use at most {max}",
+        ByteSize(u64::from(*depth) * record.0),
+        max = ByteSize(MAX_RECORD)
+    )]
+    QueueTooLarge { depth: u32, record: ByteSize },
     #[error("record size {record} is larger than the file ({file})")]
     RecordLargerThanFile { file: ByteSize, record: ByteSize },
     #[error(
@@ -227,6 +249,7 @@ impl Plan {
         if !CachePolicy::of(self.cache).supports(self.engine) {
             return Err(PlanError::NeedsPageCache(self.engine));
         }
+        self.validate_depth()?;
         let larger_than_file = |file: u64, record: u64| {
             Err(PlanError::RecordLargerThanFile {
                 file: ByteSize(file),
@@ -248,6 +271,27 @@ impl Plan {
                     });
                 }
             }
+        }
+        Ok(())
+    }
+
+    fn validate_depth(&self) -> Result<(), PlanError> {
+        let depth = self.iodepth;
+        if !(1..=MAX_IODEPTH).contains(&depth) {
+            return Err(PlanError::DepthRange(depth));
+        }
+        if depth > 1 && self.engine != EngineKind::Uring {
+            return Err(PlanError::DepthNeedsQueue {
+                engine: self.engine,
+                depth,
+            });
+        }
+        let largest = self.record_sizes.iter().copied().max().unwrap_or(0);
+        if self.engine == EngineKind::Uring && u64::from(depth) * largest > MAX_RECORD {
+            return Err(PlanError::QueueTooLarge {
+                depth,
+                record: ByteSize(largest),
+            });
         }
         Ok(())
     }

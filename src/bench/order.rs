@@ -26,6 +26,12 @@ impl Order {
         Order::Stride(stride)
     }
 
+    /// Whether the order visits a record more than once: two writes of one record in
+    /// flight together could land in either order, so a queued engine keeps one.
+    pub fn revisits(&self) -> bool {
+        matches!(self, Order::Same)
+    }
+
     /// The record visited by operation `i` of `n`.
     #[inline]
     pub fn record(&self, i: u64, n: u64) -> u64 {
@@ -156,5 +162,10 @@ mod tests {
     fn backward_and_same() {
         assert_eq!(visits(&Order::Backward, 4), [3, 2, 1, 0]);
         assert_eq!(visits(&Order::Same, 3), [0, 0, 0]);
+        assert!(Order::Same.revisits());
+        for order in [Order::Sequential, Order::Backward, Order::stride(17, 64)] {
+            assert!(!order.revisits());
+        }
+        assert!(!Order::Random(Permutation::new(64, 1)).revisits());
     }
 }

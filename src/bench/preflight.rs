@@ -1,5 +1,6 @@
 //! Checks made before the first timed byte: the directory exists and is writable, the
-//! files fit, and O_DIRECT works with every record size. A refusal here leaves nothing
+//! files fit, io_uring can be set up when the engine needs it, and O_DIRECT works with
+//! every record size. A refusal here leaves nothing
 //! behind and explains itself.
 
 use std::io;
@@ -12,7 +13,9 @@ use rustix::io::Errno;
 use super::cache::CachePolicy;
 use super::data::AlignedBuf;
 use super::file::TestFile;
+use super::uring;
 use super::{BenchError, Plan};
+use crate::model::EngineKind;
 use crate::units::ByteSize;
 
 /// What the checks learned about the filesystem, and what the user should know.
@@ -55,6 +58,11 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
             needed: ByteSize(needed),
             available: ByteSize(free),
         });
+    }
+    if plan.engine == EngineKind::Uring {
+        // before the probe file: a refusal here leaves nothing behind
+        uring::probe(plan.iodepth)
+            .map_err(|e| BenchError::UringUnavailable(uring::unavailable_reason(&e)))?;
     }
     probe(plan, cache)?;
     let mut report = Preflight {

@@ -12,9 +12,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
 use super::file::TestFile;
-use super::io::{Engine, RecordIo};
+use super::io::{Engine, RecordIo, Shape, WriteBack};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
+use super::uring::Uring;
 use super::{BenchError, Cancel, CellRound, Observer, Plan, Step};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
@@ -128,12 +129,12 @@ impl Worker<'_> {
 
     /// Everything before the clock starts: creating or opening the file, evicting it
     /// for a cold read, mapping it.
-    fn prepare(
+    fn prepare<'p>(
         &self,
         test: TestKind,
         file: &mut TestFile,
-        pool: &DataPool,
-    ) -> Result<Engine, BenchError> {
+        pool: &'p DataPool,
+    ) -> Result<Engine<'p>, BenchError> {
         let cache = self.cache;
         let handle = if test == TestKind::Write {
             file.create(cache)
@@ -150,7 +151,12 @@ impl Worker<'_> {
                 .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             handle
         };
-        Engine::open(self.plan.engine, handle, self.cell.file_size, cache)
+        let shape = Shape {
+            len: self.cell.file_size,
+            depth: self.plan.iodepth,
+            record: self.cell.record,
+        };
+        Engine::open(self.plan.engine, handle, shape, cache)
             .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))
     }
 
@@ -175,11 +181,11 @@ impl Worker<'_> {
         handle.sync_data().map_err(err)
     }
 
-    fn measure(
+    fn measure<'p>(
         &self,
         test: TestKind,
-        mut engine: Engine,
-        pool: &DataPool,
+        mut engine: Engine<'p>,
+        pool: &'p DataPool,
         buf: &mut AlignedBuf,
         path: &Path,
     ) -> Result<PhaseTiming, BenchError> {
@@ -215,6 +221,7 @@ impl Worker<'_> {
             Engine::Pread(io) => phase.drive(io),
             Engine::Mmap(io) => phase.drive(io),
             Engine::Stdio(io) => phase.drive(io),
+            Engine::Uring(ring) => phase.drive_queued(ring, pool),
         }?;
         let end = Instant::now();
         drop(engine);
@@ -266,12 +273,7 @@ impl Phase<'_> {
             if self.worker.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
-            let r = self.order.record(i, self.n);
-            let reading = match access {
-                Access::Read => true,
-                Access::Write => false,
-                Access::Mix => self.mix.next_u64() % 100 < read_pct,
-            };
+            let (r, reading) = self.visit(i, access, read_pct);
             let timer = self.sampler.due().then(Instant::now);
             let result = if reading {
                 io.read_at(r * record, self.buf)
@@ -286,9 +288,76 @@ impl Phase<'_> {
                 return Err(self.error(doing, e));
             }
             if reading && verify {
-                self.check(r)?;
+                self.check(r, self.buf)?;
             }
         }
+        self.end(access, io)
+    }
+
+    /// The timed loop of a queued engine: as many operations in flight as its depth,
+    /// one more queued as each completes (never a batch waited for as a whole), in the
+    /// order the test visits records. Latency is per completion, queued to reaped.
+    /// `pool` is the phase's own, with the lifetime the ring's writes need.
+    fn drive_queued<'p>(
+        &mut self,
+        ring: &mut Uring<'p>,
+        pool: &'p DataPool,
+    ) -> Result<(), BenchError> {
+        let record = self.worker.cell.record;
+        let access = access(self.test);
+        let read_pct = u64::from(self.worker.plan.read_pct);
+        let verify = self.worker.plan.verify;
+        let depth = match self.order.revisits() {
+            true => 1,
+            false => ring.depth(),
+        };
+        let mut next = 0;
+        while next < self.n || ring.in_flight() > 0 {
+            if self.worker.cancel.is_set() {
+                return Err(BenchError::Interrupted);
+            }
+            while next < self.n && ring.in_flight() < depth {
+                let (r, reading) = self.visit(next, access, read_pct);
+                let queued_at = self.sampler.due().then(Instant::now);
+                if reading {
+                    ring.read(r, r * record, queued_at);
+                } else {
+                    ring.write(r, r * record, pool.record(r), queued_at);
+                }
+                next += 1;
+            }
+            ring.wait()
+                .map_err(|e| self.error("waiting for operations on", e))?;
+            for done in ring.done() {
+                if let Some(t) = done.queued_at {
+                    self.sampler.record(t.elapsed());
+                }
+                if let Err(e) = done.result() {
+                    let doing = if done.reading { "reading" } else { "writing" };
+                    return Err(self.error(doing, e));
+                }
+                if done.reading && verify {
+                    self.check(done.record, ring.data(done))?;
+                }
+            }
+        }
+        self.end(access, ring)
+    }
+
+    /// Operation `i`'s record, and whether it reads it (in `mix`, a seeded coin).
+    #[inline]
+    fn visit(&mut self, i: u64, access: Access, read_pct: u64) -> (u64, bool) {
+        let r = self.order.record(i, self.n);
+        let reading = match access {
+            Access::Read => true,
+            Access::Write => false,
+            Access::Mix => self.mix.next_u64() % 100 < read_pct,
+        };
+        (r, reading)
+    }
+
+    /// The end of the timed loop: what the cache policy asks of a phase that wrote.
+    fn end(&self, access: Access, io: &mut impl WriteBack) -> Result<(), BenchError> {
         if access != Access::Read {
             self.worker
                 .cache
@@ -302,13 +371,13 @@ impl Phase<'_> {
         BenchError::io(self.worker.context(doing, self.path, self.test), e)
     }
 
-    fn check(&self, r: u64) -> Result<(), BenchError> {
+    /// Compares record `r` as read (`found`) with what was written.
+    fn check(&self, r: u64, found: &[u8]) -> Result<(), BenchError> {
         let expected = self.pool.record(r);
-        if self.buf == expected {
+        if found == expected {
             return Ok(());
         }
-        let at = self
-            .buf
+        let at = found
             .iter()
             .zip(expected)
             .position(|(a, b)| a != b)
@@ -317,7 +386,7 @@ impl Phase<'_> {
             path: self.path.to_path_buf(),
             offset: r * self.worker.cell.record + at as u64,
             expected: expected[at],
-            found: self.buf[at],
+            found: found[at],
         })
     }
 }

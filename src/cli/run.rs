@@ -60,6 +60,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t)]
     pub engine: EngineKind,
 
+    /// Operations each worker keeps in flight: 1..=1024 with --engine uring, 1 with
+    /// every other engine
+    #[arg(long, value_name = "N", default_value_t = model::DEFAULT_IODEPTH)]
+    pub iodepth: u32,
+
     /// Workers, one file each; throughput is their aggregate
     #[arg(short = 't', long, default_value_t = model::DEFAULT_THREADS)]
     pub threads: u32,

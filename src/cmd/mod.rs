@@ -93,6 +93,7 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str 
             }
             BenchError::NoSpace { .. } => "; use a smaller --size or fewer --threads",
             BenchError::DirectUnsupported(_) => "; use --cache flush instead",
+            BenchError::UringUnavailable(_) => "; use --engine pread",
             _ => "",
         };
     }

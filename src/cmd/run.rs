@@ -50,6 +50,14 @@ pub(crate) fn plan_message(error: &PlanError) -> String {
              use --engine posix or pread",
             engine.name()
         ),
+        PlanError::DepthRange(depth) => {
+            format!("--iodepth must be 1..={}, not {depth}", bench::MAX_IODEPTH)
+        }
+        PlanError::DepthNeedsQueue { engine, depth } => format!(
+            "--iodepth {depth} needs --engine uring: --engine {} keeps one operation in flight",
+            engine.name()
+        ),
+        PlanError::QueueTooLarge { .. } => format!("{error}; use a smaller --iodepth or --record"),
         PlanError::RecordLargerThanFile { .. } => {
             format!("{error}; use a smaller --record or a larger --size")
         }
@@ -258,6 +266,7 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         tests,
         cache: args.cache,
         engine: args.engine,
+        iodepth: args.iodepth,
         threads: args.threads,
         rounds: match args.repeat {
             Repeat::Rounds(n) => Rounds::Fixed(n),

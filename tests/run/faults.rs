@@ -56,10 +56,10 @@ fn wait_for_test_file(dir: &Path) {
     }
 }
 
-fn interrupt_with(signal: Signal, expected_code: i32, needle: &str) {
+fn interrupt_with(signal: Signal, expected_code: i32, needle: &str, engine: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let (child, stderr) =
-        start_long_run(dir.path(), &["-s", "1M", "-r", "4k", "--cache", "buffered"]);
+    let args = ["-s", "1M", "-r", "4k", "--cache", "buffered"];
+    let (child, stderr) = start_long_run(dir.path(), &[&args[..], engine].concat());
     wait_for_test_file(dir.path());
     std::thread::sleep(Duration::from_millis(100));
     kill_process(Pid::from_child(&child), signal).unwrap();
@@ -72,12 +72,20 @@ fn interrupt_with(signal: Signal, expected_code: i32, needle: &str) {
 
 #[test]
 fn ctrl_c_stops_the_run_and_removes_its_files() {
-    interrupt_with(Signal::INT, 130, "interrupted by Ctrl-C");
+    interrupt_with(Signal::INT, 130, "interrupted by Ctrl-C", &[]);
+}
+
+/// A queued engine stops with operations in flight: they are reaped before the
+/// buffers they use are freed and the file is removed.
+#[test]
+fn ctrl_c_stops_a_queued_run_with_operations_in_flight() {
+    let queued = ["--engine", "uring", "--iodepth", "32"];
+    interrupt_with(Signal::INT, 130, "interrupted by Ctrl-C", &queued);
 }
 
 #[test]
 fn sigterm_stops_the_run_and_removes_its_files() {
-    interrupt_with(Signal::TERM, 143, "interrupted by SIGTERM");
+    interrupt_with(Signal::TERM, 143, "interrupted by SIGTERM", &[]);
 }
 
 #[test]
@@ -99,11 +107,18 @@ fn threads_stop_together_on_ctrl_c() {
 /// failing disk or a stray writer would; `--verify` must notice.
 #[test]
 fn verify_catches_a_corrupted_byte() {
+    verify_catches_a_corrupted_byte_on(&[]);
+}
+
+#[test]
+fn verify_catches_a_corrupted_byte_read_through_a_queue() {
+    verify_catches_a_corrupted_byte_on(&["--engine", "uring", "--iodepth", "8"]);
+}
+
+fn verify_catches_a_corrupted_byte_on(engine: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let (child, stderr) = start_long_run(
-        dir.path(),
-        &["-s", "64k", "-r", "4k", "--cache", "buffered", "--verify"],
-    );
+    let args = ["-s", "64k", "-r", "4k", "--cache", "buffered", "--verify"];
+    let (child, stderr) = start_long_run(dir.path(), &[&args[..], engine].concat());
     let done = Arc::new(AtomicBool::new(false));
     let corrupter = {
         let done = Arc::clone(&done);

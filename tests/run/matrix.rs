@@ -19,7 +19,12 @@ const ALL_TESTS: [&str; 10] = [
 ];
 
 /// Every test, twice, on a 256 KiB file of 4 KiB records.
-fn run_all_tests(dir: &std::path::Path, cache: &str, engine: &str, extra: &[&str]) -> Value {
+pub(super) fn run_all_tests(
+    dir: &std::path::Path,
+    cache: &str,
+    engine: &str,
+    extra: &[&str],
+) -> Value {
     let args = [
         "run", "-s", "256k", "-r", "4k", "-i", "all", "-n", "2", "--verify",
     ];
@@ -27,7 +32,7 @@ fn run_all_tests(dir: &std::path::Path, cache: &str, engine: &str, extra: &[&str
     run_json_in(dir, &[&args[..], &mode, extra].concat())
 }
 
-fn check_results(run: &Value, threads: u64, label: &str) {
+pub(super) fn check_results(run: &Value, threads: u64, label: &str) {
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), ALL_TESTS.len() * 2, "{label}");
     for test in ALL_TESTS {

@@ -5,3 +5,4 @@ mod faults;
 mod matrix;
 mod output;
 mod rounds;
+mod uring;

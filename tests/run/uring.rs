@@ -1,0 +1,107 @@
+//! The io_uring engine end to end: every test under every cache mode at queue depths
+//! 1, 4 and 32, every byte read checked by `--verify`, and the depth refused where it
+//! means nothing.
+
+use super::matrix::{check_results, run_all_tests};
+use crate::common::{Mount, assert_no_leftovers, expect_bad_input, require_root};
+
+/// Every test and cache mode at `depth` in `dir`, with `extra` flags.
+fn every_test_and_mode(dir: &std::path::Path, modes: &[&str], depth: &str, extra: &[&str]) {
+    for &cache in modes {
+        let label = format!("{cache} at depth {depth}");
+        let run = run_all_tests(
+            dir,
+            cache,
+            "uring",
+            &[&["--iodepth", depth], extra].concat(),
+        );
+        assert_eq!(run["params"]["engine"], "uring", "{label}");
+        assert_eq!(run["params"]["cache"], cache, "{label}");
+        check_results(&run, 1, &label);
+        assert_no_leftovers(dir);
+    }
+}
+
+#[test]
+fn every_test_and_cache_mode_at_depths_1_4_and_32() {
+    let dir = tempfile::tempdir().unwrap();
+    for depth in ["1", "4", "32"] {
+        every_test_and_mode(
+            dir.path(),
+            &["flush", "buffered", "direct", "sync"],
+            depth,
+            &[],
+        );
+    }
+}
+
+#[test]
+fn direct_io_on_an_ext4_loop_filesystem() {
+    if !require_root("mount an ext4 loop filesystem") {
+        return;
+    }
+    let mount = Mount::ext4(16, "");
+    for depth in ["1", "4", "32"] {
+        every_test_and_mode(mount.path(), &["direct"], depth, &[]);
+    }
+}
+
+#[test]
+fn workers_each_keep_their_own_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_all_tests(
+        dir.path(),
+        "buffered",
+        "uring",
+        &["--iodepth", "8", "--threads", "3"],
+    );
+    check_results(&run, 3, "3 threads at depth 8");
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn a_depth_is_refused_where_it_means_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for engine in ["posix", "pread", "mmap", "stdio"] {
+        let line = expect_bad_input(
+            d,
+            &["run", "-s", "64k", "--engine", engine, "--iodepth", "4"],
+        );
+        assert_eq!(
+            line,
+            format!(
+                "error: --iodepth 4 needs --engine uring: --engine {engine} keeps one \
+                 operation in flight"
+            )
+        );
+    }
+    for depth in ["0", "1025"] {
+        let line = expect_bad_input(
+            d,
+            &["run", "-s", "64k", "--engine", "uring", "--iodepth", depth],
+        );
+        assert_eq!(
+            line,
+            format!("error: --iodepth must be 1..=1024, not {depth}")
+        );
+    }
+    let line = expect_bad_input(
+        d,
+        &[
+            "run",
+            "-s",
+            "4M",
+            "-r",
+            "2M",
+            "--engine",
+            "uring",
+            "--iodepth",
+            "1024",
+        ],
+    );
+    assert!(
+        line.contains("use a smaller --iodepth or --record"),
+        "{line}"
+    );
+}
