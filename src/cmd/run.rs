@@ -301,7 +301,7 @@ fn params(plan: &Plan) -> Params {
     Params {
         engine: plan.engine,
         cache: plan.cache,
-        iodepth: 1, // TODO(i11-uring): plan.iodepth
+        iodepth: plan.iodepth,
         threads: plan.threads,
         file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),
@@ -353,10 +353,14 @@ fn announce(shell: &Shell, plan: &Plan) {
     shell.status(
         "",
         format!(
-            "tests {}; cache {}; engine {}; {} thread{}; seed {}",
+            "tests {}; cache {}; engine {}{}; {} thread{}; seed {}",
             tests.join(", "),
             plan.cache.name(),
             plan.engine.name(),
+            match plan.iodepth {
+                1 => String::new(),
+                n => format!(", queue depth {n}"),
+            },
             plan.threads,
             if plan.threads == 1 { "" } else { "s" },
             plan.seed

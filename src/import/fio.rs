@@ -217,8 +217,7 @@ impl<'a> Job<'a> {
         match self.ioengine() {
             "sync" | "vsync" => EngineKind::Posix,
             "mmap" => EngineKind::Mmap,
-            // TODO(i11-uring): EngineKind::Uring, the engine fio's io_uring is
-            "io_uring" => EngineKind::Pread,
+            "io_uring" => EngineKind::Uring,
             _ => EngineKind::Pread,
         }
     }
@@ -581,8 +580,7 @@ mod tests {
         };
         assert_eq!(engine("sync"), EngineKind::Posix);
         assert_eq!(engine("mmap"), EngineKind::Mmap);
-        // TODO(i11-uring): EngineKind::Uring
-        assert_eq!(engine("io_uring"), EngineKind::Pread);
+        assert_eq!(engine("io_uring"), EngineKind::Uring);
         let random = WRITE_4K.replace("\"rw\" : \"write\"", "\"rw\" : \"randwrite\"");
         assert_eq!(runs(&random)[0].params.tests, [TestKind::RandomWrite]);
         let grouped = WRITE_4K.replace(
@@ -597,10 +595,9 @@ mod tests {
     #[test]
     fn a_queued_engine_keeps_its_depth() {
         let run = &runs(URING_QD32)[0];
-        // TODO(i11-uring): EngineKind::Uring
         assert_eq!(
             (run.params.engine, run.params.iodepth),
-            (EngineKind::Pread, 32)
+            (EngineKind::Uring, 32)
         );
         let with_engine = |name: &str| {
             let text = URING_QD32.replace("\"io_uring\"", &format!("\"{name}\""));

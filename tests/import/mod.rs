@@ -176,18 +176,38 @@ fn export_then_import_into_a_new_database_loses_nothing() {
 fn a_queued_fio_run_shows_and_compares_by_its_depth() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
+    // the same io_uring job at depth 1, beside the fixture's depth 32
+    let deep = fixture("fio/uring-qd32-write-4k-edited.json");
+    let shallow = scratch.path().join("uring-qd1.json");
+    let text = std::fs::read_to_string(&deep).unwrap();
+    std::fs::write(
+        &shallow,
+        text.replace("\"iodepth\" : \"32\"", "\"iodepth\" : \"1\""),
+    )
+    .unwrap();
     for (file, label) in [
-        ("fio/buffered-write-4k.json", "psync"),
-        ("fio/uring-qd32-write-4k-edited.json", "qd32"),
+        (fixture("fio/buffered-write-4k.json"), "psync"),
+        (deep, "qd32"),
+        (shallow, "qd1"),
     ] {
-        let (code, _, err) = import(&db, &[fixture(file).to_str().unwrap(), "-l", label]);
+        let (code, _, err) = import(&db, &[file.to_str().unwrap(), "-l", label]);
         assert_eq!(code, Some(0), "{err}");
     }
-    let depths: Vec<Value> = runs(&db)
-        .iter()
-        .map(|r| r["params"]["iodepth"].clone())
-        .collect();
-    assert_eq!(depths, [Value::from(32), Value::from(1)]);
+    let depth_of = |label: &str| {
+        runs(&db)
+            .into_iter()
+            .find(|r| {
+                r["labels"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&Value::from(label))
+            })
+            .unwrap_or_else(|| panic!("no run labelled {label}"))["params"]["iodepth"]
+            .clone()
+    };
+    assert_eq!(depth_of("qd32"), 32);
+    assert_eq!(depth_of("qd1"), 1);
+    assert_eq!(depth_of("psync"), 1);
 
     // history's mode says the depth only where it is not 1
     let (code, table, _) = iozone_db(&db, &["history"]);
@@ -199,15 +219,16 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
             .unwrap_or_else(|| panic!("no {label} in {table}"))
             .to_string()
     };
-    assert!(line("qd32").contains("buffered/pread qd32"), "{table}");
+    assert!(line("qd32").contains("buffered/uring qd32"), "{table}");
     assert!(!line("psync").contains(" qd"), "{table}");
+    assert!(!line("qd1").contains("uring qd"), "{table}");
     let (_, csv, _) = iozone_db(&db, &["history", "--format", "csv"]);
     assert!(csv.lines().next().unwrap().ends_with(",iodepth"), "{csv}");
-    // imported in that order: psync is run 1, io_uring run 2
+    // imported in that order: psync is run 1, depth 32 run 2
     let show = |id: &str| iozone_db(&db, &["show", id]).1;
     let deep = show("2");
     assert!(
-        deep.contains("engine pread, queue depth 32, 1 thread(s)"),
+        deep.contains("engine uring, queue depth 32, 1 thread(s)"),
         "{deep}"
     );
     // and the results table's note, as `run` prints it
@@ -217,7 +238,7 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
     assert!(!shallow.contains("queue depth"), "{shallow}");
 
     // depths are part of the row: apart, nothing in common
-    let (code, _, err) = iozone_db(&db, &["compare", "psync", "qd32"]);
+    let (code, _, err) = iozone_db(&db, &["compare", "qd1", "qd32"]);
     assert_eq!(code, Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
@@ -225,11 +246,11 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
         "{err}"
     );
     // dropped on purpose: one row, the depth null, and the difference said
-    let c = compare_json(&db, &["psync", "qd32", "--ignore-param", "iodepth"]);
+    let c = compare_json(&db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
     let rows = c["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{c}");
     assert_eq!(rows[0]["iodepth"], Value::Null);
-    assert_eq!(rows[0]["engine"], "pread");
+    assert_eq!(rows[0]["engine"], "uring");
     let change = c["environment_changes"]
         .as_array()
         .unwrap()
@@ -240,10 +261,10 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
     assert_eq!(change["candidate"], serde_json::json!(["32"]));
     let (code, table, _) = iozone_db(
         &db,
-        &["compare", "psync", "qd32", "--ignore-param", "iodepth"],
+        &["compare", "qd1", "qd32", "--ignore-param", "iodepth"],
     );
     assert_eq!(code, Some(0));
-    assert!(table.contains("buffered/pread qd*"), "{table}");
+    assert!(table.contains("buffered/uring qd*"), "{table}");
     // a depth on both sides is kept in the row
     let c = compare_json(&db, &["qd32", "qd32"]);
     assert_eq!(c["rows"][0]["iodepth"], 32);
