@@ -58,7 +58,21 @@ pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> 
     if runs.is_empty() {
         return Err(error(None, "no runs in the file"));
     }
-    Ok(runs)
+    sane(runs)
+}
+
+/// What our own formats can hold but no run can have.
+fn sane(runs: Vec<Run>) -> Result<Vec<Run>, ParseError> {
+    match runs.iter().find(|r| r.params.iodepth == 0) {
+        Some(run) => Err(error(
+            None,
+            format!(
+                "run {}: iodepth 0 is not a queue depth (1 or more)",
+                run.uuid
+            ),
+        )),
+        None => Ok(runs),
+    }
 }
 
 /// Runs from our CSV export, grouped by UUID in the order they appear.
@@ -100,7 +114,7 @@ pub fn parse_csv(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
     for run in &mut runs {
         derive_lists(run);
     }
-    Ok(runs)
+    sane(runs)
 }
 
 /// One CSV line, read by column name.
@@ -347,5 +361,24 @@ mod tests {
         let bad = text.replacen(",32\n", ",deep\n", 1);
         let err = parse_csv(&bad, &origin(&bad)).unwrap_err();
         assert_eq!(err.message, "iodepth 'deep' is not a number");
+    }
+
+    #[test]
+    fn a_depth_of_zero_is_refused_in_either_format() {
+        let mut run = sample_run();
+        run.params.iodepth = 0;
+        let json = serde_json::to_string(&run).unwrap();
+        let e = parse_json(&json, &origin(&json)).unwrap_err();
+        assert!(
+            e.message.contains("iodepth 0 is not a queue depth"),
+            "{e:?}"
+        );
+        let csv = crate::export::to_csv(std::slice::from_ref(&run));
+        assert!(csv.lines().nth(1).unwrap().ends_with(",0"), "{csv}");
+        let e = parse_csv(&csv, &origin(&csv)).unwrap_err();
+        assert!(
+            e.message.contains("iodepth 0 is not a queue depth"),
+            "{e:?}"
+        );
     }
 }
