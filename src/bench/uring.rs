@@ -190,6 +190,13 @@ impl<'data> Uring<'data> {
             queued_at,
         };
         self.push(slot);
+        // Submitted at once, one operation per call, as fio does by default: queueing
+        // the refills of a batch of completions and submitting them together made
+        // 4 KiB random O_DIRECT reads at depth 32 about 13% slower here (medians of 5
+        // alternated rounds: 189 against 216 MiB/s, fio 216; fio itself slowed to 189
+        // with --iodepth_batch_submit=16). An error leaves the entry queued: the next
+        // wait submits it again and reports it.
+        let _ = self.ring.submit();
     }
 
     /// Puts the slot's operation (or what is left of it) on the submission queue.
