@@ -30,6 +30,8 @@ pub struct RunFilter {
     pub status: Option<RunStatus>,
     pub engine: Option<EngineKind>,
     pub cache: Option<CacheMode>,
+    /// Runs at this queue depth.
+    pub iodepth: Option<u32>,
     pub limit: Option<usize>,
 }
 
@@ -143,13 +145,22 @@ impl Selector {
             "engine" => {
                 f.engine = Some(
                     <EngineKind as clap::ValueEnum>::from_str(value, true)
-                        .map_err(|_| bad("expected engine:posix|pread|mmap|stdio"))?,
+                        .map_err(|_| bad(&expected::<EngineKind>("engine")))?,
                 )
             }
             "cache" => {
                 f.cache = Some(
                     <CacheMode as clap::ValueEnum>::from_str(value, true)
-                        .map_err(|_| bad("expected cache:flush|buffered|direct|sync"))?,
+                        .map_err(|_| bad(&expected::<CacheMode>("cache")))?,
+                )
+            }
+            "iodepth" => {
+                f.iodepth = Some(
+                    value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&d| d >= 1)
+                        .ok_or_else(|| bad("expected iodepth: and a queue depth of 1 or more"))?,
                 )
             }
             "id" | "run" => self
@@ -163,7 +174,7 @@ impl Selector {
                 })),
             other => {
                 return Err(bad(&format!(
-                    "unknown key '{other}'; expected label, tag, host, fs, engine, cache, id or uuid"
+                    "unknown key '{other}'; expected label, tag, host, fs, engine, cache, iodepth, id or uuid"
                 )));
             }
         }
@@ -179,7 +190,18 @@ impl Selector {
             || f.fs.is_some()
             || f.engine.is_some()
             || f.cache.is_some()
+            || f.iodepth.is_some()
     }
+}
+
+/// `expected engine:posix|pread|…`: the values a key takes, as the enum names them.
+fn expected<T: clap::ValueEnum>(key: &str) -> String {
+    let names: Vec<String> = T::value_variants()
+        .iter()
+        .filter_map(|v| v.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    format!("expected {key}:{}", names.join("|"))
 }
 
 #[cfg(test)]
@@ -221,6 +243,11 @@ mod tests {
         assert_eq!(s.filter.engine, Some(EngineKind::Mmap));
         assert_eq!(s.filter.cache, Some(CacheMode::Direct));
         assert_eq!(s.filter.fs.as_deref(), Some("xfs"));
+        let s: Selector = "engine:uring,iodepth:32".parse().unwrap();
+        assert_eq!(
+            (s.filter.engine, s.filter.iodepth),
+            (Some(EngineKind::Uring), Some(32))
+        );
         let s: Selector = "uuid:4f0c1a".parse().unwrap();
         assert_eq!(s.refs, [RunRef::UuidPrefix("4f0c1a".into())]);
     }
@@ -232,11 +259,16 @@ mod tests {
             "colour:red",
             "tag:noequals",
             "engine:aio",
+            "iodepth:0",
+            "iodepth:deep",
             "label:",
             "a,,b",
             "uuid:zz",
         ] {
             assert!(bad.parse::<Selector>().is_err(), "{bad}");
         }
+        // the values a key takes come from the enum: every engine, uring too
+        let e = "engine:aio".parse::<Selector>().unwrap_err().to_string();
+        assert!(e.contains("posix|pread|mmap|stdio|uring"), "{e}");
     }
 }

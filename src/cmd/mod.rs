@@ -130,6 +130,7 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
         }),
         engine: None,
         cache: None,
+        iodepth: None,
         limit,
     }
 }

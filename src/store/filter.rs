@@ -73,6 +73,9 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
     if let Some(cache) = filter.cache {
         add("r.cache = ?".into(), vec![text(cache.name())]);
     }
+    if let Some(depth) = filter.iodepth {
+        add("r.iodepth = ?".into(), vec![Param::Int(i64::from(depth))]);
+    }
     out
 }
 

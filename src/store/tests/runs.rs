@@ -110,6 +110,9 @@ fn filters_narrow_and_order_newest_first(backend: &Backend) {
             run.status = RunStatus::Aborted;
             run.results.retain(|m| m.test == TestKind::Read);
         }
+        if i == 1 {
+            run.params.iodepth = 1;
+        }
         ids.push(store.save_run(&run).unwrap().unwrap());
     }
     let list = |f: RunFilter| -> Vec<i64> {
@@ -195,6 +198,13 @@ fn filters_narrow_and_order_newest_first(backend: &Backend) {
             ..Default::default()
         }),
         [ids[3]]
+    );
+    assert_eq!(
+        list(RunFilter {
+            iodepth: Some(1),
+            ..Default::default()
+        }),
+        [ids[1]]
     );
     assert_eq!(
         list(RunFilter {
