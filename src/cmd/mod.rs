@@ -82,9 +82,9 @@ fn in_flags(root: &(dyn std::error::Error + 'static)) -> Option<String> {
 
 /// The end of a message that names the flag to change: the store does not know how it
 /// was chosen, the engine and the comparison do not know the flags that set them.
-pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str {
+pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
     if root.downcast_ref::<CompareError>() == Some(&CompareError::NothingInCommon) {
-        return "; --ignore-param can drop a parameter from the match";
+        return "; --ignore-param can drop a parameter from the match".into();
     }
     if let Some(e) = root.downcast_ref::<BenchError>() {
         return match e {
@@ -95,13 +95,32 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> &'static str 
             BenchError::DirectUnsupported(_) => "; use --cache flush instead",
             BenchError::UringUnavailable(_) => "; use --engine pread",
             _ => "",
-        };
+        }
+        .into();
     }
-    match root.downcast_ref::<StoreError>() {
-        Some(StoreError::Open { .. }) => ", or choose another with --db",
-        Some(StoreError::NotIozone(_)) => "; choose another file with --db",
-        _ => "",
+    if let Some(other) = root.downcast_ref::<OtherDatabase>() {
+        return database_way_out(&other.error, other.flag);
     }
+    root.downcast_ref::<StoreError>()
+        .map(|e| database_way_out(e, "--db"))
+        .unwrap_or_default()
+}
+
+fn database_way_out(e: &StoreError, flag: &str) -> String {
+    match e {
+        StoreError::Open { .. } => format!(", or choose another with {flag}"),
+        StoreError::NotIozone(_) => format!("; choose another file with {flag}"),
+        _ => String::new(),
+    }
+}
+
+/// A store error of a database named by a flag other than `--db` (`sync --to/--from`),
+/// so that the way out names that flag.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub(crate) struct OtherDatabase {
+    pub flag: &'static str,
+    pub error: StoreError,
 }
 
 /// Data goes to stdout; a closed pipe surfaces as an error for main to treat as success.
@@ -157,5 +176,14 @@ mod tests {
         );
         let other = anyhow::Error::new(StoreError::NoSuchRun("7".into()));
         assert_eq!(error_message(&other), format!("{other:#}"));
+        // sync's other database is named by --to or --from, not --db
+        let remote = anyhow::Error::new(OtherDatabase {
+            flag: "--from",
+            error: StoreError::NotIozone("x.db".into()),
+        });
+        assert_eq!(
+            error_message(&remote),
+            "x.db is not an iozone database; choose another file with --from"
+        );
     }
 }

@@ -16,7 +16,9 @@ pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
         (None, None) => unreachable!("clap requires --to or --from"),
     };
     let remote_location = Location::parse(remote_text);
-    let remote = store::open(&remote_location)?;
+    let flag = if sending { "--to" } else { "--from" };
+    let remote =
+        store::open(&remote_location).map_err(|error| super::OtherDatabase { flag, error })?;
     let (source, mut target) = match sending {
         true => (local, remote),
         false => (remote, local),
