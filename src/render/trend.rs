@@ -72,11 +72,11 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
                 k.test.name().into(),
                 k.file_size.to_string(),
                 k.record_size.to_string(),
-                format!(
-                    "{}/{}{}",
-                    k.cache.name(),
-                    k.engine.name(),
-                    cells::depth(Some(k.iodepth))
+                cells::mode(
+                    Some(k.cache.name()),
+                    Some(k.engine.name()),
+                    Some(k.iodepth),
+                    Some(k.threads),
                 ),
                 s.run_id.map_or("-".into(), |id| id.to_string()),
                 local_time(&s.started_at),
