@@ -172,8 +172,11 @@ mod tests {
                         elapsed_ns: 1,
                         throughput: level * wobble * (1.0 + 0.001 * rep as f64),
                         latency_ns: None,
+                        engine: EngineKind::Posix,
+                        cache: CacheMode::Flush,
                     })
                     .collect();
+                run.stamp_combination();
                 run
             })
             .collect()

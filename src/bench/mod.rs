@@ -324,6 +324,8 @@ impl Plan {
 
 /// Which round of which cell to measure, and where it sits in the run's progress.
 pub(crate) struct CellRound<'a> {
+    pub engine: EngineKind,
+    pub cache: CacheMode,
     pub file_size: u64,
     pub record: u64,
     pub repetition: u32,
@@ -429,6 +431,8 @@ fn combine(per_worker: Vec<Vec<PhaseTiming>>, cell: &CellRound) -> Vec<Measureme
                 elapsed_ns,
                 throughput: p.bytes as f64 * 1e9 / elapsed_ns as f64,
                 latency_ns: p.histogram.as_ref().and_then(latency::summarize),
+                engine: cell.engine,
+                cache: cell.cache,
             }
         })
         .collect()

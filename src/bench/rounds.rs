@@ -144,6 +144,8 @@ impl Schedule<'_> {
         let mut measured = Vec::new();
         for &(file_size, record) in cells {
             let cell = CellRound {
+                engine: self.plan.engine,
+                cache: self.plan.cache,
                 file_size,
                 record,
                 repetition,

@@ -302,6 +302,8 @@ fn params(plan: &Plan) -> Params {
         engine: plan.engine,
         cache: plan.cache,
         iodepth: plan.iodepth,
+        engines: Vec::new(),
+        caches: Vec::new(),
         threads: plan.threads,
         file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),

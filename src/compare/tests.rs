@@ -20,8 +20,11 @@ fn run_of(values: &[f64], kernel: &str, minutes: i64) -> Run {
             elapsed_ns: 1,
             throughput: v,
             latency_ns: None,
+            engine: EngineKind::Posix,
+            cache: CacheMode::Flush,
         })
         .collect();
+    run.stamp_combination();
     run
 }
 
@@ -261,6 +264,8 @@ fn rows_on_one_side_only_and_ignored_parameters() {
     let base = side(&[1.0, 2.0], "6.1");
     let mut cand = side(&[1.0, 2.0], "6.1");
     cand[0].params.engine = EngineKind::Mmap;
+    // its measurements went through it: the row key takes each measurement's engine
+    cand[0].stamp_combination();
     assert_eq!(
         compare(&base, &cand, &[], &options()).unwrap_err(),
         CompareError::NothingInCommon

@@ -30,9 +30,12 @@ fn run(id: i64, host: &str, label: &str, figures: &[(TestKind, u64, &[f64])]) ->
                 elapsed_ns: 1,
                 throughput: v,
                 latency_ns: None,
+                engine: crate::model::EngineKind::Posix,
+                cache: crate::model::CacheMode::Flush,
             })
         })
         .collect();
+    run.stamp_combination();
     run
 }
 

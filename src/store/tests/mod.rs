@@ -88,6 +88,8 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
                     max: 400,
                     samples: 64,
                 }),
+                engine: EngineKind::Pread,
+                cache: CacheMode::Direct,
             })
         })
         .collect();
@@ -105,6 +107,8 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             engine: EngineKind::Pread,
             cache: CacheMode::Direct,
             iodepth: 32,
+            engines: Vec::new(),
+            caches: Vec::new(),
             threads: 2,
             file_size: ByteSize(1 << 20),
             file_sizes: vec![ByteSize(1 << 20)],
@@ -188,6 +192,8 @@ fn run_with_20_results(i: usize) -> Run {
                 elapsed_ns: 1_000_000 + i as u64,
                 throughput: 1e9 / (1.0 + i as f64),
                 latency_ns: None,
+                engine: EngineKind::Posix,
+                cache: CacheMode::Flush,
             })
         })
         .collect();

@@ -58,6 +58,35 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
         }
     );
     assert_eq!(store.load_run(id + 1000).unwrap(), None);
+    // a run of two engines keeps both lists and each result's own engine
+    let combined = two_engine_run(2);
+    let id = store.save_run(&combined).unwrap().unwrap();
+    assert_eq!(
+        store.load_run(id).unwrap().unwrap(),
+        Run {
+            id: Some(id),
+            ..combined
+        }
+    );
+}
+
+/// A run that measured pread (the sample's engine) and posix, the same cells through each.
+fn two_engine_run(minutes: i64) -> Run {
+    let mut run = sample_run("bebox", minutes);
+    run.params.engines = vec![EngineKind::Pread, EngineKind::Posix];
+    run.params.caches = vec![CacheMode::Direct];
+    let through_posix = |m: &Measurement| Measurement {
+        engine: EngineKind::Posix,
+        throughput: m.throughput * 1.5,
+        ..m.clone()
+    };
+    let posix: Vec<Measurement> = run.results.iter().map(through_posix).collect();
+    run.results.extend(posix);
+    run.results.sort_by_key(Measurement::list_order);
+    let posix: Vec<Measurement> = run.warmup.iter().map(through_posix).collect();
+    run.warmup.extend(posix);
+    run.warmup.sort_by_key(Measurement::list_order);
+    run
 }
 
 fn a_live_run_is_running_until_finished(backend: &Backend) {
