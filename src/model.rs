@@ -311,10 +311,38 @@ impl Params {
         }
     }
 
+    /// "posix,pread": every engine, joined as `--engine` takes them.
+    pub fn engine_names(&self) -> String {
+        let names: Vec<&str> = self
+            .all_engines()
+            .into_iter()
+            .map(EngineKind::name)
+            .collect();
+        names.join(",")
+    }
+
+    /// "flush,buffered": every cache mode, joined as `--cache` takes them.
+    pub fn cache_names(&self) -> String {
+        let names: Vec<&str> = self.all_caches().into_iter().map(CacheMode::name).collect();
+        names.join(",")
+    }
+
     /// Whether the run measured more than one (engine, cache mode) combination.
     pub fn combined(&self) -> bool {
         self.engines.len() > 1 || self.caches.len() > 1
     }
+}
+
+/// The distinct values in the order they first appear: the engines or cache modes of a
+/// run, as given.
+pub fn first_seen<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for v in values {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen
 }
 
 // The defaults, each written once. `--help` shows them (clap's `default_value_t`

@@ -264,8 +264,8 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         file_sizes,
         record_sizes,
         tests,
-        cache: args.cache,
-        engine: args.engine,
+        engines: model::first_seen(args.engine.iter().copied()),
+        caches: model::first_seen(args.cache.iter().copied()),
         iodepth: args.iodepth,
         threads: args.threads,
         rounds: match args.repeat {
@@ -298,12 +298,23 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
 }
 
 fn params(plan: &Plan) -> Params {
+    let combined = plan.pairs().len() > 1;
     Params {
-        engine: plan.engine,
-        cache: plan.cache,
+        engine: plan.engines[0],
+        cache: plan.caches[0],
         iodepth: plan.iodepth,
-        engines: Vec::new(),
-        caches: Vec::new(),
+        // the lists only when there is more than one combination: a run of one reads
+        // as every run did before
+        engines: if combined {
+            plan.engines.clone()
+        } else {
+            Vec::new()
+        },
+        caches: if combined {
+            plan.caches.clone()
+        } else {
+            Vec::new()
+        },
         threads: plan.threads,
         file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),
@@ -357,8 +368,8 @@ fn announce(shell: &Shell, plan: &Plan) {
         format!(
             "tests {}; cache {}; engine {}{}; {} thread{}; seed {}",
             tests.join(", "),
-            plan.cache.name(),
-            plan.engine.name(),
+            names(&plan.caches, |c| c.name()),
+            names(&plan.engines, |e| e.name()),
             match plan.iodepth {
                 1 => String::new(),
                 n => format!(", queue depth {n}"),
@@ -369,6 +380,11 @@ fn announce(shell: &Shell, plan: &Plan) {
         ),
     );
     shell.status("", rounds_line(plan));
+}
+
+/// "posix,pread": a list's names, joined as the command line takes them.
+fn names<T: Copy>(list: &[T], name: fn(T) -> &'static str) -> String {
+    list.iter().map(|&v| name(v)).collect::<Vec<_>>().join(",")
 }
 
 /// "1 warm-up round, then 5 rounds, interleaved".

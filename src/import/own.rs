@@ -351,24 +351,13 @@ fn derive_lists(run: &mut Run) {
     run.params.latency = run.results.iter().any(|m| m.latency_ns.is_some());
     // each line names its engine and cache mode: the run's lists are those, in the
     // order they first appear, and the first of each is the run's own
-    let engines = first_seen(run.results.iter().map(|m| m.engine));
-    let caches = first_seen(run.results.iter().map(|m| m.cache));
+    let engines = crate::model::first_seen(run.results.iter().map(|m| m.engine));
+    let caches = crate::model::first_seen(run.results.iter().map(|m| m.cache));
     run.params.engine = engines[0];
     run.params.cache = caches[0];
     let combined = engines.len() > 1 || caches.len() > 1;
     run.params.engines = if combined { engines } else { Vec::new() };
     run.params.caches = if combined { caches } else { Vec::new() };
-}
-
-/// The distinct values in the order they first appear.
-fn first_seen<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
-    let mut seen = Vec::new();
-    for v in values {
-        if !seen.contains(&v) {
-            seen.push(v);
-        }
-    }
-    seen
 }
 
 #[cfg(test)]

@@ -127,8 +127,8 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
             fact(Fact::FsType),
             join(run.labels.clone()),
             cells::tags(&run.tags, ";"),
-            run.params.engine.name().into(),
-            run.params.cache.name().into(),
+            run.params.engine_names(),
+            run.params.cache_names(),
             run.params.threads.to_string(),
             run.params.file_size.bytes().to_string(),
             join(
