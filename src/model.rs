@@ -585,6 +585,16 @@ pub struct Run {
 }
 
 impl Run {
+    /// Keeps only the measurements through `engine` and `cache` (`None`: any): one part
+    /// of a run of several, as `compare 42,engine:posix 42,engine:pread` takes it.
+    pub fn narrow_to(&mut self, engine: Option<EngineKind>, cache: Option<CacheMode>) {
+        let wanted = |m: &Measurement| {
+            engine.is_none_or(|e| m.engine == e) && cache.is_none_or(|c| m.cache == c)
+        };
+        self.results.retain(wanted);
+        self.warmup.retain(wanted);
+    }
+
     /// Gives every measurement the run's engine and cache mode: for a source that
     /// measured one combination and does not say so per measurement.
     pub fn stamp_combination(&mut self) {

@@ -68,6 +68,18 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
             ..combined
         }
     );
+    // `engine:posix` finds it by its second engine, which only its results name
+    let by_second = RunFilter {
+        engine: Some(EngineKind::Posix),
+        ..RunFilter::default()
+    };
+    let found: Vec<Option<i64>> = store
+        .list_runs(&by_second)
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(found, [Some(id)]);
 }
 
 /// A run that measured pread (the sample's engine) and posix, the same cells through each.
