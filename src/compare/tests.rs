@@ -331,3 +331,53 @@ fn bad_options_are_refused() {
     };
     assert!(matches!(bad.validate(), Err(CompareError::Alpha(_))));
 }
+
+#[test]
+fn two_engines_of_one_run_compare_as_two_sides() {
+    let mut run = run_of(&[100.0, 101.0, 99.0], "6.1", 0);
+    let mmap: Vec<Measurement> = run
+        .results
+        .iter()
+        .map(|m| Measurement {
+            engine: EngineKind::Mmap,
+            throughput: m.throughput * 2.0,
+            ..m.clone()
+        })
+        .collect();
+    run.params.engines = vec![run.params.engine, EngineKind::Mmap];
+    run.params.caches = vec![run.params.cache];
+    run.results.extend(mmap);
+    let part = |engine| {
+        let mut part = run.clone();
+        part.narrow_to(Some(engine), None);
+        vec![part]
+    };
+    let (base, cand) = (part(run.params.engine), part(EngineKind::Mmap));
+    assert_eq!((base[0].results.len(), cand[0].results.len()), (3, 3));
+    let ignore = Options {
+        ignore: Ignored {
+            engine: true,
+            ..Ignored::default()
+        },
+        ..options()
+    };
+    let c = compare(&base, &cand, &[], &ignore).unwrap();
+    assert_eq!(c.rows.len(), 1);
+    assert!(
+        (c.rows[0].change_pct - 100.0).abs() < 1e-9,
+        "{:?}",
+        c.rows[0]
+    );
+    // the sides differ in what their measurements went through, which is listed
+    let engine = c
+        .environment_changes
+        .iter()
+        .find(|e| e.field == "params.engine")
+        .expect("the engines differ");
+    assert_eq!(engine.candidate, ["mmap"]);
+    // without dropping the engine, the two parts share no row
+    assert_eq!(
+        compare(&base, &cand, &[], &options()).unwrap_err(),
+        CompareError::NothingInCommon
+    );
+}
