@@ -185,6 +185,8 @@ pub struct Step {
     pub test: TestKind,
     pub file_size: u64,
     pub record_size: u64,
+    pub engine: EngineKind,
+    pub cache: CacheMode,
     /// 1-based among the measured rounds, or among the warm-up rounds.
     pub repetition: u32,
     pub warmup: bool,

@@ -112,6 +112,8 @@ impl Worker<'_> {
                 test,
                 file_size: self.cell.cell.file_size,
                 record_size: self.cell.cell.record,
+                engine: self.cell.cell.engine,
+                cache: self.cell.cell.cache,
                 repetition: self.cell.repetition,
                 warmup: self.cell.warmup,
                 repeat: self.cell.repeat,

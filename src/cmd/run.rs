@@ -14,7 +14,8 @@ use crate::bench::{self, Observer, Plan, PlanError, Step};
 use crate::cli::{Repeat, RunArgs, RunFormat};
 use crate::host;
 use crate::model::{
-    self, AUTO_RECORD_SIZES, AutoRepeat, Measurement, Params, Run, RunStatus, TestKind,
+    self, AUTO_RECORD_SIZES, AutoRepeat, CacheMode, EngineKind, Measurement, Params, Run,
+    RunStatus, TestKind,
 };
 use crate::render;
 use crate::shell::Shell;
@@ -92,6 +93,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let progress = Progress {
         bar: shell.progress(plan.phase_count()),
         shell,
+        combined: plan.pairs().len() > 1,
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
@@ -414,6 +416,19 @@ fn rounds_line(plan: &Plan) -> String {
 struct Progress<'a> {
     bar: ProgressBar,
     shell: &'a Shell,
+    /// Whether the run measures several (engine, cache mode) combinations, which each
+    /// line then names.
+    combined: bool,
+}
+
+impl Progress<'_> {
+    /// " flush/posix" when the run has several combinations; nothing otherwise.
+    fn mode(&self, engine: EngineKind, cache: CacheMode) -> String {
+        match self.combined {
+            true => format!(" {}/{}", cache.name(), engine.name()),
+            false => String::new(),
+        }
+    }
 }
 
 impl Observer for Progress<'_> {
@@ -425,10 +440,11 @@ impl Observer for Progress<'_> {
             false => format!("{}/{}", step.repetition, step.repeat),
         };
         self.bar.set_message(format!(
-            "{} {} in {} [{round}]",
+            "{} {} in {}{} [{round}]",
             step.test,
             ByteSize(step.record_size),
             ByteSize(step.file_size),
+            self.mode(step.engine, step.cache),
         ));
     }
 
@@ -437,10 +453,11 @@ impl Observer for Progress<'_> {
             self.shell.verbose_status(
                 "Measured",
                 format!(
-                    "{} {} in {} [{}{}]: {} {}{}",
+                    "{} {} in {}{} [{}{}]: {} {}{}",
                     m.test,
                     m.record_size,
                     m.file_size,
+                    self.mode(m.engine, m.cache),
                     if warmup { "warm-up " } else { "" },
                     m.repetition,
                     RateUnit::MiB.format(m.throughput),

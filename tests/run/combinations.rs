@@ -140,6 +140,50 @@ fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
 }
 
 #[test]
+fn each_round_visits_every_combination_before_the_next_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iozone()
+        .args(["run", "--no-record", "-v", "--engine", "posix,pread,mmap"])
+        .args([
+            "--cache",
+            "flush,buffered",
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-n",
+            "3",
+        ])
+        .args(["--warmup", "0", "-i", "write", "-d"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // "Measured write 4 KiB in 64 KiB flush/posix [2]: …", in the order measured
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let measured: Vec<(String, u32)> = stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("Measured write 4 KiB in 64 KiB "))
+        .map(|rest| {
+            let (mode, round) = rest.split_once(" [").unwrap();
+            let round = round.split_once(']').unwrap().0.parse().unwrap();
+            (mode.to_string(), round)
+        })
+        .collect();
+    assert_eq!(measured.len(), 6 * 3, "{stderr}");
+    for (i, round) in measured.chunks(6).enumerate() {
+        assert!(
+            round.iter().all(|(_, r)| *r == i as u32 + 1),
+            "{measured:?}"
+        );
+        let mut modes: Vec<&str> = round.iter().map(|(m, _)| m.as_str()).collect();
+        modes.sort_unstable();
+        modes.dedup();
+        assert_eq!(modes.len(), 6, "round {}: {measured:?}", i + 1);
+    }
+}
+
+#[test]
 fn a_combination_that_cannot_be_measured_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let line = expect_bad_input(
