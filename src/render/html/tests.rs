@@ -178,6 +178,40 @@ fn the_legend_names_every_run() {
 }
 
 #[test]
+fn a_run_of_several_engines_draws_a_line_for_each() {
+    let mut combined = run(3, "bebox", "api", &[(TestKind::Write, 4096, &[1e9, 1.1e9])]);
+    let mmap: Vec<Measurement> = combined
+        .results
+        .iter()
+        .map(|m| Measurement {
+            engine: crate::model::EngineKind::Mmap,
+            throughput: m.throughput * 2.0,
+            ..m.clone()
+        })
+        .collect();
+    combined.params.engines = vec![combined.params.engine, crate::model::EngineKind::Mmap];
+    combined.params.caches = vec![combined.params.cache];
+    combined.results.extend(mmap);
+    let html = super::throughput::throughput_section(std::slice::from_ref(&combined));
+    let legend = html.split("<ul class=\"legend\">").nth(1).unwrap();
+    let name = run_name(&combined);
+    let first = format!(
+        "{name} · {}/{}",
+        combined.params.cache.name(),
+        combined.params.engine.name()
+    );
+    for mode_line in [
+        first,
+        format!("{name} · {}/mmap", combined.params.cache.name()),
+    ] {
+        assert!(
+            legend.contains(&escape(&mode_line)),
+            "{mode_line}: {legend}"
+        );
+    }
+}
+
+#[test]
 fn hostile_text_is_escaped() {
     let mut r = run(
         1,
