@@ -213,18 +213,7 @@ mod tests {
     fn each_engine_of_a_run_of_several_is_its_own_series() {
         let mut runs = series_of(&[100.0, 100.0, 100.0]);
         for run in &mut runs {
-            let other: Vec<Measurement> = run
-                .results
-                .iter()
-                .map(|m| Measurement {
-                    engine: EngineKind::Mmap,
-                    throughput: m.throughput * 3.0,
-                    ..m.clone()
-                })
-                .collect();
-            run.params.engines = vec![run.params.engine, EngineKind::Mmap];
-            run.params.caches = vec![run.params.cache];
-            run.results.extend(other);
+            crate::store::tests::also_through(run, EngineKind::Mmap, 3.0);
         }
         let series = series_points(&runs);
         assert_eq!(series.len(), 2);

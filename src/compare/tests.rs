@@ -259,6 +259,17 @@ fn a_busy_machine_is_an_environment_change() {
     );
 }
 
+/// The default options with the engine dropped from the match.
+fn ignoring_engine() -> Options {
+    Options {
+        ignore: Ignored {
+            engine: true,
+            ..Ignored::default()
+        },
+        ..options()
+    }
+}
+
 #[test]
 fn rows_on_one_side_only_and_ignored_parameters() {
     let base = side(&[1.0, 2.0], "6.1");
@@ -270,14 +281,7 @@ fn rows_on_one_side_only_and_ignored_parameters() {
         compare(&base, &cand, &[], &options()).unwrap_err(),
         CompareError::NothingInCommon
     );
-    let ignore = Options {
-        ignore: Ignored {
-            engine: true,
-            ..Ignored::default()
-        },
-        ..options()
-    };
-    let c = compare(&base, &cand, &[], &ignore).unwrap();
+    let c = compare(&base, &cand, &[], &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert_eq!(c.rows[0].key.engine, None);
     assert!(
@@ -335,18 +339,7 @@ fn bad_options_are_refused() {
 #[test]
 fn two_engines_of_one_run_compare_as_two_sides() {
     let mut run = run_of(&[100.0, 101.0, 99.0], "6.1", 0);
-    let mmap: Vec<Measurement> = run
-        .results
-        .iter()
-        .map(|m| Measurement {
-            engine: EngineKind::Mmap,
-            throughput: m.throughput * 2.0,
-            ..m.clone()
-        })
-        .collect();
-    run.params.engines = vec![run.params.engine, EngineKind::Mmap];
-    run.params.caches = vec![run.params.cache];
-    run.results.extend(mmap);
+    crate::store::tests::also_through(&mut run, EngineKind::Mmap, 2.0);
     let part = |engine| {
         let mut part = run.clone();
         part.narrow_to(Some(engine), None);
@@ -354,14 +347,7 @@ fn two_engines_of_one_run_compare_as_two_sides() {
     };
     let (base, cand) = (part(run.params.engine), part(EngineKind::Mmap));
     assert_eq!((base[0].results.len(), cand[0].results.len()), (3, 3));
-    let ignore = Options {
-        ignore: Ignored {
-            engine: true,
-            ..Ignored::default()
-        },
-        ..options()
-    };
-    let c = compare(&base, &cand, &[], &ignore).unwrap();
+    let c = compare(&base, &cand, &[], &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert!(
         (c.rows[0].change_pct - 100.0).abs() < 1e-9,

@@ -180,18 +180,7 @@ fn the_legend_names_every_run() {
 #[test]
 fn a_run_of_several_engines_draws_a_line_for_each() {
     let mut combined = run(3, "bebox", "api", &[(TestKind::Write, 4096, &[1e9, 1.1e9])]);
-    let mmap: Vec<Measurement> = combined
-        .results
-        .iter()
-        .map(|m| Measurement {
-            engine: crate::model::EngineKind::Mmap,
-            throughput: m.throughput * 2.0,
-            ..m.clone()
-        })
-        .collect();
-    combined.params.engines = vec![combined.params.engine, crate::model::EngineKind::Mmap];
-    combined.params.caches = vec![combined.params.cache];
-    combined.results.extend(mmap);
+    crate::store::tests::also_through(&mut combined, crate::model::EngineKind::Mmap, 2.0);
     let html = super::throughput::throughput_section(std::slice::from_ref(&combined));
     let legend = html.split("<ul class=\"legend\">").nth(1).unwrap();
     let name = run_name(&combined);

@@ -176,6 +176,25 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
     }
 }
 
+/// Makes `run` one of two engines: every measurement (warm-up too) again through
+/// `engine` at `factor` times the throughput, and the run's lists saying so.
+pub(crate) fn also_through(run: &mut Run, engine: EngineKind, factor: f64) {
+    run.params.engines = vec![run.params.engine, engine];
+    run.params.caches = vec![run.params.cache];
+    for list in [&mut run.results, &mut run.warmup] {
+        let copies: Vec<Measurement> = list
+            .iter()
+            .map(|m| Measurement {
+                engine,
+                throughput: m.throughput * factor,
+                ..m.clone()
+            })
+            .collect();
+        list.extend(copies);
+        list.sort_by_key(Measurement::list_order);
+    }
+}
+
 /// A run with every test at two repetitions: 20 results, as the throughput target has.
 fn run_with_20_results(i: usize) -> Run {
     let mut run = sample_run(&format!("host{}", i % 20), i as i64);

@@ -85,19 +85,7 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
 /// A run that measured pread (the sample's engine) and posix, the same cells through each.
 fn two_engine_run(minutes: i64) -> Run {
     let mut run = sample_run("bebox", minutes);
-    run.params.engines = vec![EngineKind::Pread, EngineKind::Posix];
-    run.params.caches = vec![CacheMode::Direct];
-    let through_posix = |m: &Measurement| Measurement {
-        engine: EngineKind::Posix,
-        throughput: m.throughput * 1.5,
-        ..m.clone()
-    };
-    let posix: Vec<Measurement> = run.results.iter().map(through_posix).collect();
-    run.results.extend(posix);
-    run.results.sort_by_key(Measurement::list_order);
-    let posix: Vec<Measurement> = run.warmup.iter().map(through_posix).collect();
-    run.warmup.extend(posix);
-    run.warmup.sort_by_key(Measurement::list_order);
+    also_through(&mut run, EngineKind::Posix, 1.5);
     run
 }
 
