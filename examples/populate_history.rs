@@ -48,6 +48,8 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
                     max: 40_000,
                     samples: 2_048,
                 }),
+                engine: EngineKind::Posix,
+                cache: CacheMode::Flush,
             })
         })
         .collect();
@@ -69,6 +71,8 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             engine: EngineKind::Posix,
             cache: CacheMode::Flush,
             iodepth: 1,
+            engines: Vec::new(),
+            caches: Vec::new(),
             threads: 1,
             file_size: ByteSize(32 << 20),
             file_sizes: vec![ByteSize(32 << 20)],

@@ -242,8 +242,17 @@ pub struct AutoRepeat {
 /// a blank for a store to decode into, not a plan anyone would measure.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Params {
+    /// The first of `engines`: what a reader that knows one engine per run sees.
     pub engine: EngineKind,
+    /// The first of `caches`.
     pub cache: CacheMode,
+    /// Every engine measured, in the order given, when there is more than one; empty
+    /// when `engine` is the only one (so single-engine runs read as they always did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<EngineKind>,
+    /// Every cache mode measured, when there is more than one; empty when `cache` is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<CacheMode>,
     /// Operations each worker keeps in flight (1 before queue depths existed).
     #[serde(default = "Params::legacy_iodepth")]
     pub iodepth: u32,
@@ -283,6 +292,57 @@ impl Params {
     pub fn legacy_iodepth() -> u32 {
         1
     }
+
+    /// Every engine the run measured: `engines`, or `engine` alone.
+    pub fn all_engines(&self) -> Vec<EngineKind> {
+        if self.engines.is_empty() {
+            vec![self.engine]
+        } else {
+            self.engines.clone()
+        }
+    }
+
+    /// Every cache mode the run measured: `caches`, or `cache` alone.
+    pub fn all_caches(&self) -> Vec<CacheMode> {
+        if self.caches.is_empty() {
+            vec![self.cache]
+        } else {
+            self.caches.clone()
+        }
+    }
+
+    /// "posix,pread": every engine, joined as `--engine` takes them.
+    pub fn engine_names(&self) -> String {
+        let names: Vec<&str> = self
+            .all_engines()
+            .into_iter()
+            .map(EngineKind::name)
+            .collect();
+        names.join(",")
+    }
+
+    /// "flush,buffered": every cache mode, joined as `--cache` takes them.
+    pub fn cache_names(&self) -> String {
+        let names: Vec<&str> = self.all_caches().into_iter().map(CacheMode::name).collect();
+        names.join(",")
+    }
+
+    /// Whether the run measured more than one (engine, cache mode) combination.
+    pub fn combined(&self) -> bool {
+        self.engines.len() > 1 || self.caches.len() > 1
+    }
+}
+
+/// The distinct values in the order they first appear: the engines or cache modes of a
+/// run, as given.
+pub fn first_seen<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for v in values {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen
 }
 
 // The defaults, each written once. `--help` shows them (clap's `default_value_t`
@@ -365,13 +425,28 @@ pub struct Measurement {
     /// bytes / elapsed, in bytes per second.
     pub throughput: f64,
     pub latency_ns: Option<Latency>,
+    /// The engine and cache mode it went through: a run may measure several
+    /// (`--engine posix,pread`). JSON written before they existed lacks them; `import`
+    /// fills them from the run's parameters, and the stores' migrations did the same.
+    #[serde(default)]
+    pub engine: EngineKind,
+    #[serde(default)]
+    pub cache: CacheMode,
 }
 
 impl Measurement {
     /// The one order a run's measurements are listed in, whatever order they were
-    /// measured in: by file size, record size, repetition, then test.
-    pub fn list_order(&self) -> (ByteSize, ByteSize, u32, TestKind) {
-        (self.file_size, self.record_size, self.repetition, self.test)
+    /// measured in: by file size, record size, repetition, engine, cache mode, then test.
+    #[allow(clippy::type_complexity)]
+    pub fn list_order(&self) -> (ByteSize, ByteSize, u32, EngineKind, CacheMode, TestKind) {
+        (
+            self.file_size,
+            self.record_size,
+            self.repetition,
+            self.engine,
+            self.cache,
+            self.test,
+        )
     }
 }
 
@@ -507,6 +582,28 @@ pub struct Run {
     /// Warm-up rounds' measurements: kept, never part of a statistic.
     #[serde(default)]
     pub warmup: Vec<Measurement>,
+}
+
+impl Run {
+    /// Keeps only the measurements through `engine` and `cache` (`None`: any): one part
+    /// of a run of several, as `compare 42,engine:posix 42,engine:pread` takes it.
+    pub fn narrow_to(&mut self, engine: Option<EngineKind>, cache: Option<CacheMode>) {
+        let wanted = |m: &Measurement| {
+            engine.is_none_or(|e| m.engine == e) && cache.is_none_or(|c| m.cache == c)
+        };
+        self.results.retain(wanted);
+        self.warmup.retain(wanted);
+    }
+
+    /// Gives every measurement the run's engine and cache mode: for a source that
+    /// measured one combination and does not say so per measurement.
+    pub fn stamp_combination(&mut self) {
+        let (engine, cache) = (self.params.engine, self.params.cache);
+        for m in self.results.iter_mut().chain(self.warmup.iter_mut()) {
+            m.engine = engine;
+            m.cache = cache;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -66,8 +66,9 @@ fn series(runs: &[Run]) -> BTreeMap<SeriesKey, Vec<Point<'_>>> {
                 test: m.test,
                 file_size: m.file_size,
                 record_size: m.record_size,
-                cache: run.params.cache,
-                engine: run.params.engine,
+                // each measurement's own: a run may have measured several
+                cache: m.cache,
+                engine: m.engine,
                 iodepth: run.params.iodepth,
                 threads: run.params.threads,
             };
@@ -172,8 +173,11 @@ mod tests {
                         elapsed_ns: 1,
                         throughput: level * wobble * (1.0 + 0.001 * rep as f64),
                         latency_ns: None,
+                        engine: EngineKind::Posix,
+                        cache: CacheMode::Flush,
                     })
                     .collect();
+                run.stamp_combination();
                 run
             })
             .collect()
@@ -203,5 +207,21 @@ mod tests {
     fn short_series_are_counted_not_judged() {
         let report = find_steps(&series_of(&[100.0, 50.0, 100.0]), 0.05, 3);
         assert_eq!((report.series_examined, report.series_too_short), (0, 1));
+    }
+
+    #[test]
+    fn each_engine_of_a_run_of_several_is_its_own_series() {
+        let mut runs = series_of(&[100.0, 100.0, 100.0]);
+        for run in &mut runs {
+            crate::store::tests::also_through(run, EngineKind::Mmap, 3.0);
+        }
+        let series = series_points(&runs);
+        assert_eq!(series.len(), 2);
+        let mmap = series
+            .iter()
+            .find(|(key, _)| key.engine == EngineKind::Mmap)
+            .expect("mmap's own series");
+        assert_eq!(mmap.1.len(), 3);
+        assert!(mmap.1.iter().all(|&(_, _, median)| median > 250.0));
     }
 }

@@ -41,8 +41,10 @@ pub struct Plan {
     pub record_sizes: Vec<u64>,
     /// Canonical order, no duplicates.
     pub tests: Vec<TestKind>,
-    pub cache: CacheMode,
-    pub engine: EngineKind,
+    /// Every engine measured, each through every cache mode: in the order given, no
+    /// duplicates. Each (engine, cache mode) is part of every cell.
+    pub engines: Vec<EngineKind>,
+    pub caches: Vec<CacheMode>,
     /// Operations each worker keeps in flight: 1 on the synchronous engines.
     pub iodepth: u32,
     pub threads: u32,
@@ -183,6 +185,8 @@ pub struct Step {
     pub test: TestKind,
     pub file_size: u64,
     pub record_size: u64,
+    pub engine: EngineKind,
+    pub cache: CacheMode,
     /// 1-based among the measured rounds, or among the warm-up rounds.
     pub repetition: u32,
     pub warmup: bool,
@@ -243,11 +247,18 @@ impl Plan {
         if self.read_pct > 100 {
             return Err(PlanError::ReadShare(self.read_pct));
         }
-        if self.tests.is_empty() || self.file_sizes.is_empty() || self.record_sizes.is_empty() {
+        if self.tests.is_empty()
+            || self.file_sizes.is_empty()
+            || self.record_sizes.is_empty()
+            || self.engines.is_empty()
+            || self.caches.is_empty()
+        {
             return Err(PlanError::NothingToMeasure);
         }
-        if !CachePolicy::of(self.cache).supports(self.engine) {
-            return Err(PlanError::NeedsPageCache(self.engine));
+        for (engine, cache) in self.pairs() {
+            if !CachePolicy::of(cache).supports(engine) {
+                return Err(PlanError::NeedsPageCache(engine));
+            }
         }
         self.validate_depth()?;
         let larger_than_file = |file: u64, record: u64| {
@@ -280,14 +291,14 @@ impl Plan {
         if !(1..=MAX_IODEPTH).contains(&depth) {
             return Err(PlanError::DepthRange(depth));
         }
-        if depth > 1 && self.engine != EngineKind::Uring {
-            return Err(PlanError::DepthNeedsQueue {
-                engine: self.engine,
-                depth,
-            });
+        // one depth for the run: every engine measured must be able to keep it
+        if let Some(&engine) = self.engines.iter().find(|&&e| e != EngineKind::Uring)
+            && depth > 1
+        {
+            return Err(PlanError::DepthNeedsQueue { engine, depth });
         }
         let largest = self.record_sizes.iter().copied().max().unwrap_or(0);
-        if self.engine == EngineKind::Uring && u64::from(depth) * largest > MAX_RECORD {
+        if self.engines.contains(&EngineKind::Uring) && u64::from(depth) * largest > MAX_RECORD {
             return Err(PlanError::QueueTooLarge {
                 depth,
                 record: ByteSize(largest),
@@ -309,6 +320,32 @@ impl Plan {
         pairs
     }
 
+    /// Every (engine, cache mode) measured: engines first, each through every mode.
+    pub fn pairs(&self) -> Vec<(EngineKind, CacheMode)> {
+        let caches = &self.caches;
+        self.engines
+            .iter()
+            .flat_map(|&engine| caches.iter().map(move |&cache| (engine, cache)))
+            .collect()
+    }
+
+    /// Every cell a round visits: each (engine, cache mode) at each (file size, record
+    /// size), in order.
+    pub fn cells(&self) -> Vec<Cell> {
+        let sizes = self.combinations();
+        self.pairs()
+            .into_iter()
+            .flat_map(|(engine, cache)| {
+                sizes.iter().map(move |&(file_size, record)| Cell {
+                    engine,
+                    cache,
+                    file_size,
+                    record,
+                })
+            })
+            .collect()
+    }
+
     /// How many timed phases the run has planned at first, for progress.
     pub fn phase_count(&self) -> u64 {
         self.phases_with(self.rounds.planned())
@@ -318,14 +355,23 @@ impl Plan {
     /// warm-up ones (`--repeat auto` plans more as it goes).
     pub(crate) fn phases_with(&self, rounds: u32) -> u64 {
         let rounds = u64::from(self.warmup + rounds);
-        self.combinations().len() as u64 * rounds * self.tests.len() as u64
+        self.cells().len() as u64 * rounds * self.tests.len() as u64
     }
+}
+
+/// What one round measures once: every test through one engine and cache mode, at one
+/// file size and record size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cell {
+    pub engine: EngineKind,
+    pub cache: CacheMode,
+    pub file_size: u64,
+    pub record: u64,
 }
 
 /// Which round of which cell to measure, and where it sits in the run's progress.
 pub(crate) struct CellRound<'a> {
-    pub file_size: u64,
-    pub record: u64,
+    pub cell: Cell,
     pub repetition: u32,
     pub warmup: bool,
     /// 1-based among all rounds, warm-up included: seeds the round's random orders.
@@ -349,7 +395,7 @@ pub(crate) fn measure_cell(
         failed: AtomicBool::new(false),
     };
     let barrier = Barrier::new(plan.threads as usize);
-    let cache = CachePolicy::of(plan.cache);
+    let cache = CachePolicy::of(cell.cell.cache);
     let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|index| {
@@ -422,14 +468,85 @@ fn combine(per_worker: Vec<Vec<PhaseTiming>>, cell: &CellRound) -> Vec<Measureme
             let elapsed_ns = p.end.duration_since(p.start).as_nanos().max(1) as u64;
             Measurement {
                 test: p.test,
-                file_size: ByteSize(cell.file_size),
-                record_size: ByteSize(cell.record),
+                file_size: ByteSize(cell.cell.file_size),
+                record_size: ByteSize(cell.cell.record),
                 repetition: cell.repetition,
                 bytes: p.bytes,
                 elapsed_ns,
                 throughput: p.bytes as f64 * 1e9 / elapsed_ns as f64,
                 latency_ns: p.histogram.as_ref().and_then(latency::summarize),
+                engine: cell.cell.engine,
+                cache: cell.cell.cache,
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(engines: &[EngineKind], caches: &[CacheMode]) -> Plan {
+        Plan {
+            dir: PathBuf::from("/nonexistent"),
+            file_sizes: vec![256 << 10],
+            record_sizes: vec![4 << 10, 64 << 10],
+            tests: vec![TestKind::Write, TestKind::Read],
+            engines: engines.to_vec(),
+            caches: caches.to_vec(),
+            iodepth: 1,
+            threads: 1,
+            rounds: Rounds::Fixed(3),
+            warmup: 1,
+            order: RoundOrder::Interleaved,
+            seed: 1,
+            verify: false,
+            read_pct: 50,
+            stride_records: 17,
+            latency: false,
+            auto: false,
+        }
+    }
+
+    #[test]
+    fn every_engine_and_cache_mode_is_a_cell_at_every_size() {
+        use CacheMode::{Buffered, Flush};
+        use EngineKind::{Mmap, Posix, Pread};
+        let p = plan(&[Posix, Pread, Mmap], &[Flush, Buffered]);
+        assert_eq!(p.validate(), Ok(()));
+        let cells = p.cells();
+        assert_eq!(cells.len(), 3 * 2 * 2);
+        for (engine, cache) in p.pairs() {
+            let sizes: Vec<u64> = cells
+                .iter()
+                .filter(|c| (c.engine, c.cache) == (engine, cache))
+                .map(|c| c.record)
+                .collect();
+            assert_eq!(sizes, [4 << 10, 64 << 10], "{engine:?}/{cache:?}");
+        }
+        // (1 warm-up + 3 rounds) × 12 cells × 2 tests
+        assert_eq!(p.phase_count(), 4 * 12 * 2);
+    }
+
+    #[test]
+    fn a_combination_that_cannot_be_measured_is_named() {
+        use CacheMode::{Direct, Flush};
+        use EngineKind::{Mmap, Posix, Uring};
+        let p = plan(&[Posix, Mmap], &[Flush, Direct]);
+        assert_eq!(p.validate(), Err(PlanError::NeedsPageCache(Mmap)));
+        // one depth for the run: an engine that cannot keep it is refused
+        let mut deep = plan(&[Uring, Posix], &[Flush]);
+        deep.iodepth = 8;
+        assert_eq!(
+            deep.validate(),
+            Err(PlanError::DepthNeedsQueue {
+                engine: Posix,
+                depth: 8
+            })
+        );
+        assert_eq!(
+            plan(&[], &[Flush]).validate(),
+            Err(PlanError::NothingToMeasure)
+        );
+    }
 }

@@ -33,7 +33,7 @@ const RAMFS_MAGIC: i64 = 0x8584_58f6;
 
 pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
     let dir = plan.dir.as_path();
-    let cache = CachePolicy::of(plan.cache);
+    let caches: Vec<CachePolicy> = plan.caches.iter().map(|&c| CachePolicy::of(c)).collect();
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(BenchError::DirMissing(dir.to_path_buf()));
@@ -59,12 +59,14 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
             available: ByteSize(free),
         });
     }
-    if plan.engine == EngineKind::Uring {
+    if plan.engines.contains(&EngineKind::Uring) {
         // before the probe file: a refusal here leaves nothing behind
         uring::probe(plan.iodepth)
             .map_err(|e| BenchError::UringUnavailable(uring::unavailable_reason(&e)))?;
     }
-    probe(plan, cache)?;
+    for &cache in &caches {
+        probe(plan, cache)?;
+    }
     let mut report = Preflight {
         block_size: Some(vfs.f_bsize),
         total_bytes: sized.then_some(vfs.f_blocks * vfs.f_frsize),
@@ -75,7 +77,9 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
         // f_type's integer type differs between architectures
         #[allow(clippy::unnecessary_cast)]
         let magic = fs.f_type as i64;
-        if matches!(magic, TMPFS_MAGIC | RAMFS_MAGIC) && cache.cold_reads_need_eviction() {
+        if matches!(magic, TMPFS_MAGIC | RAMFS_MAGIC)
+            && caches.iter().any(|c| c.cold_reads_need_eviction())
+        {
             report.warnings.push(
                 "this is a memory filesystem: its pages cannot be evicted, so cold reads are warm"
                     .to_string(),

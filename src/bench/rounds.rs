@@ -1,5 +1,5 @@
 //! The run's schedule: warm-up rounds, then measured rounds, each visiting every
-//! (file size, record size) cell. Interleaved, a round visits the cells in a seeded
+//! (engine, cache mode, file size, record size) cell. Interleaved, a round visits the cells in a seeded
 //! random order, so a slow minute of the machine spreads over all cells instead of
 //! landing on one cell's repetitions (Google Benchmark's random interleaving does the
 //! same); grouped, a cell's rounds run back to back. `--repeat auto` adds rounds until
@@ -12,7 +12,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{BenchError, CellRound, Observer, Plan, measure_cell};
+use super::{BenchError, Cell, CellRound, Observer, Plan, measure_cell};
 use crate::model::{Measurement, RoundOrder};
 use crate::stats::imprecise_cells;
 
@@ -63,7 +63,7 @@ struct Schedule<'a> {
     observer: &'a dyn Observer,
     signal: &'a AtomicBool,
     run_tag: String,
-    cells: Vec<(u64, u64)>,
+    cells: Vec<Cell>,
     next_step: u64,
     round: u32,
     repeat: u32,
@@ -81,7 +81,7 @@ pub fn execute(
         observer,
         signal,
         run_tag: format!("{:08x}", rand::random::<u32>()),
-        cells: plan.combinations(),
+        cells: plan.cells(),
         next_step: 1,
         round: 0,
         repeat: plan.rounds.planned(),
@@ -136,16 +136,15 @@ impl Schedule<'_> {
     /// One round over `cells`, in that order.
     fn round_of(
         &mut self,
-        cells: &[(u64, u64)],
+        cells: &[Cell],
         repetition: u32,
         warmup: bool,
     ) -> Result<Vec<Measurement>, BenchError> {
         self.round += 1;
         let mut measured = Vec::new();
-        for &(file_size, record) in cells {
+        for &cell in cells {
             let cell = CellRound {
-                file_size,
-                record,
+                cell,
                 repetition,
                 warmup,
                 round: self.round,
@@ -161,7 +160,7 @@ impl Schedule<'_> {
     }
 
     /// The cells in this round's seeded random order.
-    fn shuffled(&self) -> Vec<(u64, u64)> {
+    fn shuffled(&self) -> Vec<Cell> {
         let mut cells = self.cells.clone();
         let seed = self.plan.seed ^ u64::from(self.round + 1).rotate_left(48);
         cells.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed));

@@ -31,7 +31,7 @@ pub(crate) struct PhaseTiming {
 
 pub(crate) struct Worker<'a> {
     pub plan: &'a Plan,
-    /// The plan's cache mode, as what it does.
+    /// The cell's cache mode, as what it does.
     pub cache: CachePolicy,
     pub index: u32,
     pub cell: &'a CellRound<'a>,
@@ -64,10 +64,10 @@ impl Worker<'_> {
         let mut file = TestFile::new(&plan.dir, self.cell.run_tag, self.index);
         let pool = DataPool::new(
             plan.seed.wrapping_add(u64::from(self.index)),
-            self.cell.record as usize,
-            self.cell.file_size,
+            self.cell.cell.record as usize,
+            self.cell.cell.file_size,
         );
-        let mut buf = AlignedBuf::zeroed(self.cell.record as usize);
+        let mut buf = AlignedBuf::zeroed(self.cell.cell.record as usize);
         let mut timings = Vec::new();
         let mut error = None;
         for (step, &test) in (self.cell.first_step..).zip(&plan.tests) {
@@ -110,8 +110,10 @@ impl Worker<'_> {
                 index,
                 total: self.cell.total,
                 test,
-                file_size: self.cell.file_size,
-                record_size: self.cell.record,
+                file_size: self.cell.cell.file_size,
+                record_size: self.cell.cell.record,
+                engine: self.cell.cell.engine,
+                cache: self.cell.cell.cache,
                 repetition: self.cell.repetition,
                 warmup: self.cell.warmup,
                 repeat: self.cell.repeat,
@@ -123,7 +125,7 @@ impl Worker<'_> {
         format!(
             "{doing} {} ({test} test, {} records)",
             path.display(),
-            ByteSize(self.cell.record)
+            ByteSize(self.cell.cell.record)
         )
     }
 
@@ -147,16 +149,16 @@ impl Worker<'_> {
                 .open(cache)
                 .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))?;
             cache
-                .before_test(test, &handle, self.cell.file_size)
+                .before_test(test, &handle, self.cell.cell.file_size)
                 .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             handle
         };
         let shape = Shape {
-            len: self.cell.file_size,
+            len: self.cell.cell.file_size,
             depth: self.plan.iodepth,
-            record: self.cell.record,
+            record: self.cell.cell.record,
         };
-        Engine::open(self.plan.engine, handle, shape, cache)
+        Engine::open(self.cell.cell.engine, handle, shape, cache)
             .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))
     }
 
@@ -170,12 +172,12 @@ impl Worker<'_> {
         let handle = file
             .create(CachePolicy::of(CacheMode::Buffered))
             .map_err(err)?;
-        for r in 0..self.cell.file_size / self.cell.record {
+        for r in 0..self.cell.cell.file_size / self.cell.cell.record {
             if self.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
             handle
-                .write_all_at(pool.record(r), r * self.cell.record)
+                .write_all_at(pool.record(r), r * self.cell.cell.record)
                 .map_err(err)?;
         }
         handle.sync_data().map_err(err)
@@ -189,7 +191,7 @@ impl Worker<'_> {
         buf: &mut AlignedBuf,
         path: &Path,
     ) -> Result<PhaseTiming, BenchError> {
-        let n = self.cell.file_size / self.cell.record;
+        let n = self.cell.cell.file_size / self.cell.cell.record;
         // every round (warm-up included) visits records in orders of its own
         let seed = self.plan.seed
             ^ (u64::from(self.cell.round) << 40 | (test as u64) << 32 | u64::from(self.index));
@@ -211,7 +213,7 @@ impl Worker<'_> {
             order,
             pool,
             buf: buf.as_mut_slice(),
-            sampler: Sampler::new(self.plan.latency, self.cell.record, seed),
+            sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
             mix: Xoshiro256PlusPlus::seed_from_u64(seed),
             path,
         };
@@ -229,7 +231,7 @@ impl Worker<'_> {
             test,
             start,
             end,
-            bytes: n * self.cell.record,
+            bytes: n * self.cell.cell.record,
             histogram: phase.sampler.into_histogram(),
         })
     }
@@ -265,7 +267,7 @@ impl Phase<'_> {
     /// The timed loop. Everything here runs once per operation, so it stays minimal:
     /// a relaxed load for cancellation, the access order, the sampler's countdown.
     fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
-        let record = self.worker.cell.record;
+        let record = self.worker.cell.cell.record;
         let access = access(self.test);
         let read_pct = u64::from(self.worker.plan.read_pct);
         let verify = self.worker.plan.verify;
@@ -303,7 +305,7 @@ impl Phase<'_> {
         ring: &mut Uring<'p>,
         pool: &'p DataPool,
     ) -> Result<(), BenchError> {
-        let record = self.worker.cell.record;
+        let record = self.worker.cell.cell.record;
         let access = access(self.test);
         let read_pct = u64::from(self.worker.plan.read_pct);
         let verify = self.worker.plan.verify;
@@ -384,7 +386,7 @@ impl Phase<'_> {
             .unwrap_or(0);
         Err(BenchError::Verify {
             path: self.path.to_path_buf(),
-            offset: r * self.worker.cell.record + at as u64,
+            offset: r * self.worker.cell.cell.record + at as u64,
             expected: expected[at],
             found: found[at],
         })

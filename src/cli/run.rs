@@ -52,13 +52,15 @@ pub struct RunArgs {
     #[arg(short = 'd', long, default_value = ".")]
     pub dir: PathBuf,
 
-    /// How the page cache takes part
-    #[arg(long, value_enum, default_value_t)]
-    pub cache: CacheMode,
+    /// How the page cache takes part; several, comma-separated, are each measured
+    /// in every round
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [CacheMode::default()])]
+    pub cache: Vec<CacheMode>,
 
-    /// The system interface the I/O goes through
-    #[arg(long, value_enum, default_value_t)]
-    pub engine: EngineKind,
+    /// The system interface the I/O goes through; several, comma-separated, are each
+    /// measured in every round
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [EngineKind::default()])]
+    pub engine: Vec<EngineKind>,
 
     /// Operations each worker keeps in flight: 1..=1024 with --engine uring, 1 with
     /// every other engine

@@ -67,7 +67,12 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
 }
 
 fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<(Vec<Run>, SideInfo)> {
-    let runs = store::select_runs(store, selector)?;
+    let mut runs = store::select_runs(store, selector)?;
+    // `engine:` and `cache:` pick measurements too, so one side can be one part of a
+    // run that measured several: `compare 42,engine:posix 42,engine:pread`
+    for run in &mut runs {
+        run.narrow_to(selector.filter.engine, selector.filter.cache);
+    }
     let info = SideInfo {
         selector: selector.text.clone(),
         runs: runs.iter().filter_map(|r| r.id).collect(),

@@ -14,7 +14,8 @@ use crate::bench::{self, Observer, Plan, PlanError, Step};
 use crate::cli::{Repeat, RunArgs, RunFormat};
 use crate::host;
 use crate::model::{
-    self, AUTO_RECORD_SIZES, AutoRepeat, Measurement, Params, Run, RunStatus, TestKind,
+    self, AUTO_RECORD_SIZES, AutoRepeat, CacheMode, EngineKind, Measurement, Params, Run,
+    RunStatus, TestKind,
 };
 use crate::render;
 use crate::shell::Shell;
@@ -92,6 +93,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let progress = Progress {
         bar: shell.progress(plan.phase_count()),
         shell,
+        combined: plan.pairs().len() > 1,
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
@@ -264,8 +266,8 @@ fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         file_sizes,
         record_sizes,
         tests,
-        cache: args.cache,
-        engine: args.engine,
+        engines: model::first_seen(args.engine.iter().copied()),
+        caches: model::first_seen(args.cache.iter().copied()),
         iodepth: args.iodepth,
         threads: args.threads,
         rounds: match args.repeat {
@@ -298,10 +300,23 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
 }
 
 fn params(plan: &Plan) -> Params {
+    let combined = plan.pairs().len() > 1;
     Params {
-        engine: plan.engine,
-        cache: plan.cache,
+        engine: plan.engines[0],
+        cache: plan.caches[0],
         iodepth: plan.iodepth,
+        // the lists only when there is more than one combination: a run of one reads
+        // as every run did before
+        engines: if combined {
+            plan.engines.clone()
+        } else {
+            Vec::new()
+        },
+        caches: if combined {
+            plan.caches.clone()
+        } else {
+            Vec::new()
+        },
         threads: plan.threads,
         file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),
@@ -355,8 +370,8 @@ fn announce(shell: &Shell, plan: &Plan) {
         format!(
             "tests {}; cache {}; engine {}{}; {} thread{}; seed {}",
             tests.join(", "),
-            plan.cache.name(),
-            plan.engine.name(),
+            names(&plan.caches, |c| c.name()),
+            names(&plan.engines, |e| e.name()),
             match plan.iodepth {
                 1 => String::new(),
                 n => format!(", queue depth {n}"),
@@ -367,6 +382,11 @@ fn announce(shell: &Shell, plan: &Plan) {
         ),
     );
     shell.status("", rounds_line(plan));
+}
+
+/// "posix,pread": a list's names, joined as the command line takes them.
+fn names<T: Copy>(list: &[T], name: fn(T) -> &'static str) -> String {
+    list.iter().map(|&v| name(v)).collect::<Vec<_>>().join(",")
 }
 
 /// "1 warm-up round, then 5 rounds, interleaved".
@@ -396,6 +416,19 @@ fn rounds_line(plan: &Plan) -> String {
 struct Progress<'a> {
     bar: ProgressBar,
     shell: &'a Shell,
+    /// Whether the run measures several (engine, cache mode) combinations, which each
+    /// line then names.
+    combined: bool,
+}
+
+impl Progress<'_> {
+    /// " flush/posix" when the run has several combinations; nothing otherwise.
+    fn mode(&self, engine: EngineKind, cache: CacheMode) -> String {
+        match self.combined {
+            true => format!(" {}/{}", cache.name(), engine.name()),
+            false => String::new(),
+        }
+    }
 }
 
 impl Observer for Progress<'_> {
@@ -407,10 +440,11 @@ impl Observer for Progress<'_> {
             false => format!("{}/{}", step.repetition, step.repeat),
         };
         self.bar.set_message(format!(
-            "{} {} in {} [{round}]",
+            "{} {} in {}{} [{round}]",
             step.test,
             ByteSize(step.record_size),
             ByteSize(step.file_size),
+            self.mode(step.engine, step.cache),
         ));
     }
 
@@ -419,10 +453,11 @@ impl Observer for Progress<'_> {
             self.shell.verbose_status(
                 "Measured",
                 format!(
-                    "{} {} in {} [{}{}]: {} {}{}",
+                    "{} {} in {}{} [{}{}]: {} {}{}",
                     m.test,
                     m.record_size,
                     m.file_size,
+                    self.mode(m.engine, m.cache),
                     if warmup { "warm-up " } else { "" },
                     m.repetition,
                     RateUnit::MiB.format(m.throughput),

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::EnvChange;
 use crate::facts::Fact;
-use crate::model::Run;
+use crate::model::{Measurement, Run};
 
 /// The host and filesystem facts compared, in the order the diff lists them: what an
 /// upgrade or a remount changes. Left out: the boot id, which every reboot changes,
@@ -42,6 +42,16 @@ const COMPARED: [Fact; 29] = [
     Fact::DeviceSize,
 ];
 
+/// The distinct `name`s of a run's measurements, comma-joined; `fallback` for a run
+/// without any.
+fn measured(run: &Run, name: fn(&Measurement) -> &'static str, fallback: &str) -> String {
+    let names = crate::model::first_seen(run.results.iter().map(name));
+    match names.is_empty() {
+        true => fallback.to_string(),
+        false => names.join(","),
+    }
+}
+
 /// The facts compared between sides, by their JSON path: the host and filesystem
 /// facts above, the parameters that are not part of the row key, and the machine's
 /// state.
@@ -51,8 +61,16 @@ fn facts(run: &Run) -> Vec<(String, Option<String>)> {
         .into_iter()
         .map(|fact| (fact.path(), fact.value(h, f).raw()));
     let others = [
-        ("params.engine", Some(p.engine.name().into())),
-        ("params.cache", Some(p.cache.name().into())),
+        // what the side's measurements went through: one part of a run of several
+        // (`42,engine:posix`) is that engine alone
+        (
+            "params.engine",
+            Some(measured(run, |m| m.engine.name(), p.engine.name())),
+        ),
+        (
+            "params.cache",
+            Some(measured(run, |m| m.cache.name(), p.cache.name())),
+        ),
         ("params.iodepth", Some(p.iodepth.to_string())),
         ("params.threads", Some(p.threads.to_string())),
         ("params.verify", Some(p.verify.to_string())),

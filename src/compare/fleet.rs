@@ -223,8 +223,11 @@ mod tests {
                 elapsed_ns: 1,
                 throughput: level * (1.0 + 0.005 * rep as f64),
                 latency_ns: None,
+                engine: crate::model::EngineKind::Posix,
+                cache: crate::model::CacheMode::Flush,
             })
             .collect();
+        run.stamp_combination();
         run
     }
 

@@ -20,8 +20,11 @@ fn run_of(values: &[f64], kernel: &str, minutes: i64) -> Run {
             elapsed_ns: 1,
             throughput: v,
             latency_ns: None,
+            engine: EngineKind::Posix,
+            cache: CacheMode::Flush,
         })
         .collect();
+    run.stamp_combination();
     run
 }
 
@@ -256,23 +259,29 @@ fn a_busy_machine_is_an_environment_change() {
     );
 }
 
-#[test]
-fn rows_on_one_side_only_and_ignored_parameters() {
-    let base = side(&[1.0, 2.0], "6.1");
-    let mut cand = side(&[1.0, 2.0], "6.1");
-    cand[0].params.engine = EngineKind::Mmap;
-    assert_eq!(
-        compare(&base, &cand, &[], &options()).unwrap_err(),
-        CompareError::NothingInCommon
-    );
-    let ignore = Options {
+/// The default options with the engine dropped from the match.
+fn ignoring_engine() -> Options {
+    Options {
         ignore: Ignored {
             engine: true,
             ..Ignored::default()
         },
         ..options()
-    };
-    let c = compare(&base, &cand, &[], &ignore).unwrap();
+    }
+}
+
+#[test]
+fn rows_on_one_side_only_and_ignored_parameters() {
+    let base = side(&[1.0, 2.0], "6.1");
+    let mut cand = side(&[1.0, 2.0], "6.1");
+    cand[0].params.engine = EngineKind::Mmap;
+    // its measurements went through it: the row key takes each measurement's engine
+    cand[0].stamp_combination();
+    assert_eq!(
+        compare(&base, &cand, &[], &options()).unwrap_err(),
+        CompareError::NothingInCommon
+    );
+    let c = compare(&base, &cand, &[], &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert_eq!(c.rows[0].key.engine, None);
     assert!(
@@ -325,4 +334,36 @@ fn bad_options_are_refused() {
         ..options()
     };
     assert!(matches!(bad.validate(), Err(CompareError::Alpha(_))));
+}
+
+#[test]
+fn two_engines_of_one_run_compare_as_two_sides() {
+    let mut run = run_of(&[100.0, 101.0, 99.0], "6.1", 0);
+    crate::store::tests::also_through(&mut run, EngineKind::Mmap, 2.0);
+    let part = |engine| {
+        let mut part = run.clone();
+        part.narrow_to(Some(engine), None);
+        vec![part]
+    };
+    let (base, cand) = (part(run.params.engine), part(EngineKind::Mmap));
+    assert_eq!((base[0].results.len(), cand[0].results.len()), (3, 3));
+    let c = compare(&base, &cand, &[], &ignoring_engine()).unwrap();
+    assert_eq!(c.rows.len(), 1);
+    assert!(
+        (c.rows[0].change_pct - 100.0).abs() < 1e-9,
+        "{:?}",
+        c.rows[0]
+    );
+    // the sides differ in what their measurements went through, which is listed
+    let engine = c
+        .environment_changes
+        .iter()
+        .find(|e| e.field == "params.engine")
+        .expect("the engines differ");
+    assert_eq!(engine.candidate, ["mmap"]);
+    // without dropping the engine, the two parts share no row
+    assert_eq!(
+        compare(&base, &cand, &[], &options()).unwrap_err(),
+        CompareError::NothingInCommon
+    );
 }

@@ -33,8 +33,8 @@ fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey 
         test: m.test,
         file_size: (!ignore.file_size).then_some(m.file_size),
         record_size: m.record_size,
-        cache: (!ignore.cache).then_some(p.cache),
-        engine: (!ignore.engine).then_some(p.engine),
+        cache: (!ignore.cache).then_some(m.cache),
+        engine: (!ignore.engine).then_some(m.engine),
         iodepth: (!ignore.iodepth).then_some(p.iodepth),
         threads: (!ignore.threads).then_some(p.threads),
     }

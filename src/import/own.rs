@@ -38,8 +38,17 @@ fn error(line: Option<usize>, message: impl Into<String>) -> ParseError {
 
 /// Runs from our JSON: the export document, one run, or an array of runs.
 pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> {
-    let value: serde_json::Value = serde_json::from_str(text)
+    let mut value: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| error(Some(e.line()), format!("not valid JSON: {e}")))?;
+    match &mut value {
+        serde_json::Value::Object(o) if o.contains_key("format") => {
+            if let Some(serde_json::Value::Array(runs)) = o.get_mut("runs") {
+                runs.iter_mut().for_each(fill_combinations);
+            }
+        }
+        serde_json::Value::Array(runs) => runs.iter_mut().for_each(fill_combinations),
+        run => fill_combinations(run),
+    }
     let runs: Vec<Run> = match &value {
         serde_json::Value::Object(o)
             if o.get("format").and_then(|f| f.as_str()) == Some(FORMAT) =>
@@ -59,6 +68,28 @@ pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> 
         return Err(error(None, "no runs in the file"));
     }
     sane(runs)
+}
+
+/// Gives each measurement of a run's JSON that names no engine or cache mode (written
+/// before a run could measure several) its run's, as the parameters state them.
+fn fill_combinations(run: &mut serde_json::Value) {
+    let Some(params) = run.get("params") else {
+        return;
+    };
+    let stated: Vec<(&str, serde_json::Value)> = ["engine", "cache"]
+        .into_iter()
+        .filter_map(|key| Some((key, params.get(key)?.clone())))
+        .collect();
+    for list in ["results", "warmup"] {
+        let Some(serde_json::Value::Array(measurements)) = run.get_mut(list) else {
+            continue;
+        };
+        for m in measurements.iter_mut().filter_map(|m| m.as_object_mut()) {
+            for (key, value) in &stated {
+                m.entry(*key).or_insert_with(|| value.clone());
+            }
+        }
+    }
 }
 
 /// What our own formats can hold but no run can have.
@@ -212,6 +243,9 @@ impl CsvRow<'_> {
                 iodepth: self
                     .opt_number(CsvColumn::Iodepth)?
                     .unwrap_or_else(Params::legacy_iodepth),
+                // the lines' engines and cache modes, once all are read
+                engines: Vec::new(),
+                caches: Vec::new(),
                 threads: self.number(CsvColumn::Threads)?,
                 file_size: ByteSize(0),
                 file_sizes: Vec::new(),
@@ -293,6 +327,8 @@ impl CsvRow<'_> {
             elapsed_ns: self.number(CsvColumn::ElapsedNs)?,
             throughput,
             latency_ns: latency,
+            engine: self.named::<EngineKind>(CsvColumn::Engine)?,
+            cache: self.named::<CacheMode>(CsvColumn::Cache)?,
         })
     }
 }
@@ -313,6 +349,15 @@ fn derive_lists(run: &mut Run) {
     run.params.record_sizes = records;
     run.params.tests = tests;
     run.params.latency = run.results.iter().any(|m| m.latency_ns.is_some());
+    // each line names its engine and cache mode: the run's lists are those, in the
+    // order they first appear, and the first of each is the run's own
+    let engines = crate::model::first_seen(run.results.iter().map(|m| m.engine));
+    let caches = crate::model::first_seen(run.results.iter().map(|m| m.cache));
+    run.params.engine = engines[0];
+    run.params.cache = caches[0];
+    let combined = engines.len() > 1 || caches.len() > 1;
+    run.params.engines = if combined { engines } else { Vec::new() };
+    run.params.caches = if combined { caches } else { Vec::new() };
 }
 
 #[cfg(test)]
@@ -340,6 +385,69 @@ mod tests {
         let old = value.to_string();
         let back = &parse_json(&old, &origin(&old)).unwrap()[0];
         assert_eq!(back.params.iodepth, 1);
+    }
+
+    /// The fio run measured through both posix and mmap, and buffered too.
+    fn combined_run() -> Run {
+        let mut run = sample_run();
+        run.params.engines = vec![EngineKind::Posix, EngineKind::Mmap];
+        run.params.caches = vec![CacheMode::Flush, CacheMode::Buffered];
+        run.params.engine = EngineKind::Posix;
+        run.params.cache = CacheMode::Flush;
+        let first = run.results.clone();
+        run.results = [EngineKind::Posix, EngineKind::Mmap]
+            .into_iter()
+            .flat_map(|engine| [CacheMode::Flush, CacheMode::Buffered].map(|c| (engine, c)))
+            .flat_map(|(engine, cache)| {
+                first.iter().map(move |m| Measurement {
+                    engine,
+                    cache,
+                    ..m.clone()
+                })
+            })
+            .collect();
+        run.results.sort_by_key(Measurement::list_order);
+        run
+    }
+
+    #[test]
+    fn json_keeps_each_measurements_engine_and_old_json_takes_the_runs() {
+        let run = combined_run();
+        let text = serde_json::to_string(&run).unwrap();
+        assert_eq!(parse_json(&text, &origin(&text)).unwrap()[0], run);
+        // a run written before measurements named theirs: the run's, as its params say
+        let mut old = sample_run();
+        old.params.engine = EngineKind::Mmap;
+        old.params.cache = CacheMode::Buffered;
+        let mut value = serde_json::to_value(&old).unwrap();
+        for m in value["results"].as_array_mut().unwrap() {
+            let m = m.as_object_mut().unwrap();
+            assert!(m.remove("engine").is_some() && m.remove("cache").is_some());
+        }
+        assert!(value["params"].get("engines").is_none());
+        let text = serde_json::json!([value]).to_string();
+        let back = &parse_json(&text, &origin(&text)).unwrap()[0];
+        assert!(!back.results.is_empty());
+        for m in &back.results {
+            assert_eq!((m.engine, m.cache), (EngineKind::Mmap, CacheMode::Buffered));
+        }
+    }
+
+    #[test]
+    fn csv_keeps_each_lines_engine_and_the_runs_lists() {
+        let run = combined_run();
+        let text = crate::export::to_csv(std::slice::from_ref(&run));
+        let back = &parse_csv(&text, &origin(&text)).unwrap()[0];
+        assert_eq!(back.results, run.results);
+        assert_eq!(
+            (&back.params.engines, &back.params.caches),
+            (&run.params.engines, &run.params.caches)
+        );
+        // one combination: no lists, as a run of one engine always had
+        let single = sample_run();
+        let text = crate::export::to_csv(std::slice::from_ref(&single));
+        let back = &parse_csv(&text, &origin(&text)).unwrap()[0];
+        assert!(back.params.engines.is_empty() && back.params.caches.is_empty());
     }
 
     #[test]

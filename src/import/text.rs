@@ -98,6 +98,8 @@ impl Draft {
             engine: self.engine,
             cache: self.cache,
             iodepth: self.iodepth,
+            engines: Vec::new(),
+            caches: Vec::new(),
             threads: self.threads,
             file_size: file_sizes.last().copied().unwrap_or(ByteSize(0)),
             file_sizes,
@@ -119,7 +121,7 @@ impl Draft {
             latency,
             dir: self.dir,
         };
-        Run {
+        let mut run = Run {
             id: None,
             uuid: origin.run_uuid(index),
             started_at: self.started_at.unwrap_or(origin.imported_at),
@@ -145,7 +147,10 @@ impl Draft {
             state_at_end: None,
             results: self.results,
             warmup: Vec::new(),
-        }
+        };
+        // a source measures one engine and cache mode, and states it for the job
+        run.stamp_combination();
+        run
     }
 }
 
@@ -236,6 +241,8 @@ pub fn measurement(
         elapsed_ns,
         throughput,
         latency_ns: None,
+        engine: EngineKind::default(),
+        cache: CacheMode::default(),
     })
 }
 

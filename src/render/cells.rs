@@ -88,8 +88,8 @@ pub fn depth(iodepth: Option<u32>) -> String {
 /// The mode of a run's own parameters, where nothing is dropped.
 pub fn run_mode(p: &Params) -> String {
     mode(
-        Some(p.cache.name()),
-        Some(p.engine.name()),
+        Some(&p.cache_names()),
+        Some(&p.engine_names()),
         Some(p.iodepth),
         Some(p.threads),
     )

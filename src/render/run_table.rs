@@ -1,21 +1,22 @@
 //! The classic table of a run: a row per file and record size, a column per test, each
-//! cell the median of the repetitions with their spread.
+//! cell the median of the repetitions with their spread. A run of several engines or
+//! cache modes has a row per combination at each size, with a mode column.
 
 use std::collections::BTreeMap;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
-use crate::model::{Run, TestKind};
+use crate::model::{CacheMode, EngineKind, Run, TestKind};
 use crate::stats::{NOISY_RANGE, Summary};
 use crate::units::{ByteSize, RateUnit};
 
-type Row = (ByteSize, ByteSize);
+type Row = (ByteSize, ByteSize, EngineKind, CacheMode);
 
 pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
     let mut cells: BTreeMap<Row, BTreeMap<TestKind, Vec<f64>>> = BTreeMap::new();
     for m in &run.results {
         cells
-            .entry((m.file_size, m.record_size))
+            .entry((m.file_size, m.record_size, m.engine, m.cache))
             .or_default()
             .entry(m.test)
             .or_default()
@@ -45,16 +46,26 @@ pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
     if color {
         table.enforce_styling();
     }
+    let combined = run.params.combined();
     let mut header = vec![Cell::new("File"), Cell::new("Record")];
+    if combined {
+        header.push(Cell::new("Mode"));
+    }
     header.extend(tests.iter().map(|t| Cell::new(t.name())));
     table.set_header(header);
 
     let mut any_noisy = false;
-    for ((file, record), row) in &summaries {
+    for ((file, record, engine, cache), row) in &summaries {
         let mut line = vec![
             Cell::new(file.to_string()).set_alignment(CellAlignment::Right),
             Cell::new(record.to_string()).set_alignment(CellAlignment::Right),
         ];
+        if combined {
+            // depth and threads are the whole run's, said under the table
+            let mode =
+                super::cells::mode(Some(cache.name()), Some(engine.name()), Some(1), Some(1));
+            line.push(Cell::new(mode));
+        }
         for test in &tests {
             line.push(match row.get(test) {
                 Some(s) => {

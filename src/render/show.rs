@@ -52,8 +52,8 @@ fn header(run: &Run) -> Listing {
             "mode",
             format!(
                 "cache {}, engine {}{}, {} thread(s), seed {}{}",
-                p.cache.name(),
-                p.engine.name(),
+                p.cache_names(),
+                p.engine_names(),
                 // depth 1, every run's before depths existed, goes unsaid
                 match p.iodepth {
                     1 => String::new(),

@@ -15,7 +15,9 @@ use chrono::DateTime;
 pub use super::value::{Kind, Value};
 use super::value::{bits, json_of, name_of, opt_bits, set};
 
-use crate::model::{AutoRepeat, Latency, Measurement, Run, Source, TestKind};
+use crate::model::{
+    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, Run, Source, TestKind,
+};
 use crate::units::ByteSize;
 
 /// A column of the table whose rows are `T`s.
@@ -129,6 +131,9 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("warmup", Kind::Integer, |r| r.params.warmup.into(), |r, v| set(&mut r.params.warmup, v.narrow())),
     column("round_order", Kind::Text, |r| name_of(&r.params.order), |r, v| set(&mut r.params.order, v.name())),
     column("iodepth", Kind::Integer, |r| r.params.iodepth.into(), |r, v| set(&mut r.params.iodepth, v.narrow())),
+    // every engine and cache mode of a run that measured several; `[]` otherwise
+    column("engines", Kind::Text, |r| json_of(&r.params.engines), |r, v| set(&mut r.params.engines, v.json())),
+    column("caches", Kind::Text, |r| json_of(&r.params.caches), |r, v| set(&mut r.params.caches, v.json())),
     // `repeat_auto` is two columns, set together or not at all
     column(
         "precision_pct",
@@ -276,6 +281,8 @@ impl ResultRow {
                 elapsed_ns: 0,
                 throughput: 0.0,
                 latency_ns: None,
+                engine: EngineKind::Posix,
+                cache: CacheMode::Flush,
             },
         }
     }
@@ -290,6 +297,8 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
     column("file_size", Kind::Integer, |r| bits(r.measurement.file_size.bytes()), |r, v| set(&mut r.measurement.file_size, v.bits().map(ByteSize))),
     column("record_size", Kind::Integer, |r| bits(r.measurement.record_size.bytes()), |r, v| set(&mut r.measurement.record_size, v.bits().map(ByteSize))),
     column("repetition", Kind::Integer, |r| r.measurement.repetition.into(), |r, v| set(&mut r.measurement.repetition, v.narrow())),
+    column("engine", Kind::Text, |r| r.measurement.engine.name().into(), |r, v| set(&mut r.measurement.engine, v.name())),
+    column("cache", Kind::Text, |r| r.measurement.cache.name().into(), |r, v| set(&mut r.measurement.cache, v.name())),
     column("bytes", Kind::Integer, |r| bits(r.measurement.bytes), |r, v| set(&mut r.measurement.bytes, v.bits())),
     column("elapsed_ns", Kind::Integer, |r| bits(r.measurement.elapsed_ns), |r, v| set(&mut r.measurement.elapsed_ns, v.bits())),
     column("throughput", Kind::Real, |r| r.measurement.throughput.into(), |r, v| set(&mut r.measurement.throughput, v.real())),

@@ -67,11 +67,24 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
             vec![text(name.as_str().unwrap_or_default())],
         );
     }
+    // a run of several engines or cache modes is selected by any of them: its results
+    // say which (the run's own column holds the first only)
+    let measured_with = |column: &str| {
+        format!(
+            "(r.{column} = ? OR EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.{column} = ?))"
+        )
+    };
     if let Some(engine) = filter.engine {
-        add("r.engine = ?".into(), vec![text(engine.name())]);
+        add(
+            measured_with("engine"),
+            vec![text(engine.name()), text(engine.name())],
+        );
     }
     if let Some(cache) = filter.cache {
-        add("r.cache = ?".into(), vec![text(cache.name())]);
+        add(
+            measured_with("cache"),
+            vec![text(cache.name()), text(cache.name())],
+        );
     }
     if let Some(depth) = filter.iodepth {
         add("r.iodepth = ?".into(), vec![Param::Int(i64::from(depth))]);

@@ -12,6 +12,7 @@ pub(super) const SQLITE: &[&str] = &[
     include_str!("../../migrations/0003_run_source.sql"),
     include_str!("../../migrations/0004_rounds_and_machine_state.sql"),
     include_str!("../../migrations/0005_iodepth.sql"),
+    include_str!("../../migrations/0006_combinations.sql"),
 ];
 
 /// PostgreSQL's steps; the versions applied are rows of `iozone.schema_version`.
@@ -19,6 +20,7 @@ pub(super) const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0001_init.sql"),
     include_str!("../../migrations/postgres/0002_rounds_and_machine_state.sql"),
     include_str!("../../migrations/postgres/0003_iodepth.sql"),
+    include_str!("../../migrations/postgres/0004_combinations.sql"),
 ];
 
 /// A database whose schema can be brought up to date.

@@ -214,18 +214,19 @@ pub fn series_history(store: &dyn Store, runs: &[Run]) -> Result<Vec<Run>, Store
     use std::collections::{BTreeSet, HashSet};
     let compared: HashSet<uuid::Uuid> = runs.iter().map(|r| r.uuid).collect();
     let newest = runs.iter().map(|r| r.started_at).max();
-    let series: BTreeSet<_> = runs
-        .iter()
-        .filter_map(|r| {
-            let host = r.host.hostname.clone()?;
-            Some((
-                host,
-                r.filesystem.fs_type.clone(),
-                r.params.engine,
-                r.params.cache,
-            ))
-        })
-        .collect();
+    // a run of several engines or cache modes belongs to the series of each
+    let mut series = BTreeSet::new();
+    for run in runs {
+        let Some(host) = &run.host.hostname else {
+            continue;
+        };
+        for engine in run.params.all_engines() {
+            for cache in run.params.all_caches() {
+                let fs = run.filesystem.fs_type.clone();
+                series.insert((host.clone(), fs, engine, cache));
+            }
+        }
+    }
     let mut history = Vec::new();
     for (host, fs, engine, cache) in series {
         let filter = |until| RunFilter {

@@ -28,6 +28,8 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
             engine: EngineKind::Posix,
             cache: CacheMode::Flush,
             iodepth: 1,
+            engines: Vec::new(),
+            caches: Vec::new(),
             threads: 1,
             file_size: ByteSize(32 << 20),
             file_sizes: vec![ByteSize(32 << 20)],
@@ -68,6 +70,8 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
                 elapsed_ns: 1,
                 throughput: level * wobble * (1.0 + 0.002 * repetition as f64),
                 latency_ns: None,
+                engine: EngineKind::Posix,
+                cache: CacheMode::Flush,
             })
             .collect(),
     }

@@ -1,6 +1,7 @@
 //! `iozone run` end to end.
 
 mod bad_input;
+mod combinations;
 mod faults;
 mod matrix;
 mod output;

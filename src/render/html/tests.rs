@@ -30,9 +30,12 @@ fn run(id: i64, host: &str, label: &str, figures: &[(TestKind, u64, &[f64])]) ->
                 elapsed_ns: 1,
                 throughput: v,
                 latency_ns: None,
+                engine: crate::model::EngineKind::Posix,
+                cache: crate::model::CacheMode::Flush,
             })
         })
         .collect();
+    run.stamp_combination();
     run
 }
 
@@ -172,6 +175,29 @@ fn the_legend_names_every_run() {
         legend.contains("#1 · A · bebox · 2026-11-01 12:10 UTC"),
         "{legend}"
     );
+}
+
+#[test]
+fn a_run_of_several_engines_draws_a_line_for_each() {
+    let mut combined = run(3, "bebox", "api", &[(TestKind::Write, 4096, &[1e9, 1.1e9])]);
+    crate::store::tests::also_through(&mut combined, crate::model::EngineKind::Mmap, 2.0);
+    let html = super::throughput::throughput_section(std::slice::from_ref(&combined));
+    let legend = html.split("<ul class=\"legend\">").nth(1).unwrap();
+    let name = run_name(&combined);
+    let first = format!(
+        "{name} · {}/{}",
+        combined.params.cache.name(),
+        combined.params.engine.name()
+    );
+    for mode_line in [
+        first,
+        format!("{name} · {}/mmap", combined.params.cache.name()),
+    ] {
+        assert!(
+            legend.contains(&escape(&mode_line)),
+            "{mode_line}: {legend}"
+        );
+    }
 }
 
 #[test]

@@ -1,31 +1,41 @@
 //! The report's throughput section: per test, each run's median throughput against
-//! record size, a line per run and file size, with a legend naming the runs.
+//! record size, a line per run and file size (and per engine and cache mode, for a run
+//! of several), with a legend naming the runs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::{MIB, empty, mib, utc};
-use crate::model::{Run, TestKind};
+use crate::model::{CacheMode, EngineKind, Run, TestKind};
 use crate::render::svg::{self, Axis, Line, LineChart, Point, escape};
 use crate::stats::Summary;
 use crate::units::ByteSize;
+
+/// What a run's line is drawn for: a file size, through an engine and cache mode.
+type LineKey = (ByteSize, EngineKind, CacheMode);
 
 /// One line of a throughput chart: a run at one file size, a summary per record size.
 struct RunLine<'a> {
     run: &'a Run,
     file_size: ByteSize,
+    /// `flush/posix` for a run of several combinations; `None` for a run of one.
+    mode: Option<String>,
     index: usize,
     points: BTreeMap<ByteSize, Summary>,
 }
 
 /// A colour per (run, file size) for the whole report, so a run looks the same in every chart.
-fn line_indices(runs: &[Run]) -> BTreeMap<(usize, ByteSize), usize> {
+fn line_indices(runs: &[Run]) -> BTreeMap<(usize, LineKey), usize> {
     let mut indices = BTreeMap::new();
     for (i, run) in runs.iter().enumerate() {
-        let files: BTreeSet<ByteSize> = run.results.iter().map(|m| m.file_size).collect();
-        for file in files {
+        let keys: BTreeSet<LineKey> = run
+            .results
+            .iter()
+            .map(|m| (m.file_size, m.engine, m.cache))
+            .collect();
+        for key in keys {
             let next = indices.len();
-            indices.insert((i, file), next);
+            indices.insert((i, key), next);
         }
     }
     indices
@@ -34,28 +44,32 @@ fn line_indices(runs: &[Run]) -> BTreeMap<(usize, ByteSize), usize> {
 fn run_lines<'a>(
     runs: &'a [Run],
     test: TestKind,
-    indices: &BTreeMap<(usize, ByteSize), usize>,
+    indices: &BTreeMap<(usize, LineKey), usize>,
 ) -> Vec<RunLine<'a>> {
     let mut lines = Vec::new();
     for (i, run) in runs.iter().enumerate() {
-        let mut figures: BTreeMap<(ByteSize, ByteSize), Vec<f64>> = BTreeMap::new();
+        let mut figures: BTreeMap<(LineKey, ByteSize), Vec<f64>> = BTreeMap::new();
         for m in run.results.iter().filter(|m| m.test == test) {
             figures
-                .entry((m.file_size, m.record_size))
+                .entry(((m.file_size, m.engine, m.cache), m.record_size))
                 .or_default()
                 .push(m.throughput);
         }
-        let mut by_file: BTreeMap<ByteSize, BTreeMap<ByteSize, Summary>> = BTreeMap::new();
-        for ((file, record), values) in figures {
+        let mut by_line: BTreeMap<LineKey, BTreeMap<ByteSize, Summary>> = BTreeMap::new();
+        for ((key, record), values) in figures {
             if let Some(s) = Summary::of(&values) {
-                by_file.entry(file).or_default().insert(record, s);
+                by_line.entry(key).or_default().insert(record, s);
             }
         }
-        for (file_size, points) in by_file {
+        for (key @ (file_size, engine, cache), points) in by_line {
             lines.push(RunLine {
                 run,
                 file_size,
-                index: indices.get(&(i, file_size)).copied().unwrap_or(0),
+                mode: run
+                    .params
+                    .combined()
+                    .then(|| format!("{}/{}", cache.name(), engine.name())),
+                index: indices.get(&(i, key)).copied().unwrap_or(0),
                 points,
             });
         }
@@ -114,11 +128,14 @@ fn throughput_figure(test: TestKind, lines: &[RunLine]) -> String {
     let legend: Vec<(usize, String)> = lines
         .iter()
         .map(|l| {
-            let name = run_name(l.run);
-            match several_files {
-                true => (l.index, format!("{name} · {} file", l.file_size)),
-                false => (l.index, name),
+            let mut name = run_name(l.run);
+            if several_files {
+                name = format!("{name} · {} file", l.file_size);
             }
+            if let Some(mode) = &l.mode {
+                name = format!("{name} · {mode}");
+            }
+            (l.index, name)
         })
         .collect();
     format!(
@@ -130,7 +147,10 @@ fn throughput_figure(test: TestKind, lines: &[RunLine]) -> String {
 }
 
 fn chart_line(test: TestKind, line: &RunLine) -> Line {
-    let name = run_name(line.run);
+    let name = match &line.mode {
+        Some(mode) => format!("{} · {mode}", run_name(line.run)),
+        None => run_name(line.run),
+    };
     let points = line
         .points
         .iter()

@@ -88,6 +88,8 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
                     max: 400,
                     samples: 64,
                 }),
+                engine: EngineKind::Pread,
+                cache: CacheMode::Direct,
             })
         })
         .collect();
@@ -105,6 +107,8 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             engine: EngineKind::Pread,
             cache: CacheMode::Direct,
             iodepth: 32,
+            engines: Vec::new(),
+            caches: Vec::new(),
             threads: 2,
             file_size: ByteSize(1 << 20),
             file_sizes: vec![ByteSize(1 << 20)],
@@ -172,6 +176,25 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
     }
 }
 
+/// Makes `run` one of two engines: every measurement (warm-up too) again through
+/// `engine` at `factor` times the throughput, and the run's lists saying so.
+pub(crate) fn also_through(run: &mut Run, engine: EngineKind, factor: f64) {
+    run.params.engines = vec![run.params.engine, engine];
+    run.params.caches = vec![run.params.cache];
+    for list in [&mut run.results, &mut run.warmup] {
+        let copies: Vec<Measurement> = list
+            .iter()
+            .map(|m| Measurement {
+                engine,
+                throughput: m.throughput * factor,
+                ..m.clone()
+            })
+            .collect();
+        list.extend(copies);
+        list.sort_by_key(Measurement::list_order);
+    }
+}
+
 /// A run with every test at two repetitions: 20 results, as the throughput target has.
 fn run_with_20_results(i: usize) -> Run {
     let mut run = sample_run(&format!("host{}", i % 20), i as i64);
@@ -188,6 +211,8 @@ fn run_with_20_results(i: usize) -> Run {
                 elapsed_ns: 1_000_000 + i as u64,
                 throughput: 1e9 / (1.0 + i as f64),
                 latency_ns: None,
+                engine: EngineKind::Posix,
+                cache: CacheMode::Flush,
             })
         })
         .collect();

@@ -58,6 +58,35 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
         }
     );
     assert_eq!(store.load_run(id + 1000).unwrap(), None);
+    // a run of two engines keeps both lists and each result's own engine
+    let combined = two_engine_run(2);
+    let id = store.save_run(&combined).unwrap().unwrap();
+    assert_eq!(
+        store.load_run(id).unwrap().unwrap(),
+        Run {
+            id: Some(id),
+            ..combined
+        }
+    );
+    // `engine:posix` finds it by its second engine, which only its results name
+    let by_second = RunFilter {
+        engine: Some(EngineKind::Posix),
+        ..RunFilter::default()
+    };
+    let found: Vec<Option<i64>> = store
+        .list_runs(&by_second)
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(found, [Some(id)]);
+}
+
+/// A run that measured pread (the sample's engine) and posix, the same cells through each.
+fn two_engine_run(minutes: i64) -> Run {
+    let mut run = sample_run("bebox", minutes);
+    also_through(&mut run, EngineKind::Posix, 1.5);
+    run
 }
 
 fn a_live_run_is_running_until_finished(backend: &Backend) {

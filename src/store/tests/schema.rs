@@ -101,7 +101,7 @@ fn the_first_schema_migrates_with_its_runs() {
             "INSERT INTO runs (uuid, started_at, status, tool_version, engine, cache, threads, \
              file_size, file_sizes, record_sizes, tests, repeat, seed, auto, verify, read_pct, \
              stride_records, latency, dir, hostname) VALUES ('0b8e8f8e-6a0e-4a4c-9b1e-6c3c1c1c1c1c', \
-             '2026-01-01T00:00:00.000000000Z', 'complete', '0.1.0', 'posix', 'flush', 1, 1048576, \
+             '2026-01-01T00:00:00.000000000Z', 'complete', '0.1.0', 'mmap', 'buffered', 1, 1048576, \
              '[1048576]', '[4096]', '[\"write\"]', 1, 7, 0, 0, 50, 17, 1, '/srv', 'old'); \
              INSERT INTO results VALUES (1, 'write', 1048576, 4096, 1, 1048576, 1000000, 1.048576e9, \
              NULL, NULL, NULL, NULL, NULL);",
@@ -120,6 +120,12 @@ fn the_first_schema_migrates_with_its_runs() {
     assert_eq!(full.results[0].throughput, 1.048576e9);
     // before queue depths, every run kept one operation in flight
     assert_eq!(full.params.iodepth, 1);
+    // before a run could measure several engines, its results went through its own
+    assert_eq!(
+        (full.results[0].engine, full.results[0].cache),
+        (EngineKind::Mmap, CacheMode::Buffered)
+    );
+    assert!(full.params.engines.is_empty() && full.params.caches.is_empty());
     let report = store.check().unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert_eq!(report.schema_version, latest_schema());
@@ -243,14 +249,23 @@ fn pg_a_run_from_before_queue_depths_reads_as_depth_one() {
              threads, file_size, file_sizes, record_sizes, tests, repeat, seed, auto, verify, \
              read_pct, stride_records, latency, dir) VALUES \
              ('0b8e8f8e-6a0e-4a4c-9b1e-6c3c1c1c1c1c', '2026-01-01T00:00:00Z', 'complete', \
-             '0.1.0', 'posix', 'flush', 1, 1048576, '[1048576]', '[4096]', '[\"write\"]', 1, 7, \
-             false, false, 50, 17, true, '/srv')",
+             '0.1.0', 'mmap', 'buffered', 1, 1048576, '[1048576]', '[4096]', '[\"write\"]', 1, 7, \
+             false, false, 50, 17, true, '/srv'); \
+             INSERT INTO iozone.results (run_id, warmup, test, file_size, record_size, repetition, \
+             bytes, elapsed_ns, throughput) SELECT id, false, 'write', 1048576, 4096, 1, 1048576, \
+             1000000, 1.048576e9 FROM iozone.runs",
         )
         .unwrap();
     let store = PgStore::open(&db.url).unwrap();
     let runs = store.list_runs(&RunFilter::default()).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].params.iodepth, 1);
+    // its results went through the run's engine and cache mode
+    let full = store.load_run(runs[0].id.unwrap()).unwrap().unwrap();
+    assert_eq!(
+        (full.results[0].engine, full.results[0].cache),
+        (EngineKind::Mmap, CacheMode::Buffered)
+    );
     assert_eq!(
         store.check().unwrap().schema_version,
         PgStore::latest_schema()
