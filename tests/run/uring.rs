@@ -105,3 +105,59 @@ fn a_depth_is_refused_where_it_means_nothing() {
         "{line}"
     );
 }
+
+/// A depth-32 run and a depth-1 run of the same engine: recorded and shown with their
+/// depth, apart in a comparison until the depth is dropped on purpose, and carried
+/// whole through an export and an import.
+#[test]
+fn a_deep_run_records_shows_compares_and_exports_its_depth() {
+    use crate::compare::{compare_json, iozone_db, record_run};
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let small = [
+        "-s",
+        "256k",
+        "-r",
+        "4k",
+        "-i",
+        "write,random_read",
+        "-n",
+        "3",
+    ];
+    for (depth, label) in [("1", "qd1"), ("32", "qd32")] {
+        let args = [
+            &small[..],
+            &["--engine", "uring", "--iodepth", depth, "-l", label],
+        ]
+        .concat();
+        record_run(&db, scratch.path(), &args);
+    }
+    let (_, shown, _) = iozone_db(&db, &["show", "latest"]);
+    assert!(shown.contains("engine uring, queue depth 32"), "{shown}");
+    let (_, history, _) = iozone_db(&db, &["history"]);
+    assert!(history.contains("flush/uring qd32"), "{history}");
+
+    let (code, _, err) = iozone_db(&db, &["compare", "qd1", "qd32"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("queue depth"), "{err}");
+    let c = compare_json(&db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{c}");
+    assert!(
+        rows.iter()
+            .all(|r| r["iodepth"].is_null() && r["verdict"].is_string())
+    );
+
+    let (code, first, _) = iozone_db(&db, &["export", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let file = scratch.path().join("export.json");
+    std::fs::write(&file, &first).unwrap();
+    let copy = scratch.path().join("copy.db");
+    let (code, _, err) = iozone_db(&copy, &["import", file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, again, _) = iozone_db(&copy, &["export", "--format", "json"]);
+    let runs =
+        |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap()["runs"].clone();
+    assert_eq!(runs(&again), runs(&first));
+    assert!(first.contains("\"iodepth\": 32"));
+}
