@@ -1,9 +1,10 @@
 //! The run's schedule: warm-up rounds, then measured rounds, each visiting every
-//! (engine, cache mode, file size, record size) cell. Interleaved, a round visits the cells in a seeded
-//! random order, so a slow minute of the machine spreads over all cells instead of
-//! landing on one cell's repetitions (Google Benchmark's random interleaving does the
-//! same); grouped, a cell's rounds run back to back. `--repeat auto` adds rounds until
-//! every cell's median is known to the precision asked, or the time is spent.
+//! (engine, cache mode, file size, record size) cell. Interleaved, a round visits the
+//! cells in a seeded random order, so a slow minute of the machine spreads over all
+//! cells instead of landing on one cell's repetitions (Google Benchmark's random
+//! interleaving does the same); grouped, a cell's rounds run back to back.
+//! `--repeat auto` adds rounds until every cell's median is known to the precision
+//! asked, or the time is spent.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
