@@ -329,6 +329,11 @@ impl Plan {
             .collect()
     }
 
+    /// Whether more than one (engine, cache mode) is measured.
+    pub fn combined(&self) -> bool {
+        self.engines.len() * self.caches.len() > 1
+    }
+
     /// Every cell a round visits: each (engine, cache mode) at each (file size, record
     /// size), in order.
     pub fn cells(&self) -> Vec<Cell> {

@@ -93,7 +93,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let progress = Progress {
         bar: shell.progress(plan.phase_count()),
         shell,
-        combined: plan.pairs().len() > 1,
+        combined: plan.combined(),
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
@@ -300,7 +300,7 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
 }
 
 fn params(plan: &Plan) -> Params {
-    let combined = plan.pairs().len() > 1;
+    let combined = plan.combined();
     Params {
         engine: plan.engines[0],
         cache: plan.caches[0],
