@@ -3,7 +3,11 @@
 //! means nothing.
 
 use super::matrix::{check_results, run_all_tests};
-use crate::common::{Mount, assert_no_leftovers, expect_bad_input, require_root};
+use std::process::Output;
+
+use crate::common::{
+    Mount, assert_no_leftovers, expect_bad_input, iozone, iozone_process, require_root,
+};
 
 /// Every test and cache mode at `depth` in `dir`, with `extra` flags.
 fn every_test_and_mode(dir: &std::path::Path, modes: &[&str], depth: &str, extra: &[&str]) {
@@ -160,4 +164,80 @@ fn a_deep_run_records_shows_compares_and_exports_its_depth() {
         |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap()["runs"].clone();
     assert_eq!(runs(&again), runs(&first));
     assert!(first.contains("\"iodepth\": 32"));
+}
+
+/// A filter that answers `io_uring_setup` with `errno`, as a container runtime's
+/// default profile or a hardened service does; everything else is allowed.
+fn refuse_io_uring(errno: i32) -> seccompiler::BpfProgram {
+    let arch = std::env::consts::ARCH
+        .try_into()
+        .expect("seccompiler knows this architecture");
+    let filter = seccompiler::SeccompFilter::new(
+        [(libc::SYS_io_uring_setup, vec![])].into(),
+        seccompiler::SeccompAction::Allow,
+        seccompiler::SeccompAction::Errno(errno as u32),
+        arch,
+    )
+    .unwrap();
+    filter.try_into().unwrap()
+}
+
+/// `run --engine uring` in `dir` under a filter refusing io_uring with `errno`.
+fn run_without_io_uring(dir: &std::path::Path, db: &std::path::Path, errno: i32) -> Output {
+    use std::os::unix::process::CommandExt;
+    let filter = refuse_io_uring(errno);
+    let mut cmd = iozone_process();
+    cmd.env("IOZONE_DB", db)
+        .args([
+            "run", "-s", "64k", "-r", "4k", "-n", "1", "--engine", "uring",
+        ])
+        .args(["--iodepth", "8", "-d"])
+        .arg(dir);
+    // SAFETY: between fork and exec the closure only makes the two system calls of
+    // installing a filter compiled beforehand; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || seccompiler::apply_filter(&filter).map_err(std::io::Error::other));
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn io_uring_refused_by_seccomp_is_said_in_one_line_and_leaves_nothing() {
+    let cases = [
+        (
+            libc::EPERM,
+            "refused by kernel.io_uring_disabled or by a seccomp filter",
+        ),
+        (libc::ENOSYS, "this kernel has no io_uring"),
+    ];
+    for (errno, reason) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("runs.db");
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let out = run_without_io_uring(&work, &db, errno);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "errno {errno}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "errno {errno}: {stderr}");
+        assert!(
+            lines[0].starts_with("error: io_uring is unavailable here: ")
+                && lines[0].contains(reason)
+                && lines[0].contains("--engine pread"),
+            "errno {errno}: {}",
+            lines[0]
+        );
+        assert!(out.stdout.is_empty(), "errno {errno}: nothing measured");
+        assert_no_leftovers(&work);
+        let runs = iozone()
+            .env("IOZONE_DB", &db)
+            .args(["history", "--format", "json"])
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&runs.stdout);
+        assert!(
+            !db.exists() || listed.trim() == "[]",
+            "errno {errno}: no run may be recorded, found {listed}"
+        );
+    }
 }
