@@ -147,6 +147,10 @@ pub struct Row {
     /// About how many runs a side would resolve a change of the threshold, for rows
     /// that are inconclusive.
     pub runs_needed: Option<usize>,
+    /// For rows whose sides are parts of the same runs, paired round by round: about
+    /// how many rounds (`--repeat`) would resolve a change of the threshold, when the
+    /// row is inconclusive.
+    pub rounds_needed: Option<usize>,
     /// Why the verdict is what it is, when that is not obvious.
     pub note: Option<String>,
 }

@@ -367,3 +367,75 @@ fn two_engines_of_one_run_compare_as_two_sides() {
         CompareError::NothingInCommon
     );
 }
+
+/// One run of two engines whose rounds swing by ±20% together while `pread` stays
+/// `ratio` of `posix`: the two parts of it, as `42,engine:posix 42,engine:pread` select.
+fn engines_of_one_run(ratio: f64) -> (Run, Run) {
+    let rounds = [100.0, 120.0, 85.0, 110.0, 95.0, 105.0];
+    let jitter = [1.004, 0.997, 1.002, 0.998, 1.001, 0.999];
+    let posix = run_of(&rounds, "6.1", 0);
+    let mut pread = posix.clone();
+    for (m, j) in pread.results.iter_mut().zip(jitter) {
+        m.throughput *= ratio * j;
+        m.engine = EngineKind::Pread;
+    }
+    pread.stamp_combination();
+    (posix, pread)
+}
+
+fn across_engines() -> Options {
+    Options {
+        ignore: Ignored {
+            engine: true,
+            ..Ignored::default()
+        },
+        ..options()
+    }
+}
+
+#[test]
+fn parts_of_one_run_are_paired_round_by_round() {
+    let (posix, pread) = engines_of_one_run(0.90);
+    let c = compare(&[posix.clone()], &[pread.clone()], &[], &across_engines()).unwrap();
+    let row = &c.rows[0];
+    assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
+    assert_eq!(row.noise_source.as_deref(), Some("paired: 6 rounds"));
+    assert!(row.noise_pct.unwrap() < 1.0, "{row:?}");
+    assert!((row.change_pct + 10.0).abs() < 0.5, "{row:?}");
+    // the same figures from two separate runs carry the rounds' swing as noise
+    let mut other = pread.clone();
+    other.uuid = uuid::Uuid::new_v4();
+    let c = compare(&[posix], &[other], &[], &across_engines()).unwrap();
+    assert_eq!(c.rows[0].verdict, Verdict::Inconclusive, "{:?}", c.rows[0]);
+    assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
+}
+
+#[test]
+fn paired_rows_that_cannot_tell_say_how_many_rounds_would() {
+    let (posix, mut pread) = engines_of_one_run(0.96);
+    for (m, j) in pread
+        .results
+        .iter_mut()
+        .zip([1.05, 0.94, 1.06, 0.95, 1.04, 0.97])
+    {
+        m.throughput *= j;
+    }
+    let c = compare(&[posix.clone()], &[pread], &[], &across_engines()).unwrap();
+    let row = &c.rows[0];
+    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+    assert_eq!(row.runs_needed, None);
+    assert!(row.rounds_needed.unwrap() > 6, "{row:?}");
+    // identical parts are unchanged, with an interval of nothing
+    let c = compare(&[posix.clone()], &[posix], &[], &options()).unwrap();
+    assert_eq!(c.rows[0].verdict, Verdict::Unchanged);
+    assert_eq!(c.rows[0].rounds_needed, None);
+}
+
+#[test]
+fn grouped_runs_are_not_paired() {
+    let (mut posix, mut pread) = engines_of_one_run(0.90);
+    posix.params.order = crate::model::RoundOrder::Grouped;
+    pread.params.order = crate::model::RoundOrder::Grouped;
+    let c = compare(&[posix], &[pread], &[], &across_engines()).unwrap();
+    assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
+}

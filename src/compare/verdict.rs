@@ -4,15 +4,23 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use uuid::Uuid;
+
 use super::{Ignored, Options, Row, RowKey, TestSummary, Verdict};
-use crate::model::{Run, TestKind};
-use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, History, RunLevel};
+use crate::model::{RoundOrder, Run, TestKind};
+use crate::stats::paired;
+use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, History, RunLevel};
 
 /// One side of a row: each run's level, and every repetition's figure.
 #[derive(Default)]
 pub(super) struct Side {
     runs: Vec<RunLevel>,
     values: Vec<f64>,
+    /// Each run's figures by round, to pair with the other side's when both sides are
+    /// parts of the same runs; `None` for a run whose rounds cannot be told apart
+    /// (grouped order: a cell's repetitions back to back, not one per round; or
+    /// several figures of one round under this key).
+    rounds: BTreeMap<Uuid, Option<BTreeMap<u32, f64>>>,
 }
 
 impl Side {
@@ -40,28 +48,66 @@ fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey 
     }
 }
 
-/// Each run's repetitions by row key.
-fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
-    let mut rows: BTreeMap<RowKey, Vec<f64>> = BTreeMap::new();
+/// Each run's repetitions by row key, with the round (repetition number) of each.
+fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<(u32, f64)>> {
+    let mut rows: BTreeMap<RowKey, Vec<(u32, f64)>> = BTreeMap::new();
     for m in &run.results {
         rows.entry(row_key(run, m, ignore))
             .or_default()
-            .push(m.throughput);
+            .push((m.repetition, m.throughput));
     }
     rows
+}
+
+fn figures(repetitions: &[(u32, f64)]) -> Vec<f64> {
+    repetitions.iter().map(|&(_, v)| v).collect()
+}
+
+/// The figures by round, when each round gave exactly one.
+fn by_round(run: &Run, repetitions: &[(u32, f64)]) -> Option<BTreeMap<u32, f64>> {
+    let rounds: BTreeMap<u32, f64> = repetitions.iter().copied().collect();
+    (run.params.order == RoundOrder::Interleaved && rounds.len() == repetitions.len())
+        .then_some(rounds)
 }
 
 /// Every run of a side, by row key: runs stay apart, never pooled as one sample.
 pub(super) fn side(runs: &[Run], ignore: Ignored) -> BTreeMap<RowKey, Side> {
     let mut rows: BTreeMap<RowKey, Side> = BTreeMap::new();
     for run in runs {
-        for (key, values) in per_run(run, ignore) {
+        for (key, repetitions) in per_run(run, ignore) {
             let side = rows.entry(key).or_default();
+            let values = figures(&repetitions);
             side.runs.extend(RunLevel::of(&values));
             side.values.extend(values);
+            side.rounds.insert(run.uuid, by_round(run, &repetitions));
         }
     }
     rows
+}
+
+/// The rounds' log ratios candidate/baseline, run by run, when both sides are parts
+/// of the same runs measured round by round; `None` otherwise.
+fn paired_rounds(base: &Side, cand: &Side) -> Option<Vec<Vec<f64>>> {
+    if !base.rounds.keys().eq(cand.rounds.keys()) {
+        return None;
+    }
+    let usable = |v: f64| v.is_finite() && v > 0.0;
+    base.rounds
+        .iter()
+        .map(|(uuid, b)| {
+            let (b, c) = (b.as_ref()?, cand.rounds[uuid].as_ref()?);
+            if !b.keys().eq(c.keys()) {
+                return None;
+            }
+            let ratios = b.iter().map(|(round, &bv)| (bv, c[round]));
+            Some(
+                ratios
+                    .filter(|&(bv, cv)| usable(bv) && usable(cv))
+                    .map(|(bv, cv)| (cv / bv).ln())
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// What a series is: runs of one host and filesystem (the row key holds the rest).
@@ -80,8 +126,8 @@ pub(super) fn history_by_row(
             run.filesystem.fs_type.clone(),
             run.filesystem.mount_point.clone(),
         );
-        for (key, values) in per_run(run, ignore) {
-            if let Some(level) = RunLevel::of(&values) {
+        for (key, repetitions) in per_run(run, ignore) {
+            if let Some(level) = RunLevel::of(&figures(&repetitions)) {
                 levels
                     .entry((key, series.clone()))
                     .or_default()
@@ -122,21 +168,33 @@ pub(super) fn measure_row(
         noise_source: None,
         min_detectable_pct: None,
         runs_needed: None,
+        rounds_needed: None,
         note: None,
     };
     // a single figure a side (an imported classic table, say) has no spread at all
     if base.values.len() < 2 || cand.values.len() < 2 {
         return row;
     }
-    let Some(effect) = runlevel::run_level_effect(
-        &base.runs,
-        &cand.runs,
-        history,
-        DEFAULT_RUN_NOISE,
-        1.0 - options.alpha,
-    ) else {
+    let pairs = paired_rounds(base, cand);
+    let confidence = 1.0 - options.alpha;
+    let effect = match &pairs {
+        Some(pairs) => paired::paired_effect(pairs, confidence),
+        None => runlevel::run_level_effect(
+            &base.runs,
+            &cand.runs,
+            history,
+            DEFAULT_RUN_NOISE,
+            confidence,
+        ),
+    };
+    let Some(effect) = effect else {
         return row;
     };
+    fill_effect(&mut row, &effect, pairs.is_some(), options);
+    row
+}
+
+fn fill_effect(row: &mut Row, effect: &Effect, paired: bool, options: &Options) {
     let pct = |log: f64| log.exp_m1() * 100.0;
     row.change_pct = pct(effect.log_change);
     row.ci_low_pct = Some(pct(effect.ci.0));
@@ -145,12 +203,23 @@ pub(super) fn measure_row(
     row.noise_pct = Some(pct(effect.noise.sd));
     row.noise_source = Some(effect.noise.source.to_string());
     row.min_detectable_pct = Some(pct(effect.min_detectable).max(options.threshold * 100.0));
-    row.runs_needed = Some(runlevel::runs_needed(
-        effect.noise.sd,
-        options.threshold.ln_1p(),
-        options.alpha,
-    ));
-    row
+    let threshold = options.threshold.ln_1p();
+    match paired {
+        true => {
+            row.rounds_needed = Some(paired::rounds_needed(
+                effect.noise.sd,
+                threshold,
+                options.alpha,
+            ))
+        }
+        false => {
+            row.runs_needed = Some(runlevel::runs_needed(
+                effect.noise.sd,
+                threshold,
+                options.alpha,
+            ))
+        }
+    }
 }
 
 /// Benjamini–Hochberg over the rows that have a p-value; returns how many did.
@@ -170,6 +239,7 @@ pub(super) fn decide(row: &mut Row, options: &Options) {
         row.note =
             Some("n = 1 on a side: no statistics possible, the change is shown as is".into());
         row.runs_needed = None;
+        row.rounds_needed = None;
         return;
     };
     row.verdict = verdict(row.change_pct, (lo, hi), q, options);
@@ -179,6 +249,7 @@ pub(super) fn decide(row: &mut Row, options: &Options) {
     row.note = Some(format!("noise ±{noise:.1}%, {source}"));
     if row.verdict != Verdict::Inconclusive {
         row.runs_needed = None;
+        row.rounds_needed = None;
     }
 }
 

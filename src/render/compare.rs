@@ -233,27 +233,37 @@ pub(super) fn rule_sentence(c: &Comparison) -> String {
     )
 }
 
-/// For inconclusive rows: about how many runs a side would tell a change of the
-/// threshold, from their own noise.
-pub(super) fn runs_needed_sentence(c: &Comparison) -> Option<String> {
-    let needed: Vec<usize> = c
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::Inconclusive)
-        .filter_map(|r| r.runs_needed)
-        .collect();
-    let (lo, hi) = (needed.iter().min()?, needed.iter().max()?);
-    let range = match lo == hi {
-        true => format!("about {lo}"),
-        false => format!("about {lo} to {hi}"),
+/// For inconclusive rows: about how many runs a side (or, for rows paired within the
+/// same runs, rounds) would tell a change of the threshold, from their own noise.
+pub(super) fn needed_sentences(c: &Comparison) -> Vec<String> {
+    let inconclusive = || c.rows.iter().filter(|r| r.verdict == Verdict::Inconclusive);
+    let runs: Vec<usize> = inconclusive().filter_map(|r| r.runs_needed).collect();
+    let rounds: Vec<usize> = inconclusive().filter_map(|r| r.rounds_needed).collect();
+    let sentence = |needed: &[usize], what: &str, how: &str| {
+        let (lo, hi) = (needed.iter().min()?, needed.iter().max()?);
+        let range = match lo == hi {
+            true => format!("about {lo}"),
+            false => format!("about {lo} to {hi}"),
+        };
+        Some(format!(
+            "{} inconclusive row{}: {range} {what} would resolve a {}% change \
+             (80% power, from each row's noise; {how}).",
+            needed.len(),
+            if needed.len() == 1 { "" } else { "s" },
+            c.threshold_pct
+        ))
     };
-    Some(format!(
-        "{} inconclusive row{}: {range} runs a side would resolve a {}% change \
-         (80% power, from each row's noise; --repeat adds repetitions, not runs).",
-        needed.len(),
-        if needed.len() == 1 { "" } else { "s" },
-        c.threshold_pct
-    ))
+    [
+        sentence(&runs, "runs a side", "--repeat adds repetitions, not runs"),
+        sentence(
+            &rounds,
+            "rounds in one run",
+            "paired within the same runs, --repeat sets the rounds",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The human report, for the terminal or in Markdown for a ticket.
@@ -293,7 +303,7 @@ pub fn compare_text(
             "Rows with one measurement on a side (imported results, say) compare by percentage only.\n",
         );
     }
-    if let Some(line) = runs_needed_sentence(c) {
+    for line in needed_sentences(c) {
         out.push_str(&line);
         out.push('\n');
     }

@@ -4,6 +4,7 @@ pub mod changepoint;
 #[cfg(test)]
 pub(crate) mod gaussian;
 pub mod multiple;
+pub mod paired;
 mod precision;
 pub mod runlevel;
 

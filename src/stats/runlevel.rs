@@ -128,6 +128,9 @@ pub enum NoiseSource {
     History(usize),
     /// Nothing measured it: [`DEFAULT_RUN_NOISE`] or the runs' own spread.
     Default,
+    /// Both sides are parts of the same runs, paired round by round (`super::paired`):
+    /// the spread of the rounds' ratios, or of the runs' with three or more.
+    Paired { runs: usize, rounds: usize },
 }
 
 impl std::fmt::Display for NoiseSource {
@@ -136,6 +139,10 @@ impl std::fmt::Display for NoiseSource {
             NoiseSource::Runs => f.write_str("runs"),
             NoiseSource::History(n) => write!(f, "history: {n} runs"),
             NoiseSource::Default => f.write_str("default"),
+            NoiseSource::Paired { runs: 1, rounds } => write!(f, "paired: {rounds} rounds"),
+            NoiseSource::Paired { runs, rounds } => {
+                write!(f, "paired: {rounds} rounds of {runs} runs")
+            }
         }
     }
 }
@@ -237,7 +244,7 @@ pub fn run_level_effect(
     let se = noise.sd * (1.0 / m + 1.0 / n).sqrt();
     let alpha = 1.0 - confidence;
     let p_value = match se > 0.0 {
-        true => 2.0 * (1.0 - cdf(noise.df, (log_change / se).abs())),
+        true => 2.0 * tail(noise.df, (log_change / se).abs()),
         false if log_change == 0.0 => 1.0,
         false => 0.0,
     };
@@ -263,6 +270,11 @@ pub fn runs_needed(sd: f64, log_change: f64, alpha: f64) -> usize {
     n.ceil().max(2.0) as usize
 }
 
+/// P(T > x) for Student t with `df` degrees of freedom (normal when `None`).
+pub(super) fn tail(df: Option<f64>, x: f64) -> f64 {
+    1.0 - cdf(df, x)
+}
+
 fn cdf(df: Option<f64>, x: f64) -> f64 {
     match df {
         Some(df) => StudentsT::new(0.0, 1.0, df)
@@ -272,7 +284,7 @@ fn cdf(df: Option<f64>, x: f64) -> f64 {
     }
 }
 
-fn quantile(df: Option<f64>, p: f64) -> f64 {
+pub(super) fn quantile(df: Option<f64>, p: f64) -> f64 {
     match df {
         Some(df) => StudentsT::new(0.0, 1.0, df)
             .expect("degrees of freedom are positive")

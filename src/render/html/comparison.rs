@@ -10,8 +10,8 @@ use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
 use crate::render::cells::change;
 use crate::render::compare::{
-    SUMMARY_HEADERS, change_cells, ci, key_name, one_sided_sentences, row_cells, row_headers,
-    rule_sentence, runs_needed_sentence, side_text, summary_cells,
+    SUMMARY_HEADERS, change_cells, ci, key_name, needed_sentences, one_sided_sentences, row_cells,
+    row_headers, rule_sentence, side_text, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -159,7 +159,7 @@ fn summary_html(c: &Comparison) -> String {
 
 fn verdict_note(c: &Comparison) -> String {
     let mut text = rule_sentence(c);
-    if let Some(line) = runs_needed_sentence(c) {
+    for line in needed_sentences(c) {
         text.push(' ');
         text.push_str(&line);
     }
