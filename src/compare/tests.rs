@@ -396,7 +396,13 @@ fn across_engines() -> Options {
 #[test]
 fn parts_of_one_run_are_paired_round_by_round() {
     let (posix, pread) = engines_of_one_run(0.90);
-    let c = compare(&[posix.clone()], &[pread.clone()], &[], &across_engines()).unwrap();
+    let c = compare(
+        std::slice::from_ref(&posix),
+        std::slice::from_ref(&pread),
+        &[],
+        &across_engines(),
+    )
+    .unwrap();
     let row = &c.rows[0];
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
     assert_eq!(row.noise_source.as_deref(), Some("paired: 6 rounds"));
@@ -405,7 +411,13 @@ fn parts_of_one_run_are_paired_round_by_round() {
     // the same figures from two separate runs carry the rounds' swing as noise
     let mut other = pread.clone();
     other.uuid = uuid::Uuid::new_v4();
-    let c = compare(&[posix], &[other], &[], &across_engines()).unwrap();
+    let c = compare(
+        std::slice::from_ref(&posix),
+        &[other],
+        &[],
+        &across_engines(),
+    )
+    .unwrap();
     assert_eq!(c.rows[0].verdict, Verdict::Inconclusive, "{:?}", c.rows[0]);
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
@@ -420,13 +432,25 @@ fn paired_rows_that_cannot_tell_say_how_many_rounds_would() {
     {
         m.throughput *= j;
     }
-    let c = compare(&[posix.clone()], &[pread], &[], &across_engines()).unwrap();
+    let c = compare(
+        std::slice::from_ref(&posix),
+        &[pread],
+        &[],
+        &across_engines(),
+    )
+    .unwrap();
     let row = &c.rows[0];
     assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
     assert_eq!(row.runs_needed, None);
     assert!(row.rounds_needed.unwrap() > 6, "{row:?}");
     // identical parts are unchanged, with an interval of nothing
-    let c = compare(&[posix.clone()], &[posix], &[], &options()).unwrap();
+    let c = compare(
+        std::slice::from_ref(&posix),
+        std::slice::from_ref(&posix),
+        &[],
+        &options(),
+    )
+    .unwrap();
     assert_eq!(c.rows[0].verdict, Verdict::Unchanged);
     assert_eq!(c.rows[0].rounds_needed, None);
 }
@@ -436,6 +460,12 @@ fn grouped_runs_are_not_paired() {
     let (mut posix, mut pread) = engines_of_one_run(0.90);
     posix.params.order = crate::model::RoundOrder::Grouped;
     pread.params.order = crate::model::RoundOrder::Grouped;
-    let c = compare(&[posix], &[pread], &[], &across_engines()).unwrap();
+    let c = compare(
+        std::slice::from_ref(&posix),
+        &[pread],
+        &[],
+        &across_engines(),
+    )
+    .unwrap();
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
