@@ -122,7 +122,9 @@ impl Verdict {
 pub struct Row {
     #[serde(flatten)]
     pub key: RowKey,
-    /// The geometric mean of the side's run medians (one run: its median), bytes/s.
+    /// The geometric mean of the side's run medians (one run: its median), bytes/s;
+    /// for sides paired round by round (parts of the same runs), the geometric mean of
+    /// the rounds, whose ratio is the change the paired test measures.
     pub baseline_median: f64,
     pub candidate_median: f64,
     pub change_pct: f64,

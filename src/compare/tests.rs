@@ -469,3 +469,14 @@ fn grouped_runs_are_not_paired() {
     .unwrap();
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
+
+#[test]
+fn paired_levels_are_the_rounds_geometric_means_so_the_change_is_their_ratio() {
+    let (posix, mut pread) = engines_of_one_run(0.90);
+    // one wild round on one side moves a mean, not a median
+    pread.results[2].throughput *= 3.0;
+    let c = compare(&[posix], &[pread], &[], &across_engines()).unwrap();
+    let row = &c.rows[0];
+    let ratio = (row.candidate_median / row.baseline_median - 1.0) * 100.0;
+    assert!((ratio - row.change_pct).abs() < 1e-9, "{row:?}");
+}

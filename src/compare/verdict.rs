@@ -85,9 +85,9 @@ pub(super) fn side(runs: &[Run], ignore: Ignored) -> BTreeMap<RowKey, Side> {
     rows
 }
 
-/// The rounds' log ratios candidate/baseline, run by run, when both sides are parts
-/// of the same runs measured round by round; `None` otherwise.
-fn paired_rounds(base: &Side, cand: &Side) -> Option<Vec<Vec<f64>>> {
+/// Both sides' rounds, paired: per run, each round's (ln baseline, ln candidate), when
+/// both sides are parts of the same runs measured round by round; `None` otherwise.
+fn paired_rounds(base: &Side, cand: &Side) -> Option<Vec<Vec<(f64, f64)>>> {
     if !base.rounds.keys().eq(cand.rounds.keys()) {
         return None;
     }
@@ -99,15 +99,26 @@ fn paired_rounds(base: &Side, cand: &Side) -> Option<Vec<Vec<f64>>> {
             if !b.keys().eq(c.keys()) {
                 return None;
             }
-            let ratios = b.iter().map(|(round, &bv)| (bv, c[round]));
+            let pairs = b.iter().map(|(round, &bv)| (bv, c[round]));
             Some(
-                ratios
+                pairs
                     .filter(|&(bv, cv)| usable(bv) && usable(cv))
-                    .map(|(bv, cv)| (cv / bv).ln())
+                    .map(|(bv, cv)| (bv.ln(), cv.ln()))
                     .collect(),
             )
         })
         .collect()
+}
+
+/// A paired side's level: the geometric mean of its rounds (runs weighted alike), so
+/// that the two shown levels' ratio is the change the paired test measures.
+fn paired_level(pairs: &[Vec<(f64, f64)>], side: fn(&(f64, f64)) -> f64) -> f64 {
+    let runs: Vec<f64> = pairs
+        .iter()
+        .filter(|run| !run.is_empty())
+        .map(|run| run.iter().map(side).sum::<f64>() / run.len() as f64)
+        .collect();
+    (runs.iter().sum::<f64>() / runs.len() as f64).exp()
 }
 
 /// What a series is: runs of one host and filesystem (the row key holds the rest).
@@ -178,7 +189,13 @@ pub(super) fn measure_row(
     let pairs = paired_rounds(base, cand);
     let confidence = 1.0 - options.alpha;
     let effect = match &pairs {
-        Some(pairs) => paired::paired_effect(pairs, confidence),
+        Some(pairs) => {
+            let ratios: Vec<Vec<f64>> = pairs
+                .iter()
+                .map(|run| run.iter().map(|(b, c)| c - b).collect())
+                .collect();
+            paired::paired_effect(&ratios, confidence)
+        }
         None => runlevel::run_level_effect(
             &base.runs,
             &cand.runs,
@@ -190,6 +207,10 @@ pub(super) fn measure_row(
     let Some(effect) = effect else {
         return row;
     };
+    if let Some(pairs) = &pairs {
+        row.baseline_median = paired_level(pairs, |p| p.0);
+        row.candidate_median = paired_level(pairs, |p| p.1);
+    }
     fill_effect(&mut row, &effect, pairs.is_some(), options);
     row
 }
