@@ -90,7 +90,12 @@ impl CachePolicy {
     /// Between phases, before the clock starts: readies `file`, just opened and `len`
     /// bytes long, for `test`.
     pub(crate) fn before_test(self, test: TestKind, file: &File, len: u64) -> io::Result<()> {
-        if self.evict_before_cold && test.starts_cold() {
+        // Around the page cache every test starts with none of the file's pages cached:
+        // pages left by the untimed fill (written through the cache) would make each
+        // direct write invalidate its page first, a cost of the harness, not the device
+        // (fio drops them too when it opens a file for direct I/O).
+        let evict = test.starts_cold() || self.around_page_cache;
+        if self.evict_before_cold && evict {
             // fadvise(DONTNEED) drops only clean pages, hence the fdatasync first
             rustix::fs::fdatasync(file)?;
             rustix::fs::fadvise(file, 0, NonZeroU64::new(len), Advice::DontNeed)?;
@@ -159,6 +164,67 @@ mod tests {
         for mode in [CacheMode::Buffered, CacheMode::Direct, CacheMode::Sync] {
             assert_eq!(calls(mode), ["drain"]);
         }
+    }
+
+    /// How many of `file`'s first `len` bytes' pages are in the page cache.
+    fn cached_pages(file: &File, len: usize) -> usize {
+        use std::os::fd::AsRawFd;
+        let page = rustix::param::page_size();
+        let mut resident = vec![0u8; len.div_ceil(page)];
+        // SAFETY: a shared read-only mapping of a file of at least `len` bytes, unmapped
+        // before return; mincore fills one byte per page of it
+        unsafe {
+            let map = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            );
+            assert_ne!(map, libc::MAP_FAILED);
+            assert_eq!(libc::mincore(map, len, resident.as_mut_ptr()), 0);
+            libc::munmap(map, len);
+        }
+        resident.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    #[test]
+    fn direct_tests_start_with_none_of_the_fills_pages_cached() {
+        use std::io::Write;
+        // the checkout's filesystem: a memory filesystem cannot drop pages
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let path = dir.path().join("filled");
+        let len = 1 << 20;
+        let mut file = File::options()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(&vec![7u8; len]).unwrap();
+        assert!(
+            cached_pages(&file, len) > 0,
+            "the fill went through the page cache"
+        );
+        let buffered = CachePolicy::of(CacheMode::Buffered);
+        buffered
+            .before_test(TestKind::RandomWrite, &file, len as u64)
+            .unwrap();
+        assert!(
+            cached_pages(&file, len) > 0,
+            "buffered keeps the cache warm"
+        );
+        let direct = CachePolicy::of(CacheMode::Direct);
+        direct
+            .before_test(TestKind::RandomWrite, &file, len as u64)
+            .unwrap();
+        assert_eq!(
+            cached_pages(&file, len),
+            0,
+            "a direct write would invalidate them"
+        );
     }
 
     #[test]
