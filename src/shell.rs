@@ -50,6 +50,18 @@ impl Shell {
         self.stdout_color
     }
 
+    /// How tables on stdout are laid out: coloured as decided, and fitted to the
+    /// terminal's width when stdout is one (piped output keeps whole lines).
+    pub fn table_style(&self) -> crate::render::TextStyle {
+        let width = console::Term::stdout()
+            .size_checked()
+            .map(|(_rows, columns)| columns);
+        crate::render::TextStyle::Table {
+            color: self.stdout_color,
+            width,
+        }
+    }
+
     /// `    Measuring 32 MiB file ...`: a right-aligned green verb, then the message.
     pub fn status(&self, verb: &str, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {

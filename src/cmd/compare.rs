@@ -30,9 +30,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
             ListFormat::Json => render::fleet_json(&base, &cand, &fleet),
             ListFormat::Csv => render::fleet_csv(&fleet),
             ListFormat::Markdown => render::fleet_text(&base, &cand, &fleet, TextStyle::Markdown),
-            ListFormat::Table => {
-                render::fleet_text(&base, &cand, &fleet, TextStyle::table(shell.stdout_color()))
-            }
+            ListFormat::Table => render::fleet_text(&base, &cand, &fleet, shell.table_style()),
         };
         super::print_stdout(&text)?;
         let regressions: usize = fleet.groups.iter().map(|g| g.regressions).sum();
@@ -50,13 +48,9 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         ListFormat::Markdown => {
             render::compare_text(&base, &cand, &comparison, args.units, TextStyle::Markdown)
         }
-        ListFormat::Table => render::compare_text(
-            &base,
-            &cand,
-            &comparison,
-            args.units,
-            TextStyle::table(shell.stdout_color()),
-        ),
+        ListFormat::Table => {
+            render::compare_text(&base, &cand, &comparison, args.units, shell.table_style())
+        }
     };
     super::print_stdout(&text)?;
     let regressions = comparison.regressions();

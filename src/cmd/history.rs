@@ -34,7 +34,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
                     }
                     render::history_listing(&runs, &results, args.units)
                         .0
-                        .to_table()
+                        .render(shell.table_style())
                 }
             }
         }

@@ -147,7 +147,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         shell.status("Recorded", format!("run {id}{labels}"));
     }
     let text = match args.format {
-        RunFormat::Table => render::run_table(&run, args.units, shell.stdout_color()),
+        RunFormat::Table => render::run_table(&run, args.units, shell.table_style()),
         RunFormat::Json => render::json(&run),
     };
     super::print_stdout(&text)?;

@@ -16,9 +16,7 @@ pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
         ListFormat::Json => render::json(&run),
         ListFormat::Csv => crate::export::results_csv(&run),
         ListFormat::Markdown => render::show_text(&run, args.units, TextStyle::Markdown),
-        ListFormat::Table => {
-            render::show_text(&run, args.units, TextStyle::table(shell.stdout_color()))
-        }
+        ListFormat::Table => render::show_text(&run, args.units, shell.table_style()),
     };
     super::print_stdout(&text)?;
     Ok(())

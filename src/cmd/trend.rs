@@ -24,9 +24,7 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
         ListFormat::Json => render::json(&report),
         ListFormat::Csv => render::trend_csv(&report),
         ListFormat::Markdown => render::trend_text(&report, args.units, TextStyle::Markdown),
-        ListFormat::Table => {
-            render::trend_text(&report, args.units, TextStyle::table(shell.stdout_color()))
-        }
+        ListFormat::Table => render::trend_text(&report, args.units, shell.table_style()),
     };
     super::print_stdout(&text)?;
     Ok(())

@@ -115,15 +115,22 @@ fn numeric(headers: &[(String, bool)]) -> Vec<usize> {
     (0..headers.len()).filter(|&i| headers[i].1).collect()
 }
 
-fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
+/// The rows table, and the notes that more than one row shares: each is said once,
+/// under the table, and its rows carry its number (`inconclusive [1]`), so a note
+/// repeated on every row (the classic comparison's) does not widen the table.
+fn rows_listing(c: &Comparison, unit: RateUnit) -> (Listing, Vec<String>) {
     let headers = row_headers(c, unit);
     let mut names: Vec<&str> = headers.iter().map(|(h, _)| h.as_str()).collect();
     names.push("Verdict");
     let verdict_column = names.len() - 1;
     let mut listing = Listing::new(&names).numeric(&numeric(&headers));
+    let shared = shared_notes(c);
     for row in &c.rows {
         let verdict = match &row.note {
-            Some(note) => format!("{} ({note})", row.verdict.name()),
+            Some(note) => match shared.iter().position(|n| n == note) {
+                Some(i) => format!("{} [{}]", row.verdict.name(), i + 1),
+                None => format!("{} ({note})", row.verdict.name()),
+            },
             None => row.verdict.name().to_string(),
         };
         let mut line = row_cells(row, unit).to_vec();
@@ -133,7 +140,27 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> Listing {
             verdict_color(row.verdict).map(|color| (verdict_column, color)),
         );
     }
-    listing
+    let footnotes = shared
+        .iter()
+        .enumerate()
+        .map(|(i, note)| format!("[{}] {note}", i + 1))
+        .collect();
+    (listing, footnotes)
+}
+
+/// Notes found on more than one row, in the order they first appear.
+fn shared_notes(c: &Comparison) -> Vec<&str> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for note in c.rows.iter().filter_map(|r| r.note.as_deref()) {
+        match seen.iter_mut().find(|(n, _)| *n == note) {
+            Some((_, count)) => *count += 1,
+            None => seen.push((note, 1)),
+        }
+    }
+    seen.into_iter()
+        .filter(|&(_, count)| count > 1)
+        .map(|(note, _)| note)
+        .collect()
 }
 
 fn changes_listing(c: &Comparison) -> Listing {
@@ -291,27 +318,29 @@ pub fn compare_text(
         out.push_str(&render(&changes_listing(c)));
         out.push('\n');
     }
-    out.push_str(&render(&rows_listing(c, unit)));
+    let (rows, footnotes) = rows_listing(c, unit);
+    out.push_str(&render(&rows));
+    out.push_str(&style.paragraph(&lines(footnotes)));
     out.push('\n');
     out.push_str(&render(&summary_listing(c)));
     out.push('\n');
-    out.push_str(&rule_sentence(c));
-    out.push('\n');
+    let mut prose = vec![rule_sentence(c)];
     let single = |r: &&Row| r.n_baseline < 2 || r.n_candidate < 2;
     if c.rows.iter().any(|r| single(&r)) {
-        out.push_str(
-            "Rows with one measurement on a side (imported results, say) compare by percentage only.\n",
+        prose.push(
+            "Rows with one measurement on a side (imported results, say) compare by percentage only."
+                .into(),
         );
     }
-    for line in needed_sentences(c) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    for sentence in one_sided_sentences(c) {
-        out.push_str(&sentence);
-        out.push('\n');
-    }
+    prose.extend(needed_sentences(c));
+    prose.extend(one_sided_sentences(c));
+    out.push_str(&style.paragraph(&lines(prose)));
     out
+}
+
+/// Each of `sentences` on a line of its own.
+fn lines(sentences: Vec<String>) -> String {
+    sentences.into_iter().map(|s| s + "\n").collect()
 }
 
 /// One CSV row per compared row, raw values.

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
+use comfy_table::Color;
+
+use super::listing::{Listing, TextStyle};
 
 use crate::model::{CacheMode, EngineKind, Run, TestKind};
 use crate::stats::{NOISY_RANGE, Summary};
@@ -12,7 +14,7 @@ use crate::units::{ByteSize, RateUnit};
 
 type Row = (ByteSize, ByteSize, EngineKind, CacheMode);
 
-pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
+pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     let mut cells: BTreeMap<Row, BTreeMap<TestKind, Vec<f64>>> = BTreeMap::new();
     for m in &run.results {
         cells
@@ -39,47 +41,43 @@ pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
     );
     let tests: Vec<TestKind> = run.params.tests.clone();
 
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED.with_rounded_corners())
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if color {
-        table.enforce_styling();
-    }
     let combined = run.params.combined();
-    let mut header = vec![Cell::new("File"), Cell::new("Record")];
+    let mut header = vec!["File", "Record"];
     if combined {
-        header.push(Cell::new("Mode"));
+        header.push("Mode");
     }
-    header.extend(tests.iter().map(|t| Cell::new(t.name())));
-    table.set_header(header);
+    header.extend(tests.iter().map(|t| t.name()));
+    let first_test = header.len() - tests.len();
+    let mut listing = Listing::new(&header).numeric(&[0, 1]);
+    let numeric: Vec<usize> = (first_test..header.len()).collect();
+    listing = listing.numeric(&numeric);
 
     let mut any_noisy = false;
     for ((file, record, engine, cache), row) in &summaries {
-        let mut line = vec![
-            Cell::new(file.to_string()).set_alignment(CellAlignment::Right),
-            Cell::new(record.to_string()).set_alignment(CellAlignment::Right),
-        ];
+        let mut line = vec![file.to_string(), record.to_string()];
         if combined {
             // depth and threads are the whole run's, said under the table
             let mode =
                 super::cells::mode(Some(cache.name()), Some(engine.name()), Some(1), Some(1));
-            line.push(Cell::new(mode));
+            line.push(mode);
         }
+        let mut paint = Vec::new();
         for test in &tests {
             line.push(match row.get(test) {
                 Some(s) => {
                     any_noisy |= s.is_noisy();
-                    cell(s, unit, color)
+                    if s.is_noisy() {
+                        paint.push((line.len(), Color::Yellow));
+                    }
+                    cell(s, unit)
                 }
-                None => Cell::new(""),
+                None => String::new(),
             });
         }
-        table.add_row(line);
+        listing.push_painted(line, paint);
     }
 
-    let mut out = table.to_string();
-    out.push('\n');
+    let mut out = listing.render(style);
     let repeat = run.params.repeat;
     out.push_str(&format!(
         "{}, median of {repeat} repetition{} ± half their range",
@@ -107,8 +105,8 @@ pub fn run_table(run: &Run, unit: RateUnit, color: bool) -> String {
     out
 }
 
-fn cell(s: &Summary, unit: RateUnit, color: bool) -> Cell {
-    let text = if s.n > 1 {
+fn cell(s: &Summary, unit: RateUnit) -> String {
+    if s.n > 1 {
         format!(
             "{} ±{:.1}%{}",
             unit.format(s.median),
@@ -117,12 +115,6 @@ fn cell(s: &Summary, unit: RateUnit, color: bool) -> Cell {
         )
     } else {
         unit.format(s.median)
-    };
-    let cell = Cell::new(text).set_alignment(CellAlignment::Right);
-    if color && s.is_noisy() {
-        cell.fg(Color::Yellow)
-    } else {
-        cell
     }
 }
 

@@ -150,10 +150,7 @@ fn latency(run: &Run) -> Option<Listing> {
 /// The whole run for the terminal or, in Markdown, for a ticket; only the results
 /// table takes colour.
 pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
-    let render = |l: Listing| match style {
-        TextStyle::Markdown => l.to_markdown(),
-        _ => l.to_table(),
-    };
+    let render = |l: Listing| l.render(style.plain());
     let mut out = render(header(run));
     out.push('\n');
     out.push_str(&render(environment_listing(&run.host, &run.filesystem)));
@@ -162,7 +159,7 @@ pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
         out.push_str("no results recorded\n");
         return out;
     }
-    out.push_str(&super::run_table(run, unit, style.colored()));
+    out.push_str(&super::run_table(run, unit, style));
     if let Some(latency) = latency(run) {
         out.push_str("\nlatency per operation, median over repetitions\n");
         out.push_str(&render(latency));

@@ -2,6 +2,7 @@
 
 mod filesystems;
 mod trend;
+mod width;
 
 use std::path::Path;
 

@@ -248,7 +248,8 @@ fn runs_from_before_several_engines_read_and_compare_as_before() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("old.db");
     schema5_database(&db);
-    // both outputs as iozone printed them for this database before the change
+    // both outputs as iozone printed them for this database before the change (the
+    // compare table since says a note shared by its rows once, under it)
     assert_eq!(
         stdout(&db, &["compare", "1", "2"]),
         include_str!("../fixtures/combinations/schema5-compare.txt")

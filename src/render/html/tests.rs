@@ -261,8 +261,13 @@ fn terminal_and_html_show_the_same_change_interval_and_p_value() {
     let row = &c.rows[0];
     let sides = sides();
     let html = full_report(&runs, &[], &c, &sides);
-    let text =
-        super::super::compare_text(&sides[0], &sides[1], &c, RateUnit::MiB, TextStyle::Table);
+    let text = super::super::compare_text(
+        &sides[0],
+        &sides[1],
+        &c,
+        RateUnit::MiB,
+        TextStyle::table(false),
+    );
     for cell in [
         cells::change(row.change_pct),
         cells::interval(row.ci_low_pct, row.ci_high_pct),

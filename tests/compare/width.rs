@@ -1,0 +1,96 @@
+//! Tables fit the terminal they are printed on: `history` of ten runs, a comparison of
+//! two labels and the classic comparison, in a real 100-column pseudo-terminal
+//! (`script(1)`), never wider; the same commands piped keep whole lines.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::iozone;
+
+const COLUMNS: usize = 100;
+
+/// `iozone ARGS` with stdout on a pseudo-terminal `COLUMNS` wide, as a person sees it.
+fn on_terminal(db: &Path, args: &[&str]) -> String {
+    let binary = assert_cmd::cargo::cargo_bin("iozone");
+    let command = format!(
+        "stty cols {COLUMNS} rows 50; exec {} --db {} {}",
+        binary.display(),
+        db.display(),
+        args.join(" ")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("script(1) from util-linux runs");
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap().replace('\r', "")
+}
+
+fn assert_fits(what: &str, text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= COLUMNS,
+            "{what}: a line of {} columns:\n{line}\n\n{text}",
+            line.chars().count()
+        );
+    }
+}
+
+fn ok(db: &Path, args: &[&str]) {
+    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+}
+
+#[test]
+fn history_and_comparisons_fit_a_100_column_terminal() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("w.db");
+    let work = scratch.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let dir = work.to_str().unwrap();
+    for i in 0..10 {
+        let label = if i % 2 == 0 {
+            "before-upgrade"
+        } else {
+            "after-upgrade"
+        };
+        ok(
+            &db,
+            &[
+                "run", "-s", "64k", "-r", "4k,16k", "-n", "2", "-l", label, "-d", dir, "-q",
+            ],
+        );
+    }
+    let history = on_terminal(&db, &["history"]);
+    assert!(history.contains("before-upgrade"), "{history}");
+    assert_fits("history", &history);
+    let compared = on_terminal(&db, &["compare", "before-upgrade", "after-upgrade"]);
+    assert!(compared.contains("Verdict"), "{compared}");
+    assert_fits("compare", &compared);
+    // piped, the same table is whole: one line per row, wider than the terminal
+    let piped = iozone()
+        .env("IOZONE_DB", &db)
+        .args(["history"])
+        .output()
+        .unwrap();
+    let piped = String::from_utf8(piped.stdout).unwrap();
+    assert!(
+        piped.lines().any(|l| l.chars().count() > COLUMNS),
+        "{piped}"
+    );
+
+    let classic = scratch.path().join("classic.db");
+    for (file, label) in [
+        ("classic/bebox-beos-dr8.txt", "DR8"),
+        ("classic/486dx4-freebsd.txt", "FreeBSD"),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(file);
+        ok(&classic, &["import", path.to_str().unwrap(), "-l", label]);
+    }
+    let compared = on_terminal(&classic, &["compare", "DR8", "FreeBSD"]);
+    assert!(compared.contains("inconclusive"), "{compared}");
+    assert_fits("the classic comparison", &compared);
+}
