@@ -94,3 +94,37 @@ fn history_and_comparisons_fit_a_100_column_terminal() {
     assert!(compared.contains("inconclusive"), "{compared}");
     assert_fits("the classic comparison", &compared);
 }
+
+#[test]
+fn markdown_is_markdown_everywhere_with_pipes_escaped() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("m.db");
+    let work = scratch.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let dir = work.to_str().unwrap();
+    ok(
+        &db,
+        &[
+            "run", "-s", "64k", "-r", "4k", "-n", "2", "-l", "a|b", "-d", dir, "-q",
+        ],
+    );
+    for args in [
+        &["show", "latest", "--format", "markdown"][..],
+        &["history", "--format", "markdown"],
+    ] {
+        let out = iozone().env("IOZONE_DB", &db).args(args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success(), "{args:?}: {text}");
+        assert!(
+            !text.contains('│') && !text.contains('╭'),
+            "{args:?}: a box-drawn table in Markdown:\n{text}"
+        );
+        assert!(
+            text.contains("| File") || text.contains("| ID"),
+            "{args:?}: {text}"
+        );
+        if args[0] == "history" {
+            assert!(text.contains("a\\|b"), "the label's pipe escaped: {text}");
+        }
+    }
+}
