@@ -18,8 +18,17 @@ use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Run, RunStatus};
 
-/// How long a writer waits for another process's transaction before giving up.
+/// How long a writer waits for another process's transaction before giving up, unless
+/// `IOZONE_BUSY_TIMEOUT` (seconds) says otherwise.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn busy_timeout() -> Duration {
+    std::env::var("IOZONE_BUSY_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .unwrap_or(BUSY_TIMEOUT)
+}
 
 pub struct SqliteStore {
     conn: Connection,
@@ -125,12 +134,12 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
         path: path.to_path_buf(),
         reason: short_reason(&e),
     })?;
-    conn.busy_timeout(BUSY_TIMEOUT)
+    conn.busy_timeout(busy_timeout())
         .map_err(|e| sql_error(path, e))?;
     Ok(conn)
 }
 
-fn is_busy(e: &rusqlite::Error) -> bool {
+pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
@@ -318,8 +327,12 @@ impl Store for SqliteStore {
     }
 }
 
-/// Inserts a whole run unless its UUID is already recorded.
+/// Inserts a whole run unless its UUID is already recorded (a complete run replaces
+/// the empty record a failed final write left under its UUID).
 fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
+    if let Some(placeholder) = statements::drop_placeholder("", run) {
+        conn.execute(&placeholder.sql, values(&placeholder))?;
+    }
     let known: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
         [run.uuid.to_string()],
