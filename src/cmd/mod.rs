@@ -212,7 +212,10 @@ mod tests {
         );
         let exists = std::io::Error::from_raw_os_error(17);
         let exists = anyhow::Error::new(exists).context(format!("creating x: {}", exists_text()));
-        assert_eq!(error_message(&exists), format!("creating x: {}", exists_text()));
+        assert_eq!(
+            error_message(&exists),
+            format!("creating x: {}", exists_text())
+        );
         // sync's other database is named by --to or --from, not --db
         let remote = anyhow::Error::new(OtherDatabase {
             flag: "--from",

@@ -62,8 +62,7 @@ pub(super) fn waiting<T>(shell: &Shell, context: &Context, work: impl FnOnce() -
     let (done, wait) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            if wait.recv_timeout(QUIET_WAIT) == Err(std::sync::mpsc::RecvTimeoutError::Timeout)
-            {
+            if wait.recv_timeout(QUIET_WAIT) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
                 shell.status("Waiting", what);
             }
         });

@@ -226,8 +226,13 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
 /// Columns of a run that [`Store::finish_run`](super::Store::finish_run) updates: what
 /// is known only at the end, and the start, which is when the measuring began, not
 /// when the run was begun in the store (which may have waited for a lock).
-pub const FINISHED_COLUMNS: &[&str] =
-    &["status", "started_at", "finished_at", "repeat", "state_at_end"];
+pub const FINISHED_COLUMNS: &[&str] = &[
+    "status",
+    "started_at",
+    "finished_at",
+    "repeat",
+    "state_at_end",
+];
 
 fn source<T: Into<Value>>(run: &Run, field: impl Fn(&Source) -> T) -> Value {
     run.source.as_ref().map(field).into()

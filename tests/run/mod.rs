@@ -5,5 +5,6 @@ mod combinations;
 mod faults;
 mod matrix;
 mod output;
+mod record;
 mod rounds;
 mod uring;
