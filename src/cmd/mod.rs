@@ -10,6 +10,7 @@ mod export;
 mod history;
 mod import;
 mod info;
+mod killed;
 mod record;
 mod report;
 mod run;

@@ -85,6 +85,17 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     for warning in &checks.warnings {
         shell.warn(warning);
     }
+    let stale = bench::remove_stale_files(&plan.dir);
+    if !stale.is_empty() {
+        let names: Vec<String> = stale
+            .iter()
+            .filter_map(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+            .collect();
+        shell.status(
+            "Removed",
+            format!("test files of killed runs: {}", names.join(", ")),
+        );
+    }
 
     let mut run = new_run(&args, &plan, &checks);
     warn_if_busy(shell, &run);
@@ -92,6 +103,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         run.id = Some(super::record::waiting(shell, context, || {
             store.begin_run(&run)
         })?);
+        mark_killed_runs(shell, store.as_mut());
     }
     // the run starts when the measuring does: a wait for the database is not part of it
     run.started_at = now();
@@ -207,8 +219,30 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
         source: None,
         state_at_start: Some(host::probe_state()),
         state_at_end: None,
+        process: crate::process::this_process()
+            .map(|(pid, start_ticks)| model::RunProcess { pid, start_ticks }),
         results: Vec::new(),
         warmup: Vec::new(),
+    }
+}
+
+/// Marks this machine's runs whose process was killed `aborted`, as the next write is
+/// the time to; a failure here is said and does not stop the run.
+fn mark_killed_runs(shell: &Shell, store: &mut dyn crate::store::Store) {
+    let marked =
+        super::killed::dead_runs(store).and_then(|dead| super::killed::mark_aborted(store, dead));
+    match marked {
+        Ok(ids) if ids.is_empty() => {}
+        Ok(ids) => shell.status(
+            "Marked",
+            format!(
+                "{} aborted: killed before it could finish",
+                super::killed::run_ids(&ids)
+            ),
+        ),
+        Err(e) => shell.warn(format!(
+            "runs killed earlier could not be marked aborted: {e}"
+        )),
     }
 }
 

@@ -3,6 +3,7 @@
 mod bad_input;
 mod combinations;
 mod faults;
+mod killed;
 mod matrix;
 mod output;
 mod record;
