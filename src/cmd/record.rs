@@ -146,8 +146,7 @@ fn try_again(
 fn retry_for() -> Duration {
     std::env::var("IOZONE_RECORD_RETRY")
         .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .and_then(|s| crate::units::parse_seconds(&s))
         .unwrap_or(RETRY_FOR)
 }
 

@@ -8,25 +8,18 @@ use std::time::{Duration, SystemTime};
 
 use rustix::process::{Pid, Signal, kill_process};
 
-use crate::common::{iozone, iozone_process, json, leftovers};
+use crate::common::{iozone, iozone_process, json, leftovers, spawn_until};
 
 /// A verbose run in `dir`, killed with SIGKILL while its test file exists.
 fn killed_run(db: &str, dir: &Path) {
-    use std::io::BufRead;
-    let mut child = iozone_process()
-        .env("IOZONE_DB", db)
-        .args(["run", "-s", "4M", "-r", "4k", "-n", "20", "-v", "-d"])
-        .arg(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("Measured") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "ended early");
-    }
+    let (mut child, _stderr, _) = spawn_until(
+        iozone_process()
+            .env("IOZONE_DB", db)
+            .args(["run", "-s", "4M", "-r", "4k", "-n", "20", "-v", "-d"])
+            .arg(dir)
+            .stdout(std::process::Stdio::null()),
+        "Measured",
+    );
     let pid = Pid::from_child(&child);
     // frozen, it cannot remove its file between the check and the kill
     loop {
@@ -39,6 +32,16 @@ fn killed_run(db: &str, dir: &Path) {
     }
     kill_process(pid, Signal::KILL).unwrap();
     child.wait().unwrap();
+}
+
+/// A short run in `dir`, to its end.
+fn short_run(db: &str, dir: &Path) -> std::process::Output {
+    iozone()
+        .env("IOZONE_DB", db)
+        .args(["run", "-s", "64k", "-r", "4k", "-n", "1", "-d"])
+        .arg(dir)
+        .output()
+        .unwrap()
 }
 
 fn history(db: &str, args: &[&str]) -> serde_json::Value {
@@ -78,12 +81,7 @@ fn a_killed_run_is_aborted_and_the_next_run_removes_its_file() {
     assert!(warned.contains("--repair"), "{warned}");
 
     // the next run in the directory removes the file and marks the run for good
-    let out = iozone()
-        .env("IOZONE_DB", &db)
-        .args(["run", "-s", "64k", "-r", "4k", "-n", "1", "-d"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = short_run(&db, &dir);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
     let name = left[0].file_name().unwrap().to_string_lossy().to_string();
@@ -136,12 +134,7 @@ fn only_dead_runs_files_are_removed_never_through_a_link() {
     std::fs::write(&target, b"keep").unwrap();
     let link = dir.join(format!("iozone-{}-0badf00d-0.tmp", u32::MAX >> 1));
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let out = iozone()
-        .env("IOZONE_DB", &db)
-        .args(["run", "-s", "64k", "-r", "4k", "-n", "1", "-d"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = short_run(&db, &dir);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(live.exists(), "a live process's file was removed");

@@ -3,14 +3,14 @@
 //! frozen (SIGSTOP) after its first measurement, so it has begun in the store and has
 //! measuring ahead; the fault is set up; the run goes on (SIGCONT) to its final write.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::Value;
 
-use crate::common::{self, Mount, iozone, iozone_process, json, require_root};
+use crate::common::{self, Mount, iozone, iozone_process, json, require_root, spawn_until};
 
 /// A run long enough that measuring is still ahead after its first measurement.
 const RUN: &[&str] = &[
@@ -30,20 +30,7 @@ impl Frozen {
         for (key, value) in env {
             cmd.env(key, value);
         }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        while !line.contains("Measured") {
-            line.clear();
-            assert!(
-                stderr.read_line(&mut line).unwrap() > 0,
-                "the run ended before measuring"
-            );
-        }
+        let (child, stderr, _) = spawn_until(cmd.stdout(Stdio::piped()), "Measured");
         kill_process(Pid::from_child(&child), Signal::STOP).unwrap();
         Frozen { child, stderr }
     }
@@ -155,26 +142,17 @@ fn a_lock_wait_is_said_and_left_out_of_the_run() {
     let lock = holder
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .unwrap();
-    let mut child = iozone_process()
-        .env("IOZONE_DB", &db)
-        .args([
-            "run", "-s", "64k", "-r", "4k", "-n", "1", "--format", "json",
-        ])
-        .arg("-d")
-        .arg(tmp.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("Waiting") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "no word of the wait"
-        );
-    }
+    let (child, _stderr, line) = spawn_until(
+        iozone_process()
+            .env("IOZONE_DB", &db)
+            .args([
+                "run", "-s", "64k", "-r", "4k", "-n", "1", "--format", "json",
+            ])
+            .arg("-d")
+            .arg(tmp.path())
+            .stdout(Stdio::piped()),
+        "Waiting",
+    );
     assert!(
         line.contains("for the database, locked by another process"),
         "{line}"

@@ -25,8 +25,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 fn busy_timeout() -> Duration {
     std::env::var("IOZONE_BUSY_TIMEOUT")
         .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .and_then(|s| crate::units::parse_seconds(&s))
         .unwrap_or(BUSY_TIMEOUT)
 }
 

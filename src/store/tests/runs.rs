@@ -151,7 +151,7 @@ fn a_spooled_run_replaces_the_empty_record_of_its_failed_write(backend: &Backend
     assert_eq!(store.check().unwrap().runs, 1);
     // a failed run with results, or a second import, is left as it is
     assert_eq!(store.save_run(&complete).unwrap(), None);
-    assert_eq!(store.save_runs(&[failed.clone()]).unwrap(), 0);
+    assert_eq!(store.save_runs(std::slice::from_ref(&failed)).unwrap(), 0);
     assert_eq!(store.check().unwrap().runs, 1);
 }
 
