@@ -14,7 +14,7 @@ use chrono::Utc;
 use super::Context;
 use crate::model::{Run, RunStatus};
 use crate::shell::Shell;
-use crate::store::{self, Location, Store, StoreError};
+use crate::store::{self, Store, StoreError};
 
 /// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds)
 /// says otherwise: long enough for a server to restart, short enough to wait for.
@@ -52,18 +52,21 @@ pub enum NotRecorded {
     },
 }
 
-/// `work` (a call into the store), with a line on stderr when it has waited for about
-/// a second: another process's lock holds it, or an unreachable server.
-pub(super) fn waiting<T>(shell: &Shell, context: &Context, work: impl FnOnce() -> T) -> T {
-    let what = match context.location() {
-        Ok((Location::Postgres(_), _)) => "for the database server",
-        _ => "for the database, locked by another process",
-    };
+/// `work` (a call into the store), with a line on stderr once it has waited about a
+/// second for another process's lock on the database (SQLite counts its waits; a
+/// write that is merely slow says nothing).
+pub(super) fn waiting<T>(shell: &Shell, work: impl FnOnce() -> T) -> T {
+    use std::sync::mpsc::RecvTimeoutError;
+    let before = store::lock_waits();
+    let started = Instant::now();
     let (done, wait) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            if wait.recv_timeout(QUIET_WAIT) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
-                shell.status("Waiting", what);
+            while wait.recv_timeout(Duration::from_millis(100)) == Err(RecvTimeoutError::Timeout) {
+                if started.elapsed() >= QUIET_WAIT && store::lock_waits() > before {
+                    shell.status("Waiting", "for the database, locked by another process");
+                    return;
+                }
             }
         });
         let value = work();
@@ -85,7 +88,7 @@ pub(super) fn finish(
     let deadline = Instant::now() + retry_for;
     let mut pause = Duration::from_millis(500);
     let mut said = false;
-    let mut error = match waiting(shell, context, || store.finish_run(id, run)) {
+    let mut error = match waiting(shell, || store.finish_run(id, run)) {
         Ok(()) => return Ok(()),
         Err(e) => e,
     };
@@ -139,7 +142,7 @@ fn try_again(
     *store = store::open(&location)?;
     match store.load_run(id)? {
         Some(recorded) if recorded.status != RunStatus::Running => Ok(()),
-        _ => waiting(&context.shell, context, || store.finish_run(id, run)),
+        _ => waiting(&context.shell, || store.finish_run(id, run)),
     }
 }
 

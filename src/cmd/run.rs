@@ -77,9 +77,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     // a bad database is found before the measuring, not after
     let mut store = match args.no_record {
         true => None,
-        false => Some(super::record::waiting(shell, context, || {
-            context.open_store()
-        })?),
+        false => Some(super::record::waiting(shell, || context.open_store())?),
     };
     announce(shell, &plan);
     for warning in &checks.warnings {
@@ -100,9 +98,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let mut run = new_run(&args, &plan, &checks);
     warn_if_busy(shell, &run);
     if let Some(store) = &mut store {
-        run.id = Some(super::record::waiting(shell, context, || {
-            store.begin_run(&run)
-        })?);
+        run.id = Some(super::record::waiting(shell, || store.begin_run(&run))?);
         mark_killed_runs(shell, store.as_mut());
     }
     // the run starts when the measuring does: a wait for the database is not part of it
@@ -137,7 +133,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         }
     };
     if let (Some(store), Some(id)) = (&mut store, run.id)
-        && let Err(e) = super::record::waiting(shell, context, || store.finish_run(id, &run))
+        && let Err(e) = super::record::waiting(shell, || store.finish_run(id, &run))
     {
         shell.warn(format!(
             "the run could not be marked {:?}: {e}{}",

@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 pub use location::{Location, mask_url};
 pub use postgres::PgStore;
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteStore, lock_waits};
 
 use crate::model::{Measurement, Run, RunStatus};
 use crate::selector::{RunFilter, RunRef, Selector};
