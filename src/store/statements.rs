@@ -164,13 +164,14 @@ pub fn group_results(
         .collect()
 }
 
-/// Removes the record a spooled run stands in for: a run recorded under this UUID as
-/// `running` or `failed` with no results, left when the final write of a measured run
-/// failed. Only a complete run replaces it; `None` for any other.
+/// Removes the record a spooled run stands in for: a run recorded under this UUID
+/// without results, as `running` or `failed` (left when the final write of a measured
+/// run failed) or `aborted` (found dead since). Only a complete run replaces it; `None`
+/// for any other.
 pub fn drop_placeholder(schema: &str, run: &Run) -> Option<Statement> {
     (run.status == RunStatus::Complete).then(|| Statement {
         sql: format!(
-            "DELETE FROM {schema}runs WHERE uuid = ? AND status IN ('running', 'failed') \
+            "DELETE FROM {schema}runs WHERE uuid = ? AND status IN ('running', 'failed', 'aborted') \
              AND NOT EXISTS (SELECT 1 FROM {schema}results r WHERE r.run_id = {schema}runs.id)"
         ),
         params: vec![(Kind::Uuid, Value::Uuid(run.uuid))],

@@ -149,10 +149,22 @@ fn a_spooled_run_replaces_the_empty_record_of_its_failed_write(backend: &Backend
     assert_eq!(back.results, complete.results);
     // (SQLite may give the freed id again)
     assert_eq!(store.check().unwrap().runs, 1);
-    // a failed run with results, or a second import, is left as it is
+    // the same for a record found dead since and marked aborted
+    let spooled = sample_run("bebox", 1);
+    let id = store.begin_run(&spooled).unwrap();
+    let aborted = Run {
+        status: RunStatus::Aborted,
+        results: Vec::new(),
+        warmup: Vec::new(),
+        ..spooled.clone()
+    };
+    store.finish_run(id, &aborted).unwrap();
+    assert!(store.save_run(&spooled).unwrap().is_some());
+    assert_eq!(store.check().unwrap().runs, 2);
+    // a second import adds nothing, nor does a run that is not complete
     assert_eq!(store.save_run(&complete).unwrap(), None);
     assert_eq!(store.save_runs(std::slice::from_ref(&failed)).unwrap(), 0);
-    assert_eq!(store.check().unwrap().runs, 1);
+    assert_eq!(store.check().unwrap().runs, 2);
 }
 
 fn filters_narrow_and_order_newest_first(backend: &Backend) {
