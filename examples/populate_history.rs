@@ -118,6 +118,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
         source: None,
         state_at_start: None,
         state_at_end: None,
+        process: None,
         warmup: Vec::new(),
         results,
     }

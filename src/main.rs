@@ -49,8 +49,8 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// A closed stdout pipe is success (as in ripgrep); a signal gives 128 + its number;
-/// everything else is one line and status 2.
+/// A closed stdout pipe is success (as in ripgrep); a signal gives 128 + its number; a
+/// run measured but not recorded 3; everything else is one line and status 2.
 fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     let broken_pipe = e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
@@ -64,8 +64,12 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
         return ExitCode::from(1);
     }
     shell.error(cmd::error_message(e));
-    match e.downcast_ref::<cmd::Interrupted>() {
-        Some(cmd::Interrupted(signal)) => ExitCode::from((128 + signal) as u8),
+    if let Some(cmd::Interrupted(signal)) = e.downcast_ref::<cmd::Interrupted>() {
+        return ExitCode::from((128 + signal) as u8);
+    }
+    // the results were printed; the status tells a script they are not in the database
+    match e.downcast_ref::<cmd::NotRecorded>() {
+        Some(_) => ExitCode::from(3),
         None => ExitCode::from(2),
     }
 }

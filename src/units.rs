@@ -160,6 +160,13 @@ impl RateUnit {
     }
 }
 
+/// A number of seconds as a duration ("60", "0.5"), as the environment variables that
+/// tune waits give it; `None` for anything else (negative, not a number).
+pub fn parse_seconds(text: &str) -> Option<std::time::Duration> {
+    let seconds = text.trim().parse::<f64>().ok()?;
+    std::time::Duration::try_from_secs_f64(seconds).ok()
+}
+
 /// Formats a duration in nanoseconds with a unit that keeps 3 significant figures.
 pub fn format_nanos(ns: u64) -> String {
     match ns {
@@ -173,6 +180,15 @@ pub fn format_nanos(ns: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_parse_whole_and_fractional_never_negative() {
+        use std::time::Duration;
+        assert_eq!(parse_seconds("60"), Some(Duration::from_secs(60)));
+        assert_eq!(parse_seconds(" 0.5 "), Some(Duration::from_millis(500)));
+        assert_eq!(parse_seconds("-1"), None);
+        assert_eq!(parse_seconds("soon"), None);
+    }
 
     #[test]
     fn bare_numbers_in_flags_are_bytes() {

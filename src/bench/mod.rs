@@ -9,6 +9,7 @@ mod latency;
 mod order;
 mod preflight;
 mod rounds;
+mod stale;
 mod uring;
 mod worker;
 
@@ -18,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use preflight::{Preflight, preflight};
 pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Outcome, Rounds, execute};
+pub use stale::remove_stale_files;
 
 use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;

@@ -369,7 +369,12 @@ pub enum DbAction {
     /// Print where the database is
     Path,
     /// Check the database's integrity and schema version
-    Check,
+    Check {
+        /// Mark runs whose process was killed (the machine booted since, or the
+        /// process is gone) as aborted, for good
+        #[arg(long)]
+        repair: bool,
+    },
     /// Bring the database's schema up to date
     Migrate,
 }

@@ -19,9 +19,22 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
             let (location, _) = context.location()?;
             super::print_stdout(&format!("{}\n", location.display()))?;
         }
-        DbAction::Check => {
-            let store = context.open_store()?;
-            let report = store.check()?;
+        DbAction::Check { repair } => {
+            let mut store = context.open_store()?;
+            let mut dead = super::killed::dead_runs(store.as_ref())?;
+            if repair && !dead.is_empty() {
+                let marked = super::killed::mark_aborted(store.as_mut(), dead)?;
+                shell.status(
+                    "Marked",
+                    format!(
+                        "{} aborted: killed before it could finish",
+                        super::killed::run_ids(&marked)
+                    ),
+                );
+                dead = Vec::new();
+            }
+            let mut report = store.check()?;
+            report.unfinished_runs = report.unfinished_runs.saturating_sub(dead.len() as u64);
             let text = format!(
                 "database       {}\nschema         {} (this iozone: {})\nruns           {}\nresults        {}\nunfinished     {}\nintegrity      {}\n",
                 report.path,
@@ -37,6 +50,15 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
                 },
             );
             super::print_stdout(&text)?;
+            if !dead.is_empty() {
+                let ids: Vec<i64> = dead.iter().filter_map(|r| r.id).collect();
+                shell.warn(format!(
+                    "{} aborted: marked running, but killed before it could finish (the \
+                     machine booted since, or its process is gone); `iozone db check \
+                     --repair` marks it so",
+                    super::killed::run_ids(&ids)
+                ));
+            }
             if report.unfinished_runs > 0 {
                 shell.warn(format!(
                     "{} run(s) are still marked running: in progress, or killed before they could finish",

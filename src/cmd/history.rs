@@ -8,7 +8,12 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
     let store = context.open_store()?;
     let limit = (!args.all).then_some(args.limit);
-    let runs = store.list_runs(&super::run_filter(&args.filter, limit))?;
+    let filter = super::run_filter(&args.filter, limit);
+    let mut runs = store.list_runs(&filter)?;
+    super::killed::show_as_aborted(&mut runs);
+    if filter.status == Some(crate::model::RunStatus::Running) {
+        runs.retain(|r| r.status == crate::model::RunStatus::Running);
+    }
     let text = match args.format {
         ListFormat::Json => render::history_json(&runs),
         format => {

@@ -10,6 +10,8 @@ mod export;
 mod history;
 mod import;
 mod info;
+mod killed;
+mod record;
 mod report;
 mod run;
 mod show;
@@ -20,6 +22,7 @@ use std::io::Write;
 
 pub use compare::RegressionsFound;
 pub use context::Context;
+pub use record::NotRecorded;
 pub use run::Interrupted;
 
 use crate::bench::{BenchError, PlanError};
@@ -48,16 +51,30 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
     }
 }
 
-/// An error as printed: its chain on one line, with what a lower layer could not say
-/// in the command line's words: the flag behind a parameter, the flag that is the way
-/// out.
+/// An error as printed: its chain on one line, each cause once (an error that shows
+/// its source in its own message is followed by that source in the chain), with what a
+/// lower layer could not say in the command line's words: the flag behind a
+/// parameter, the flag that is the way out.
 pub fn error_message(error: &anyhow::Error) -> String {
     let root = error.root_cause();
     let mut parts: Vec<String> = error.chain().map(ToString::to_string).collect();
     if let (Some(last), Some(worded)) = (parts.last_mut(), in_flags(root)) {
         *last = worded;
     }
-    format!("{}{}", parts.join(": "), way_out(root))
+    let mut text = String::new();
+    for part in parts {
+        // a cause is said when its last words are ("Error code 13: database or disk is
+        // full" after a message that ends in "database or disk is full")
+        let cause = part.rsplit(": ").next().unwrap_or_default();
+        if cause.is_empty() || text.contains(cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    format!("{text}{}", way_out(root))
 }
 
 /// A lower layer's refusal of a parameter, worded with the flag that set it.
@@ -158,6 +175,10 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
 mod tests {
     use super::*;
 
+    fn exists_text() -> String {
+        std::io::Error::from_raw_os_error(17).to_string()
+    }
+
     #[test]
     fn store_errors_end_with_the_flag_that_gets_past_them() {
         let not_ours = anyhow::Error::new(StoreError::NotIozone("x.db".into())).context("saving");
@@ -176,6 +197,26 @@ mod tests {
         );
         let other = anyhow::Error::new(StoreError::NoSuchRun("7".into()));
         assert_eq!(error_message(&other), format!("{other:#}"));
+        // a cause its error's message shows already is not said twice
+        let full = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some("database or disk is full".into()),
+        );
+        let full = anyhow::Error::new(StoreError::Sql {
+            path: "/t/x.db".into(),
+            source: full,
+        })
+        .context("recording the run");
+        assert_eq!(
+            error_message(&full),
+            "recording the run: database error on /t/x.db: database or disk is full"
+        );
+        let exists = std::io::Error::from_raw_os_error(17);
+        let exists = anyhow::Error::new(exists).context(format!("creating x: {}", exists_text()));
+        assert_eq!(
+            error_message(&exists),
+            format!("creating x: {}", exists_text())
+        );
         // sync's other database is named by --to or --from, not --db
         let remote = anyhow::Error::new(OtherDatabase {
             flag: "--from",

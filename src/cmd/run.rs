@@ -77,18 +77,32 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     // a bad database is found before the measuring, not after
     let mut store = match args.no_record {
         true => None,
-        false => Some(context.open_store()?),
+        false => Some(super::record::waiting(shell, || context.open_store())?),
     };
     announce(shell, &plan);
     for warning in &checks.warnings {
         shell.warn(warning);
     }
+    let stale = bench::remove_stale_files(&plan.dir);
+    if !stale.is_empty() {
+        let names: Vec<String> = stale
+            .iter()
+            .filter_map(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+            .collect();
+        shell.status(
+            "Removed",
+            format!("test files of killed runs: {}", names.join(", ")),
+        );
+    }
 
     let mut run = new_run(&args, &plan, &checks);
     warn_if_busy(shell, &run);
     if let Some(store) = &mut store {
-        run.id = Some(store.begin_run(&run)?);
+        run.id = Some(super::record::waiting(shell, || store.begin_run(&run))?);
+        mark_killed_runs(shell, store.as_mut());
     }
+    // the run starts when the measuring does: a wait for the database is not part of it
+    run.started_at = now();
     let clock = Instant::now();
     let progress = Progress {
         bar: shell.progress(plan.phase_count()),
@@ -97,61 +111,79 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
+    let measured = clock.elapsed();
     run.finished_at = Some(now());
     run.state_at_end = Some(host::probe_state());
     // a failed or aborted run is recorded as such, without partial figures
-    let error: Option<anyhow::Error> = match outcome {
+    let error: anyhow::Error = match outcome {
         Ok(outcome) => {
             run.status = RunStatus::Complete;
             run.params.repeat = outcome.rounds;
             run.results = outcome.results;
             run.warmup = outcome.warmup;
-            None
+            return complete(run, store, measured, &args, context);
         }
         Err(bench::BenchError::Interrupted) => {
             run.status = RunStatus::Aborted;
-            Some(signals.interrupted().into())
+            signals.interrupted().into()
         }
         Err(e) => {
             run.status = RunStatus::Failed;
-            Some(e.into())
+            e.into()
         }
     };
-    if let (Some(store), Some(id)) = (&mut store, run.id) {
-        match (store.finish_run(id, &run), &error) {
-            (Err(e), None) => return Err(e.into()),
-            (Err(e), Some(_)) => shell.warn(format!(
-                "the run could not be marked {:?}: {e}{}",
-                run.status,
-                super::way_out(&e)
-            )),
-            (Ok(()), _) => {}
-        }
+    if let (Some(store), Some(id)) = (&mut store, run.id)
+        && let Err(e) = super::record::waiting(shell, || store.finish_run(id, &run))
+    {
+        shell.warn(format!(
+            "the run could not be marked {:?}: {e}{}",
+            run.status,
+            super::way_out(&e)
+        ));
     }
-    if let Some(error) = error {
-        return Err(error);
-    }
+    Err(error)
+}
+
+/// A complete run: recorded (or spooled, as `record` says), and printed whatever
+/// became of it in the database.
+fn complete(
+    mut run: Run,
+    mut store: Option<Box<dyn crate::store::Store>>,
+    measured: std::time::Duration,
+    args: &RunArgs,
+    context: &Context,
+) -> anyhow::Result<()> {
+    let shell = &context.shell;
     shell.status(
         "Finished",
         format!(
             "{} measurements in {:.1} s",
             run.results.len(),
-            clock.elapsed().as_secs_f64()
+            measured.as_secs_f64()
         ),
     );
-    if let Some(id) = run.id {
-        let labels = match run.labels.is_empty() {
-            true => String::new(),
-            false => format!(" (label {})", run.labels.join(", ")),
-        };
-        shell.status("Recorded", format!("run {id}{labels}"));
+    let recorded = match &mut store {
+        Some(store) => super::record::finish(context, store, &run),
+        None => Ok(()),
+    };
+    match (&recorded, run.id) {
+        (Ok(()), Some(id)) => {
+            let labels = match run.labels.is_empty() {
+                true => String::new(),
+                false => format!(" (label {})", run.labels.join(", ")),
+            };
+            shell.status("Recorded", format!("run {id}{labels}"));
+        }
+        // the id named a record that is not this run
+        (Err(_), _) => run.id = None,
+        (Ok(()), None) => {}
     }
     let text = match args.format {
         RunFormat::Table => render::run_table(&run, args.units, shell.table_style()),
         RunFormat::Json => render::json(&run),
     };
     super::print_stdout(&text)?;
-    Ok(())
+    Ok(recorded?)
 }
 
 /// The time, to the microsecond: what every store keeps (PostgreSQL's timestamps
@@ -183,8 +215,30 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
         source: None,
         state_at_start: Some(host::probe_state()),
         state_at_end: None,
+        process: crate::process::this_process()
+            .map(|(pid, start_ticks)| model::RunProcess { pid, start_ticks }),
         results: Vec::new(),
         warmup: Vec::new(),
+    }
+}
+
+/// Marks this machine's runs whose process was killed `aborted`, as the next write is
+/// the time to; a failure here is said and does not stop the run.
+fn mark_killed_runs(shell: &Shell, store: &mut dyn crate::store::Store) {
+    let marked =
+        super::killed::dead_runs(store).and_then(|dead| super::killed::mark_aborted(store, dead));
+    match marked {
+        Ok(ids) if ids.is_empty() => {}
+        Ok(ids) => shell.status(
+            "Marked",
+            format!(
+                "{} aborted: killed before it could finish",
+                super::killed::run_ids(&ids)
+            ),
+        ),
+        Err(e) => shell.warn(format!(
+            "runs killed earlier could not be marked aborted: {e}"
+        )),
     }
 }
 

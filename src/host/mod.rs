@@ -6,10 +6,12 @@ use std::path::Path;
 
 use crate::model::{Filesystem, Host};
 
+pub use liveness::ThisBoot;
 pub use state::{busy_reasons, probe_state};
 
 #[cfg(target_os = "linux")]
 mod blockdev;
+mod liveness;
 #[cfg(target_os = "linux")]
 mod mounts;
 mod state;

@@ -289,6 +289,7 @@ impl CsvRow<'_> {
             }),
             state_at_start: None,
             state_at_end: None,
+            process: None,
             results: Vec::new(),
             warmup: Vec::new(),
         })

@@ -145,6 +145,7 @@ impl Draft {
             }),
             state_at_start: None,
             state_at_end: None,
+            process: None,
             results: self.results,
             warmup: Vec::new(),
         };

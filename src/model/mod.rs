@@ -2,7 +2,9 @@
 //! with. These types are the JSON interface (README, "JSON output"), so fields are only ever added.
 
 mod defaults;
+mod process;
 pub use defaults::*;
+pub use process::RunProcess;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -527,6 +529,10 @@ pub struct Run {
     pub state_at_start: Option<MachineState>,
     #[serde(default)]
     pub state_at_end: Option<MachineState>,
+    /// The process that measured the run, for telling a killed run from a live one;
+    /// `null` for imported runs and runs recorded before it was kept.
+    #[serde(default)]
+    pub process: Option<RunProcess>,
     pub results: Vec<Measurement>,
     /// Warm-up rounds' measurements: kept, never part of a statistic.
     #[serde(default)]

@@ -16,7 +16,7 @@ pub use super::value::{Kind, Value};
 use super::value::{bits, json_of, name_of, opt_bits, set};
 
 use crate::model::{
-    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, Run, Source, TestKind,
+    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, Run, RunProcess, Source, TestKind,
 };
 use crate::units::ByteSize;
 
@@ -221,11 +221,39 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     // the machine's state around the run
     column("state_at_start", Kind::Text, |r| r.state_at_start.as_ref().map(json_of).into(), |r, v| set(&mut r.state_at_start, v.opt_json())),
     column("state_at_end", Kind::Text, |r| r.state_at_end.as_ref().map(json_of).into(), |r, v| set(&mut r.state_at_end, v.opt_json())),
+    // the process that measured the run: both null, or both set
+    column(
+        "pid",
+        Kind::Integer,
+        |r| r.process.map(|p| i64::from(p.pid)).into(),
+        |r, v| {
+            r.process = v.opt_narrow()?.map(|pid| RunProcess { pid, start_ticks: 0 });
+            Ok(())
+        },
+    ),
+    column(
+        "process_start",
+        Kind::Integer,
+        |r| opt_bits(r.process.map(|p| p.start_ticks)),
+        |r, v| {
+            if let (Some(process), Some(ticks)) = (&mut r.process, v.unsigned()?) {
+                process.start_ticks = ticks;
+            }
+            Ok(())
+        },
+    ),
 ];
 
 /// Columns of a run that [`Store::finish_run`](super::Store::finish_run) updates: what
-/// is known only at the end.
-pub const FINISHED_COLUMNS: &[&str] = &["status", "finished_at", "repeat", "state_at_end"];
+/// is known only at the end, and the start, which is when the measuring began, not
+/// when the run was begun in the store (which may have waited for a lock).
+pub const FINISHED_COLUMNS: &[&str] = &[
+    "status",
+    "started_at",
+    "finished_at",
+    "repeat",
+    "state_at_end",
+];
 
 fn source<T: Into<Value>>(run: &Run, field: impl Fn(&Source) -> T) -> Value {
     run.source.as_ref().map(field).into()

@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 pub use location::{Location, mask_url};
 pub use postgres::PgStore;
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteStore, lock_waits};
 
 use crate::model::{Measurement, Run, RunStatus};
 use crate::selector::{RunFilter, RunRef, Selector};
@@ -61,6 +61,36 @@ pub enum StoreError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+}
+
+impl StoreError {
+    /// Whether the same write may succeed later: the server went away or restarted, or
+    /// the SQLite file was locked, full or failed an I/O. Damage, a foreign or newer
+    /// database, and a run that is not there are for good.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            StoreError::Server { .. } | StoreError::Open { .. } => true,
+            StoreError::Sql { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(
+                    rusqlite::ErrorCode::DatabaseBusy
+                        | rusqlite::ErrorCode::DatabaseLocked
+                        | rusqlite::ErrorCode::DiskFull
+                        | rusqlite::ErrorCode::SystemIoFailure
+                )
+            ),
+            _ => false,
+        }
+    }
+
+    /// Whether another process held the database's lock past the busy timeout: every
+    /// further write would wait as long again.
+    pub fn is_locked(&self) -> bool {
+        match self {
+            StoreError::Sql { source, .. } => sqlite::is_busy(source),
+            _ => false,
+        }
+    }
 }
 
 /// A problem `db check` found.
@@ -293,6 +323,12 @@ pub fn latest_schema() -> usize {
 /// the platform data directory, e.g. `~/.local/share/iozone/history.db`.
 pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "iozone").map(|d| d.data_dir().join("history.db"))
+}
+
+/// Where runs measured but not recorded are kept, beside the default database: the
+/// data directory's `spool/`.
+pub fn spool_dir() -> Option<PathBuf> {
+    default_path().and_then(|p| Some(p.parent()?.join("spool")))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::columns::{self, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
 use super::filter::{self, Param};
 use super::{RunFilter, RunRef, RunResults, StoreError};
-use crate::model::Run;
+use crate::model::{Run, RunStatus};
 
 /// A statement and its parameters, each with the kind of value its placeholder takes.
 pub struct Statement {
@@ -162,6 +162,20 @@ pub fn group_results(
         .into_iter()
         .map(|(id, rows)| (id, RunResults::from_flagged(rows)))
         .collect()
+}
+
+/// Removes the record a spooled run stands in for: a run recorded under this UUID
+/// without results, as `running` or `failed` (left when the final write of a measured
+/// run failed) or `aborted` (found dead since). Only a complete run replaces it; `None`
+/// for any other.
+pub fn drop_placeholder(schema: &str, run: &Run) -> Option<Statement> {
+    (run.status == RunStatus::Complete).then(|| Statement {
+        sql: format!(
+            "DELETE FROM {schema}runs WHERE uuid = ? AND status IN ('running', 'failed', 'aborted') \
+             AND NOT EXISTS (SELECT 1 FROM {schema}results r WHERE r.run_id = {schema}runs.id)"
+        ),
+        params: vec![(Kind::Uuid, Value::Uuid(run.uuid))],
+    })
 }
 
 /// The end of a run begun earlier: what [`FINISHED_COLUMNS`] hold, for the run `id`.

@@ -307,20 +307,30 @@ pub fn spawn_until_measuring(
     std::process::Child,
     std::io::BufReader<std::process::ChildStderr>,
 ) {
+    let (child, stderr, _) = spawn_until(cmd.stdout(std::process::Stdio::null()), "Measuring");
+    (child, stderr)
+}
+
+/// Spawns `cmd` with its stderr piped and returns once a line of it holds `needle`:
+/// the process, the rest of its stderr to read, and that line.
+pub fn spawn_until(
+    cmd: &mut Command,
+    needle: &str,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
     use std::io::BufRead;
-    let mut child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = cmd.stderr(std::process::Stdio::piped()).spawn().unwrap();
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    while !line.contains("Measuring") {
+    while !line.contains(needle) {
         line.clear();
         assert!(
             stderr.read_line(&mut line).unwrap() > 0,
-            "run ended before measuring"
+            "the run ended before saying '{needle}'"
         );
     }
-    (child, stderr)
+    (child, stderr, line)
 }

@@ -59,6 +59,7 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
         source: None,
         state_at_start: None,
         state_at_end: None,
+        process: None,
         warmup: Vec::new(),
         results: (1..=3)
             .map(|repetition| Measurement {

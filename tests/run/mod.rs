@@ -3,7 +3,9 @@
 mod bad_input;
 mod combinations;
 mod faults;
+mod killed;
 mod matrix;
 mod output;
+mod record;
 mod rounds;
 mod uring;

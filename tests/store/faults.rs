@@ -43,23 +43,26 @@ fn an_interrupted_run_is_recorded_as_aborted_without_figures() {
 }
 
 #[test]
-fn a_killed_run_leaves_a_consistent_database_and_shows_as_running() {
+fn a_killed_run_leaves_a_consistent_database_and_shows_as_aborted() {
     let scene = Scene::new();
     let mut child = start(&scene);
     child.kill().unwrap(); // SIGKILL: no handler runs
     child.wait().unwrap();
-    // SIGKILL cannot clean up: the test file stays, and is the test's to remove
+    // SIGKILL cannot clean up: the test file stays (the next run in that directory
+    // would remove it; tests/run/killed.rs shows that)
     for file in leftovers(scene.dir.path()) {
         std::fs::remove_file(file).unwrap();
     }
     let report = scene.stdout(&["db", "check"]);
     assert!(report.contains("integrity      ok"), "{report}");
-    assert!(report.contains("unfinished     1"), "{report}");
+    // its process is gone: not counted as in progress
+    assert!(report.contains("unfinished     0"), "{report}");
     let runs = scene.history(&[]);
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0]["status"], "running");
+    assert_eq!(runs[0]["status"], "aborted");
     assert!(runs[0]["finished_at"].is_null());
-    // and the database takes new runs
+    // and the database takes new runs, the next of which marks it aborted for good
     scene.run(&[]);
     assert_eq!(scene.history(&["--status", "complete"]).len(), 1);
+    assert_eq!(scene.history(&["--status", "aborted"]).len(), 1);
 }

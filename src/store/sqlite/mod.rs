@@ -6,6 +6,7 @@ mod schema;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
@@ -18,8 +19,39 @@ use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Run, RunStatus};
 
-/// How long a writer waits for another process's transaction before giving up.
+/// How long a writer waits for another process's transaction before giving up, unless
+/// `IOZONE_BUSY_TIMEOUT` (seconds) says otherwise.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How often, in this process, SQLite found a database locked by another connection
+/// and waited: a command says it is waiting for a lock when this grows, rather than
+/// guessing from a slow write.
+static LOCK_WAITS: AtomicU64 = AtomicU64::new(0);
+
+/// The number of waits for another connection's lock so far in this process.
+pub fn lock_waits() -> u64 {
+    LOCK_WAITS.load(Ordering::Relaxed)
+}
+
+/// SQLite's busy handler in place of its busy timeout, to count the waits: pauses of
+/// 1, 2, 4 … ms up to 100 ms, until the busy timeout is spent.
+fn wait_for_lock(attempt: i32) -> bool {
+    LOCK_WAITS.fetch_add(1, Ordering::Relaxed);
+    let pause = |n: i32| Duration::from_millis(1 << n.clamp(0, 7)).min(Duration::from_millis(100));
+    let spent: Duration = (0..attempt).map(pause).sum();
+    if spent >= busy_timeout() {
+        return false;
+    }
+    std::thread::sleep(pause(attempt));
+    true
+}
+
+fn busy_timeout() -> Duration {
+    std::env::var("IOZONE_BUSY_TIMEOUT")
+        .ok()
+        .and_then(|s| crate::units::parse_seconds(&s))
+        .unwrap_or(BUSY_TIMEOUT)
+}
 
 pub struct SqliteStore {
     conn: Connection,
@@ -125,12 +157,12 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
         path: path.to_path_buf(),
         reason: short_reason(&e),
     })?;
-    conn.busy_timeout(BUSY_TIMEOUT)
+    conn.busy_handler(Some(wait_for_lock))
         .map_err(|e| sql_error(path, e))?;
     Ok(conn)
 }
 
-fn is_busy(e: &rusqlite::Error) -> bool {
+pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
@@ -318,8 +350,12 @@ impl Store for SqliteStore {
     }
 }
 
-/// Inserts a whole run unless its UUID is already recorded.
+/// Inserts a whole run unless its UUID is already recorded (a complete run replaces
+/// the empty record a failed final write left under its UUID).
 fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
+    if let Some(placeholder) = statements::drop_placeholder("", run) {
+        conn.execute(&placeholder.sql, values(&placeholder))?;
+    }
     let known: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
         [run.uuid.to_string()],

@@ -163,6 +163,10 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             load_1m: Some(1.5),
             ..MachineState::default()
         }),
+        process: Some(RunProcess {
+            pid: 4242,
+            start_ticks: 987_654,
+        }),
         // a warm-up round shares repetition 1 with the first measured round
         warmup: results
             .iter()

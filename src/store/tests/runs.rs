@@ -6,6 +6,7 @@ use super::*;
 on_every_backend!(
     a_saved_run_comes_back_unchanged,
     a_live_run_is_running_until_finished,
+    a_spooled_run_replaces_the_empty_record_of_its_failed_write,
     filters_narrow_and_order_newest_first,
     references_resolve_to_one_run,
     many_runs_save_at_once_without_duplicates,
@@ -125,6 +126,45 @@ fn a_live_run_is_running_until_finished(backend: &Backend) {
     // a live run's UUID is taken: beginning it again is an error, not a second run
     assert!(store.begin_run(&run).is_err());
     assert_eq!(store.check().unwrap().runs, 1);
+}
+
+fn a_spooled_run_replaces_the_empty_record_of_its_failed_write(backend: &Backend) {
+    let mut store = backend.open();
+    let complete = sample_run("bebox", 0);
+    let id = store.begin_run(&complete).unwrap();
+    let failed = Run {
+        status: RunStatus::Failed,
+        results: Vec::new(),
+        warmup: Vec::new(),
+        ..complete.clone()
+    };
+    store.finish_run(id, &failed).unwrap();
+    // the spooled run, imported: the same UUID, complete, with its results
+    let new_id = store
+        .save_run(&complete)
+        .unwrap()
+        .expect("replaces the record");
+    let back = store.load_run(new_id).unwrap().unwrap();
+    assert_eq!(back.status, RunStatus::Complete);
+    assert_eq!(back.results, complete.results);
+    // (SQLite may give the freed id again)
+    assert_eq!(store.check().unwrap().runs, 1);
+    // the same for a record found dead since and marked aborted
+    let spooled = sample_run("bebox", 1);
+    let id = store.begin_run(&spooled).unwrap();
+    let aborted = Run {
+        status: RunStatus::Aborted,
+        results: Vec::new(),
+        warmup: Vec::new(),
+        ..spooled.clone()
+    };
+    store.finish_run(id, &aborted).unwrap();
+    assert!(store.save_run(&spooled).unwrap().is_some());
+    assert_eq!(store.check().unwrap().runs, 2);
+    // a second import adds nothing, nor does a run that is not complete
+    assert_eq!(store.save_run(&complete).unwrap(), None);
+    assert_eq!(store.save_runs(std::slice::from_ref(&failed)).unwrap(), 0);
+    assert_eq!(store.check().unwrap().runs, 2);
 }
 
 fn filters_narrow_and_order_newest_first(backend: &Backend) {

@@ -1,0 +1,186 @@
+//! The end of `iozone run`: the measured run goes into the store, and is never lost to
+//! a database fault. A write that fails for a passing reason (the server restarted, the
+//! file was full) is tried again on a new connection, for a bounded time said on
+//! stderr; a run that still cannot be recorded is written to the local spool as an
+//! export document that `iozone import` brings in whole, and its empty record, where
+//! the store still answers, is marked `failed`. Waits for a lock are said, not silent.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+
+use super::Context;
+use crate::model::{Run, RunStatus};
+use crate::shell::Shell;
+use crate::store::{self, Store, StoreError};
+
+/// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds)
+/// says otherwise: long enough for a server to restart, short enough to wait for.
+const RETRY_FOR: Duration = Duration::from_secs(60);
+
+/// The longest pause between two tries.
+const MAX_PAUSE: Duration = Duration::from_secs(10);
+
+/// After how long a wait for the database is said on stderr.
+const QUIET_WAIT: Duration = Duration::from_secs(1);
+
+/// A run measured (and printed) but not recorded; main turns it into exit status 3.
+#[derive(Debug, thiserror::Error)]
+pub enum NotRecorded {
+    #[error(
+        "run measured but not recorded ({reason}); it is saved in {file}: \
+         `iozone import {file}`{same_db} records it",
+        file = file.display()
+    )]
+    Spooled {
+        reason: String,
+        file: PathBuf,
+        /// " with the same --db" when the database was not the default one.
+        same_db: &'static str,
+    },
+    #[error(
+        "run measured but not recorded ({reason}), and it could not be saved in {}: \
+         {error}; the results printed are all that is left of it",
+        dir.display()
+    )]
+    Lost {
+        reason: String,
+        dir: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// `work` (a call into the store), with a line on stderr once it has waited about a
+/// second for another process's lock on the database (SQLite counts its waits; a
+/// write that is merely slow says nothing).
+pub(super) fn waiting<T>(shell: &Shell, work: impl FnOnce() -> T) -> T {
+    use std::sync::mpsc::RecvTimeoutError;
+    let before = store::lock_waits();
+    let started = Instant::now();
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while wait.recv_timeout(Duration::from_millis(100)) == Err(RecvTimeoutError::Timeout) {
+                if started.elapsed() >= QUIET_WAIT && store::lock_waits() > before {
+                    shell.status("Waiting", "for the database, locked by another process");
+                    return;
+                }
+            }
+        });
+        let value = work();
+        drop(done);
+        value
+    })
+}
+
+/// Ends the run `run.id` in the store, trying again and then spooling as the module
+/// says. `store` is replaced by a new connection when one is made.
+pub(super) fn finish(
+    context: &Context,
+    store: &mut Box<dyn Store>,
+    run: &Run,
+) -> Result<(), NotRecorded> {
+    let shell = &context.shell;
+    let id = run.id.expect("a run to finish was begun");
+    let retry_for = retry_for();
+    let deadline = Instant::now() + retry_for;
+    let mut pause = Duration::from_millis(500);
+    let mut said = false;
+    let mut error = match waiting(shell, || store.finish_run(id, run)) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    // a lock held past the busy timeout would hold every try as long again
+    while error.is_transient() && !error.is_locked() && Instant::now() + pause <= deadline {
+        if !std::mem::replace(&mut said, true) {
+            shell.warn(format!(
+                "run {id} could not be recorded ({error}); trying again for up to {} s",
+                retry_for.as_secs()
+            ));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(MAX_PAUSE);
+        match try_again(context, store, id, run) {
+            Ok(()) => {
+                shell.status("Reconnected", format!("to {}", store.location()));
+                return Ok(());
+            }
+            Err(e) => error = e,
+        }
+    }
+    if !error.is_locked() {
+        // the store may still answer though it cannot take the results: an empty
+        // `failed` record, which the spooled run replaces when imported
+        let failed = Run {
+            status: RunStatus::Failed,
+            results: Vec::new(),
+            warmup: Vec::new(),
+            ..run.clone()
+        };
+        let _ = store.finish_run(id, &failed);
+    }
+    Err(spool(context, run, error.to_string()))
+}
+
+/// One more try on a new connection; a commit whose answer was lost may have taken
+/// effect, which the run's status then says.
+fn try_again(
+    context: &Context,
+    store: &mut Box<dyn Store>,
+    id: i64,
+    run: &Run,
+) -> Result<(), StoreError> {
+    let location = context
+        .location()
+        .map_err(|e| StoreError::Server {
+            location: "the database".into(),
+            reason: e.to_string(),
+        })?
+        .0;
+    *store = store::open(&location)?;
+    match store.load_run(id)? {
+        Some(recorded) if recorded.status != RunStatus::Running => Ok(()),
+        _ => waiting(&context.shell, || store.finish_run(id, run)),
+    }
+}
+
+fn retry_for() -> Duration {
+    std::env::var("IOZONE_RECORD_RETRY")
+        .ok()
+        .and_then(|s| crate::units::parse_seconds(&s))
+        .unwrap_or(RETRY_FOR)
+}
+
+/// Writes the run to the spool as an export document of its own.
+fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
+    let dir = store::spool_dir().unwrap_or_else(std::env::temp_dir);
+    let mut run = run.clone();
+    // the id was the store's, and the record it named is not this run
+    run.id = None;
+    let file = dir.join(format!("run-{}.json", run.uuid));
+    match write_new(&dir, &file, &crate::export::to_json(vec![run], Utc::now())) {
+        Ok(()) => NotRecorded::Spooled {
+            reason,
+            file,
+            same_db: match context.location() {
+                Ok((_, true)) => "",
+                _ => " with the same --db",
+            },
+        },
+        Err(error) => NotRecorded::Lost { reason, dir, error },
+    }
+}
+
+/// Creates `file` in `dir` (made as needed), never over an existing file, and syncs it:
+/// the spool is the only copy.
+fn write_new(dir: &Path, file: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut out = std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(file)?;
+    out.write_all(text.as_bytes())?;
+    out.sync_all()
+}
