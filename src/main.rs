@@ -21,32 +21,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// Help and version print as clap likes; a usage error is one line and status 2.
+/// Help and version print as clap likes, with status 0; a usage error is clap's whole
+/// message (the usage line, the missing argument's name, "did you mean") and status 2.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    let _ = e.print();
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        // `iozone` alone: the help is the most useful answer, but it is still an error
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            return ExitCode::from(2);
-        }
-        _ => {}
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => ExitCode::from(2),
     }
-    let text = e.to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid arguments");
-    match lines.find(|l| l.starts_with("[possible values:")) {
-        Some(values) => eprintln!("{first} {values}"),
-        None => eprintln!("{first}"),
-    }
-    if e.kind() == ErrorKind::MissingSubcommand {
-        eprintln!("Run 'iozone --help' for the commands.");
-    }
-    ExitCode::from(2)
 }
 
 /// A closed stdout pipe is success (as in ripgrep); a signal gives 128 + its number;

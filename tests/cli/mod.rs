@@ -1,0 +1,4 @@
+//! The command line around the measurements: usage errors, warnings and counts in
+//! messages, output to stdout, units, manual pages and shell completions.
+
+mod messages;
