@@ -1,6 +1,17 @@
 //! What the command line says when it is misused or asked something surprising.
 
-use crate::common::{expect_bad_input, is_usage_error};
+use serde_json::Value;
+
+use crate::common::{expect_bad_input, is_usage_error, json};
+use crate::store::queries::Scene;
+
+/// stderr of a command that must exit with `code`.
+fn stderr_of(scene: &Scene, args: &[&str], code: i32) -> String {
+    let out = scene.iozone().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    stderr
+}
 
 #[test]
 fn usage_errors_show_clap_s_whole_message() {
@@ -23,4 +34,41 @@ fn usage_errors_show_clap_s_whole_message() {
     for flag in ["--help", "--version"] {
         crate::common::iozone().arg(flag).assert().success();
     }
+}
+
+/// A copy of `run` (a `run --format json` object) as an aborted run labelled `ctrlc`,
+/// imported into the scene's database; returns its id.
+fn import_aborted_copy(scene: &Scene, run: &Value) -> i64 {
+    let mut aborted = run.clone();
+    aborted["uuid"] = Value::from("0badc0de-0000-4000-8000-000000000001");
+    aborted["status"] = Value::from("aborted");
+    aborted["labels"] = serde_json::json!(["ctrlc"]);
+    aborted["results"] = serde_json::json!([]);
+    let mut export = json(scene.stdout(&["export", "--format", "json"]).as_bytes());
+    export["runs"] = Value::Array(vec![aborted]);
+    let file = scene.dir.path().join("aborted.json");
+    std::fs::write(&file, export.to_string()).unwrap();
+    scene.stdout(&["import", file.to_str().unwrap()]);
+    scene.history(&["-l", "ctrlc"])[0]["id"].as_i64().unwrap()
+}
+
+#[test]
+fn selectors_say_which_runs_are_not_complete() {
+    let scene = Scene::new();
+    let done = scene.run(&[]);
+    let aborted = import_aborted_copy(&scene, &done);
+    let first = done["id"].to_string();
+    let said = format!("selects runs that are not complete: {aborted} (aborted)");
+    for (candidate, selector) in [("latest", "latest"), ("ctrlc", "ctrlc")] {
+        let err = stderr_of(&scene, &["compare", &first, candidate], 2);
+        assert!(err.contains(&format!("'{selector}' {said}")), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let report = scene.dir.path().join("r.html");
+    let err = stderr_of(
+        &scene,
+        &["report", "ctrlc", "-o", report.to_str().unwrap()],
+        2,
+    );
+    assert!(err.contains(&said), "{err}");
 }
