@@ -1,5 +1,5 @@
 //! Sizes and rates: parsing `4k`/`32M`/`1G` (k = 1024) and printing them back the way
-//! a storage engineer reads them.
+//! a storage engineer reads them; and counts of things in words (`1 run`, `2 runs`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -170,9 +170,25 @@ pub fn format_nanos(ns: u64) -> String {
     }
 }
 
+/// `n` things in words, singular for one: `count(1, "run")` is `1 run`, `count(7,
+/// "run")` is `7 runs`. For nouns whose plural adds an `s`, which are all a count here names.
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(0, "run"), "0 runs");
+        assert_eq!(count(1, "run"), "1 run");
+        assert_eq!(count(7, "warm-up round"), "7 warm-up rounds");
+    }
 
     #[test]
     fn bare_numbers_in_flags_are_bytes() {

@@ -10,7 +10,7 @@ use crate::store::{self, Store};
 
 /// `--fail-on-regression` and something regressed: main exits 1, quietly.
 #[derive(Debug, thiserror::Error)]
-#[error("{0} row(s) regressed")]
+#[error("{} regressed", crate::units::count(*.0, "row"))]
 pub struct RegressionsFound(pub usize);
 
 pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {

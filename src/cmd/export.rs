@@ -24,9 +24,14 @@ pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
         Some(path) => {
             std::fs::write(path, &text)
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            context
-                .shell
-                .status("Exported", format!("{count} runs to {}", path.display()));
+            context.shell.status(
+                "Exported",
+                format!(
+                    "{} to {}",
+                    crate::units::count(count, "run"),
+                    path.display()
+                ),
+            );
         }
     }
     Ok(())

@@ -86,9 +86,9 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     shell.status(
         "Wrote",
         format!(
-            "{} ({} runs{}, {} series)",
+            "{} ({}{}, {} series)",
             args.output.display(),
-            runs.len(),
+            crate::units::count(runs.len(), "run"),
             if input.comparison.is_some() {
                 ", a comparison"
             } else {

@@ -134,8 +134,8 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     shell.status(
         "Finished",
         format!(
-            "{} measurements in {:.1} s",
-            run.results.len(),
+            "{} in {:.1} s",
+            crate::units::count(run.results.len(), "measurement"),
             clock.elapsed().as_secs_f64()
         ),
     );
@@ -358,9 +358,13 @@ fn announce(shell: &Shell, plan: &Plan) {
     shell.status(
         "Measuring",
         format!(
-            "{}: {files} file{}, records {}",
+            "{}: {files} {}, records {}",
             plan.dir.display(),
-            if plan.file_sizes.len() > 1 { "s" } else { "" },
+            if plan.file_sizes.len() == 1 {
+                "file"
+            } else {
+                "files"
+            },
             list(&plan.record_sizes)
         ),
     );
@@ -391,13 +395,15 @@ fn names<T: Copy>(list: &[T], name: fn(T) -> &'static str) -> String {
 
 /// "1 warm-up round, then 5 rounds, interleaved".
 fn rounds_line(plan: &Plan) -> String {
-    let plural = |n: u32| if n == 1 { "" } else { "s" };
     let warmup = match plan.warmup {
         0 => "no warm-up".to_string(),
-        w => format!("{w} warm-up round{} (left out)", plural(w)),
+        w => format!(
+            "{} (left out)",
+            crate::units::count(w as usize, "warm-up round")
+        ),
     };
     let rounds = match plan.rounds {
-        Rounds::Fixed(n) => format!("{n} round{}", plural(n)),
+        Rounds::Fixed(n) => crate::units::count(n as usize, "round"),
         Rounds::Auto {
             precision,
             max_time,

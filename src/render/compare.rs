@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::cells;
 use super::listing::{Listing, TextStyle};
 use crate::compare::{Comparison, EnvChange, Row, RowKey, TestSummary, Verdict};
-use crate::units::{ByteSize, RateUnit};
+use crate::units::{ByteSize, RateUnit, count};
 
 /// Which runs each side pooled, for headers and JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -219,15 +219,15 @@ pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
 /// How many rows regressed, and what a regression takes: below every rendering.
 pub(super) fn rule_sentence(c: &Comparison) -> String {
     format!(
-        "{} of {} rows regressed. Each run counts once (the median of its repetitions), and the \
+        "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
          noise between runs comes from the runs, the series' history or a default (the note \
          says which). A regression needs p < {} after Benjamini–Hochberg correction over {} \
-         rows and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
+         and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
          never contradicts the verdict.",
         c.regressions(),
-        c.rows.len(),
+        count(c.rows.len(), "row"),
         c.alpha,
-        c.corrected_over,
+        count(c.corrected_over, "row"),
         c.threshold_pct,
         (1.0 - c.alpha) * 100.0
     )
@@ -248,10 +248,9 @@ pub(super) fn runs_needed_sentence(c: &Comparison) -> Option<String> {
         false => format!("about {lo} to {hi}"),
     };
     Some(format!(
-        "{} inconclusive row{}: {range} runs a side would resolve a {}% change \
+        "{}: {range} runs a side would resolve a {}% change \
          (80% power, from each row's noise; --repeat adds repetitions, not runs).",
-        needed.len(),
-        if needed.len() == 1 { "" } else { "s" },
+        count(needed.len(), "inconclusive row"),
         c.threshold_pct
     ))
 }

@@ -19,15 +19,27 @@ fn usage_errors_show_clap_s_whole_message() {
     let d = dir.path();
     for (args, needles) in [
         (&["import"][..], &["<FILE>", "Usage: iozone import"][..]),
-        (&["compare"], &["<BASELINE>", "<CANDIDATE>", "Usage: iozone compare"]),
-        (&["report", "A", "B"], &["--output <FILE>", "Usage: iozone report"]),
+        (
+            &["compare"],
+            &["<BASELINE>", "<CANDIDATE>", "Usage: iozone compare"],
+        ),
+        (
+            &["report", "A", "B"],
+            &["--output <FILE>", "Usage: iozone report"],
+        ),
         (&["histroy"], &["a similar subcommand exists: 'history'"]),
-        (&["run", "--sise", "8M"], &["a similar argument exists: '--size'"]),
+        (
+            &["run", "--sise", "8M"],
+            &["a similar argument exists: '--size'"],
+        ),
     ] {
         let message = expect_bad_input(d, args);
         assert!(is_usage_error(&message), "{args:?}: {message}");
         for needle in needles {
-            assert!(message.contains(needle), "{args:?}: no {needle} in\n{message}");
+            assert!(
+                message.contains(needle),
+                "{args:?}: no {needle} in\n{message}"
+            );
         }
     }
     // help and version are answers, not errors
@@ -71,4 +83,31 @@ fn selectors_say_which_runs_are_not_complete() {
         2,
     );
     assert!(err.contains(&said), "{err}");
+}
+
+#[test]
+fn history_says_there_are_more_only_when_there_are() {
+    let scene = Scene::new();
+    for _ in 0..2 {
+        scene.run(&[]);
+    }
+    let stderr_of_history = |limit: &str| {
+        let out = scene
+            .iozone()
+            .args(["history", "--limit", limit])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    // exactly as many as the limit, or fewer: nothing more to show
+    for limit in ["2", "3"] {
+        let err = stderr_of_history(limit);
+        assert!(!err.contains("Showing"), "--limit {limit}: {err}");
+    }
+    let err = stderr_of_history("1");
+    assert!(
+        err.contains("Showing the newest run; --limit N or --all for more"),
+        "{err}"
+    );
 }

@@ -3,10 +3,11 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{MIB, SeriesHistory, empty, mib, plural, utc};
+use super::{MIB, SeriesHistory, empty, mib, utc};
 use crate::render::cells::{self, change};
 use crate::render::svg::{Axis, Level, Line, LineChart, Marker, Point, escape, seconds};
 use crate::trend::{SeriesKey, Step};
+use crate::units::count;
 
 pub(super) fn history_section(series: &[SeriesHistory]) -> String {
     let mut out = String::from(
@@ -143,9 +144,8 @@ fn step_levels(s: &SeriesHistory, step: &Step) -> Vec<Level> {
 fn steps_caption(s: &SeriesHistory) -> String {
     if s.steps.is_empty() {
         return format!(
-            "<figcaption>{} run{}; no step found.</figcaption>\n",
-            s.points.len(),
-            plural(s.points.len())
+            "<figcaption>{}; no step found.</figcaption>\n",
+            count(s.points.len(), "run")
         );
     }
     let items: String = s
@@ -153,7 +153,7 @@ fn steps_caption(s: &SeriesHistory) -> String {
         .iter()
         .map(|st| {
             let text = format!(
-                "{} at {}: {} → {} MiB/s ({}), {} runs before, {} after",
+                "{} at {}: {} → {} MiB/s ({}), {} before, {} after",
                 st.run_id
                     .map_or("from an unrecorded run".into(), |id| format!(
                         "from run {id}"
@@ -162,15 +162,14 @@ fn steps_caption(s: &SeriesHistory) -> String {
                 mib(st.before),
                 mib(st.after),
                 change(st.change_pct),
-                st.runs_before,
+                count(st.runs_before, "run"),
                 st.runs_after
             );
             format!("<li>{}</li>", escape(&text))
         })
         .collect();
     format!(
-        "<figcaption>{} run{}; steps:<ul>{items}</ul></figcaption>\n",
-        s.points.len(),
-        plural(s.points.len())
+        "<figcaption>{}; steps:<ul>{items}</ul></figcaption>\n",
+        count(s.points.len(), "run")
     )
 }

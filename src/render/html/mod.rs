@@ -23,7 +23,7 @@ use super::svg::escape;
 use crate::compare::Comparison;
 use crate::model::Run;
 use crate::trend::{SeriesKey, Step};
-use crate::units::RateUnit;
+use crate::units::{RateUnit, count};
 use comparison::comparison_section;
 use history::history_section;
 use runs::runs_section;
@@ -123,27 +123,22 @@ fn head(title: &str) -> String {
 fn header(input: &ReportInput) -> String {
     let comparison = match input.comparison {
         Some((_, _, c)) => format!(
-            "; comparison: {} of {} rows regressed",
+            "; comparison: {} of {} regressed",
             c.regressions(),
-            c.rows.len()
+            count(c.rows.len(), "row")
         ),
         None => String::new(),
     };
     format!(
-        "<header>\n<h1>{}</h1>\n<p class=\"meta\">Generated {}; {} run{}{}; {} series in the history.</p>\n\
+        "<header>\n<h1>{}</h1>\n<p class=\"meta\">Generated {}; {}{}; {} series in the history.</p>\n\
          <nav><a href=\"#runs\">Runs</a><a href=\"#throughput\">Throughput</a>\
          <a href=\"#comparison\">Comparison</a><a href=\"#history\">History</a></nav>\n</header>\n",
         escape(&input.title),
         utc(&input.generated_at),
-        input.runs.len(),
-        plural(input.runs.len()),
+        count(input.runs.len(), "run"),
         escape(&comparison),
         input.series.len()
     )
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn utc(t: &DateTime<Utc>) -> String {
