@@ -29,6 +29,9 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         .as_ref()
         .map(|s| store::select_runs(&*store, s))
         .transpose()?;
+    if let (Some(b), Some(c)) = (&base, &cand) {
+        super::compare::warn_overlap(shell, b, c);
+    }
     let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
     let comparison = match (&base, &cand) {
         (Some(b), Some(c)) => match compare::compare(
@@ -139,7 +142,9 @@ fn charted_runs(
         }
         (Some(b), c) => c.unwrap_or_default().iter().chain(b).cloned().collect(),
     };
-    runs.dedup_by_key(|r| r.uuid);
+    // a run on both sides is charted once
+    let mut seen = std::collections::HashSet::new();
+    runs.retain(|r| seen.insert(r.uuid));
     Ok(runs)
 }
 

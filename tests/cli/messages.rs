@@ -111,3 +111,52 @@ fn history_says_there_are_more_only_when_there_are() {
         "{err}"
     );
 }
+
+#[test]
+fn both_sides_selecting_the_same_runs_is_said() {
+    let scene = Scene::new();
+    let first = scene.run(&["-l", "A"])["id"].to_string();
+    let second = scene.run(&["-l", "A"])["id"].to_string();
+    let warning = |args: &[&str]| -> Vec<String> {
+        let out = scene.iozone().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("warning: "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        warning(&["compare", &first, &first]),
+        [format!(
+            "warning: both sides select the same runs ({first}): each is compared with itself"
+        )]
+    );
+    assert_eq!(
+        warning(&["compare", "A", &second]),
+        [format!(
+            "warning: run {second} is on both sides: it is compared with itself"
+        )]
+    );
+    assert!(warning(&["compare", &first, &second]).is_empty());
+    // a report of A against A says it, and charts each run once
+    let html = scene.dir.path().join("r.html");
+    let said = warning(&["report", "A", "A", "-o", html.to_str().unwrap()]);
+    assert_eq!(
+        said,
+        [format!(
+            "warning: both sides select the same runs ({first}, {second}): each is compared with itself"
+        )]
+    );
+    let out = scene
+        .iozone()
+        .args(["report", "A", "A", "-o", html.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("(2 runs, a comparison"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
