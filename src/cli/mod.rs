@@ -145,8 +145,8 @@ pub struct ExportArgs {
     /// Output format
     #[arg(long, value_enum)]
     pub format: ExportFormat,
-    /// Write to this file instead of stdout
-    #[arg(short = 'o', long)]
+    /// Write to this file instead of stdout (- is stdout too)
+    #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
@@ -167,7 +167,7 @@ pub struct ReportArgs {
     /// Runs charted when no selector is given (the newest)
     #[arg(long, default_value_t = model::DEFAULT_REPORT_LIMIT)]
     pub limit: usize,
-    /// Where to write the HTML
+    /// Where to write the HTML; - for stdout
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,
     /// The report's title

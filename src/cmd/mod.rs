@@ -130,6 +130,17 @@ pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
+/// Writes `text` to the file `-o` names, or to stdout when it names `-`; true for a file.
+pub(crate) fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result<bool> {
+    use anyhow::Context as _;
+    if path.as_os_str() == "-" {
+        print_stdout(text)?;
+        return Ok(false);
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(true)
+}
+
 /// The filter flags as the store's filter; `limit` keeps the newest that many.
 pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
     RunFilter {

@@ -1,7 +1,6 @@
 //! `iozone report [BASELINE [CANDIDATE]] [filters] -o report.html`: runs, their
 //! comparison and their history, drawn into one self-contained HTML file.
 
-use anyhow::Context as _;
 use chrono::Utc;
 
 use super::Context;
@@ -84,13 +83,15 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         series,
     };
     let html = render::report_html(&input);
-    std::fs::write(&args.output, html)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let to_file = super::write_output(&args.output, &html)?;
     shell.status(
         "Wrote",
         format!(
             "{} ({}{}, {} series)",
-            args.output.display(),
+            match to_file {
+                true => args.output.display().to_string(),
+                false => "the report to stdout".into(),
+            },
             crate::units::count(runs.len(), "run"),
             if input.comparison.is_some() {
                 ", a comparison"
@@ -138,7 +139,16 @@ fn charted_runs(
         (None, _) => {
             let mut filter = super::run_filter(&args.filter, Some(args.limit));
             filter.status.get_or_insert(RunStatus::Complete);
-            store::with_results(store, store.list_runs(&filter)?)?
+            let runs = store.list_runs(&filter)?;
+            // as `report NOSUCH` is refused, so are filters that leave nothing to chart
+            if runs.is_empty() {
+                anyhow::bail!(
+                    "no complete run in {} matches the filters; `iozone history` with the same \
+                     filters lists what is recorded",
+                    store.location()
+                );
+            }
+            store::with_results(store, runs)?
         }
         (Some(b), c) => c.unwrap_or_default().iter().chain(b).cloned().collect(),
     };

@@ -2,3 +2,4 @@
 //! messages, output to stdout, units, manual pages and shell completions.
 
 mod messages;
+mod output;
