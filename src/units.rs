@@ -149,6 +149,16 @@ impl RateUnit {
         }
     }
 
+    /// Bytes per second in one of this unit (`Auto` is MiB/s, as in `label`).
+    pub fn bytes_per_sec(self) -> f64 {
+        (match self {
+            RateUnit::Bytes => 1,
+            RateUnit::KiB => KIB,
+            RateUnit::MiB | RateUnit::Auto => MIB,
+            RateUnit::GiB => GIB,
+        }) as f64
+    }
+
     /// Formats bytes/s in this unit, without the unit label.
     pub fn format(self, bytes_per_sec: f64) -> String {
         match self {

@@ -176,6 +176,9 @@ pub struct ReportArgs {
     /// Drop a parameter from the comparison's row match (as in compare); repeatable
     #[arg(long = "ignore-param", value_enum)]
     pub ignore: Vec<IgnoreParam>,
+    /// Unit of the rates charted and tabled (auto: charts in MiB/s)
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
 }
 
 #[derive(Debug, Args)]

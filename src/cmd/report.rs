@@ -81,6 +81,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
             _ => None,
         },
         series,
+        unit: args.units,
     };
     let html = render::report_html(&input);
     let to_file = super::write_output(&args.output, &html)?;

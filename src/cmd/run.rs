@@ -94,6 +94,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         bar: shell.progress(plan.phase_count()),
         shell,
         combined: plan.combined(),
+        unit: args.units,
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
@@ -425,6 +426,9 @@ struct Progress<'a> {
     /// Whether the run measures several (engine, cache mode) combinations, which each
     /// line then names.
     combined: bool,
+    /// `--units`, for the rate each verbose line gives (`auto` is MiB/s: one figure
+    /// has no table to choose a unit for).
+    unit: RateUnit,
 }
 
 impl Progress<'_> {
@@ -466,8 +470,8 @@ impl Observer for Progress<'_> {
                     self.mode(m.engine, m.cache),
                     if warmup { "warm-up " } else { "" },
                     m.repetition,
-                    RateUnit::MiB.format(m.throughput),
-                    RateUnit::MiB.label(),
+                    self.unit.format(m.throughput),
+                    self.unit.label(),
                     m.latency_ns.map_or(String::new(), |l| format!(
                         ", latency p50 {} p99 {} max {}",
                         format_nanos(l.p50),

@@ -52,3 +52,36 @@ fn a_report_of_filters_that_match_nothing_is_an_error() {
     assert!(err.contains("no complete run in"), "{err}");
     assert!(!file.exists(), "an empty report was written");
 }
+
+#[test]
+fn units_apply_wherever_a_rate_is_printed() {
+    let scene = Scene::new();
+    // run -v: each measurement's line in the unit asked
+    let out = scene
+        .iozone()
+        .args([
+            "run", "-s", "64k", "-r", "4k", "-n", "1", "-v", "--units", "kB", "-l", "A", "-d",
+        ])
+        .arg(scene.dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let measured: Vec<&str> = err.lines().filter(|l| l.contains("Measured")).collect();
+    assert!(!measured.is_empty(), "{err}");
+    for line in measured {
+        assert!(line.contains(" KiB/s"), "{line}");
+        assert!(!line.contains("MiB/s"), "{line}");
+    }
+    // report: the charts' axes, notes and tips, and the comparison's table
+    scene.run(&["-l", "B"]);
+    let html = scene.stdout(&["report", "A", "B", "--units", "kB", "-o", "-"]);
+    assert!(html.contains("KiB/s"), "no KiB/s in the report");
+    assert!(!html.contains("MiB/s"), "MiB/s left in a --units kB report");
+    // by default the charts stay in MiB/s
+    let html = scene.stdout(&["report", "A", "B", "-o", "-"]);
+    assert!(
+        html.contains("in MiB/s"),
+        "the default charts are not in MiB/s"
+    );
+}
