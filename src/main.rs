@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use iozone::cli::Cli;
-use iozone::cmd;
+use iozone::cmd::{self, exit_status};
 use iozone::shell::Shell;
 
 fn main() -> ExitCode {
@@ -28,7 +28,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
     let _ = e.print();
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
-        _ => ExitCode::from(2),
+        _ => ExitCode::from(exit_status::ERROR),
     }
 }
 
@@ -44,11 +44,11 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     }
     // the report said it already; the status is for CI
     if e.downcast_ref::<cmd::RegressionsFound>().is_some() {
-        return ExitCode::from(1);
+        return ExitCode::from(exit_status::REGRESSION);
     }
     shell.error(cmd::error_message(e));
     match e.downcast_ref::<cmd::Interrupted>() {
-        Some(cmd::Interrupted(signal)) => ExitCode::from((128 + signal) as u8),
-        None => ExitCode::from(2),
+        Some(cmd::Interrupted(signal)) => ExitCode::from(exit_status::SIGNAL_BASE + *signal as u8),
+        None => ExitCode::from(exit_status::ERROR),
     }
 }

@@ -96,8 +96,22 @@ pub enum Command {
     Db(DbArgs),
     /// Shell completions, printed to stdout
     Completions(CompletionsArgs),
-    /// The manual page (roff), printed to stdout
-    Man,
+    /// Manual pages (roff): the top page, one subcommand's, or all of them into a directory
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Read one with `iozone man run | man -l -`; install them with \
+`iozone man --dir /usr/local/share/man/man1`."
+)]
+pub struct ManArgs {
+    /// The subcommand whose page to print, e.g. run, or db check [default: the top page]
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// Write every page (iozone.1, iozone-run.1, iozone-db-check.1, …) into this directory
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Formats `import` reads; `auto` looks at the content.

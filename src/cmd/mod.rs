@@ -10,6 +10,7 @@ mod export;
 mod history;
 mod import;
 mod info;
+mod man;
 mod report;
 mod run;
 mod show;
@@ -44,8 +45,18 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
         Command::Report(args) => report::exec(args, context),
         Command::Sync(args) => sync::exec(args, context),
         Command::Completions(args) => completions::completions(args),
-        Command::Man => completions::man(),
+        Command::Man(args) => man::exec(args, context),
     }
+}
+
+/// The exit statuses main returns, named once: main decides them, the manual lists them.
+pub mod exit_status {
+    /// `compare --fail-on-regression` found a regression (the report said which).
+    pub const REGRESSION: u8 = 1;
+    /// Bad input or an error: one line on stderr (a usage error: clap's message).
+    pub const ERROR: u8 = 2;
+    /// Ended by a signal: this plus its number (130 for Ctrl-C, 143 for SIGTERM).
+    pub const SIGNAL_BASE: u8 = 128;
 }
 
 /// An error as printed: its chain on one line, with what a lower layer could not say
