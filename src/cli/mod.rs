@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use run::{RunArgs, RunFormat};
 pub use values::Repeat;
-use values::{parse_one_test, parse_since, parse_tag, parse_until};
+use values::{one_test, parse_since, parse_tag, parse_until};
 
 use crate::model::{self, TestKind};
 use crate::selector::{RunRef, Selector};
@@ -309,7 +309,7 @@ pub struct FilterArgs {
     #[arg(long = "tag", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
     /// Runs that measured this test
-    #[arg(long, value_parser = parse_one_test)]
+    #[arg(long, value_parser = one_test(), hide_possible_values = true)]
     pub test: Option<TestKind>,
     /// Runs that measured this record size
     #[arg(long, value_parser = ByteSize::parse_bytes)]

@@ -141,3 +141,81 @@ fn the_top_page_has_exit_status_environment_and_examples() {
         );
     }
 }
+
+/// What bash's completion of `iozone WORDS…` offers, by the script `completions bash`
+/// generates, run in a real bash.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let driver = format!(
+        "source {}\nCOMP_WORDS=(iozone {})\nCOMP_CWORD=$((${{#COMP_WORDS[@]}}-1))\n\
+         COMP_LINE=\"${{COMP_WORDS[*]}}\"\nCOMP_POINT=${{#COMP_LINE}}\nCOMPREPLY=()\n\
+         _iozone iozone \"${{COMP_WORDS[-1]}}\" \"${{COMP_WORDS[-2]}}\"\n\
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display(),
+        words
+            .iter()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(driver)
+        .current_dir(script.parent().unwrap())
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn completions_offer_test_names_cache_modes_and_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("iozone.bash");
+    std::fs::write(&script, stdout(&["completions", "bash"])).unwrap();
+    // a file in the directory: a completion that falls back to file names would offer it
+    std::fs::write(dir.path().join("readme-not-a-test"), "").unwrap();
+    let offered = |words: &[&str]| bash_completes(&script, words);
+    assert_eq!(
+        offered(&["run", "-i", "ra"]),
+        ["random", "random-read", "random-write"]
+    );
+    assert!(offered(&["run", "--test", "rea"]).contains(&"read".to_string()));
+    assert_eq!(offered(&["history", "--test", "stri"]), ["stride_read"]);
+    assert_eq!(
+        offered(&["run", "--cache", ""]),
+        ["flush", "buffered", "direct", "sync"]
+    );
+    assert_eq!(offered(&["run", "--engine", "p"]), ["posix", "pread"]);
+    // zsh and fish name the same values in their scripts
+    let zsh = stdout(&["completions", "zsh"]);
+    let fish = stdout(&["completions", "fish"]);
+    for name in ["record-rewrite", "random-write"] {
+        assert!(
+            zsh.lines()
+                .any(|l| l.contains("--test=") && l.contains(name)),
+            "zsh: {name}"
+        );
+    }
+    assert!(
+        fish.lines()
+            .any(|l| l.contains("-s i -l test") && l.contains("-a \"write")),
+        "fish completes no test names"
+    );
+    for (flag, value) in [("cache", "direct"), ("engine", "uring")] {
+        assert!(
+            fish.lines()
+                .skip_while(|l| !l.contains(&format!("-l {flag} ")))
+                .take(6)
+                .any(|l| l.starts_with(value)),
+            "fish: --{flag} {value}"
+        );
+    }
+}
