@@ -90,52 +90,46 @@ fn write_all(root: &clap::Command, dir: &Path) -> anyhow::Result<usize> {
 /// EXIT STATUS, ENVIRONMENT and EXAMPLES: after the sections clap_mangen renders.
 fn top_page_sections() -> Roff {
     let mut roff = Roff::new();
-    roff.control("SH", ["EXIT STATUS"]);
-    let statuses = [
+    let exit_statuses = [
         (
             "0".to_string(),
-            "Success, also for --help and --version; a closed stdout pipe is not an error."
-                .to_string(),
+            "Success, also for --help and --version; a closed stdout pipe is not an error.",
         ),
         (
             REGRESSION.to_string(),
-            "compare --fail-on-regression found a regression (the report says which).".into(),
+            "compare --fail-on-regression found a regression (the report says which).",
         ),
         (
             ERROR.to_string(),
             "Bad input or an error: one line on stderr saying what was wrong and what to do; \
-             a command line that cannot be parsed gets the usage and the argument's name."
-                .into(),
-        ),
-        (
-            format!("{SIGNAL_BASE}+N"),
-            format!(
-                "Ended by signal N, the test files removed: {} for Ctrl-C (SIGINT), {} for SIGTERM.",
-                u32::from(SIGNAL_BASE) + 2,
-                u32::from(SIGNAL_BASE) + 15
-            ),
+             a command line that cannot be parsed gets the usage and the argument's name.",
         ),
     ];
-    for (status, meaning) in statuses {
-        roff.control("TP", [])
-            .text([bold(status)])
-            .text([roman(meaning)]);
-    }
-    roff.control("SH", ["ENVIRONMENT"]);
-    for (name, meaning) in [
+    let signal = format!(
+        "Ended by signal N, the test files removed: {} for Ctrl-C (SIGINT), {} for SIGTERM.",
+        u32::from(SIGNAL_BASE) + 2,
+        u32::from(SIGNAL_BASE) + 15
+    );
+    let signalled = (format!("{SIGNAL_BASE}+N"), signal.as_str());
+    tagged_section(
+        &mut roff,
+        "EXIT STATUS",
+        exit_statuses.into_iter().chain([signalled]),
+    );
+    let environment = [
         (
             "IOZONE_DB",
             "The database when --db is not given: a SQLite file, or a postgres:// URL for a \
              fleet. Unset, the platform data directory's history.db.",
         ),
         ("NO_COLOR", "Set (to anything), no colour in --color auto."),
-    ] {
-        roff.control("TP", [])
-            .text([bold(name)])
-            .text([roman(meaning)]);
-    }
-    roff.control("SH", ["EXAMPLES"]);
-    for (command, meaning) in [
+    ];
+    tagged_section(
+        &mut roff,
+        "ENVIRONMENT",
+        environment.map(|(k, v)| (k.to_string(), v)),
+    );
+    let examples = [
         (
             "iozone run 32 512",
             "The classic form: a 32 MB file written and read in 512-byte records.",
@@ -160,12 +154,25 @@ fn top_page_sections() -> Roff {
             "iozone man --dir /usr/local/share/man/man1",
             "Install this page and one per subcommand.",
         ),
-    ] {
-        roff.control("TP", [])
-            .text([bold(command)])
-            .text([roman(meaning)]);
-    }
+    ];
+    tagged_section(
+        &mut roff,
+        "EXAMPLES",
+        examples.map(|(k, v)| (k.to_string(), v)),
+    );
     roff
+}
+
+/// A section of tagged paragraphs: each tag in bold, its text under it.
+fn tagged_section<'a>(
+    roff: &mut Roff,
+    heading: &str,
+    items: impl IntoIterator<Item = (String, &'a str)>,
+) {
+    roff.control("SH", [heading]);
+    for (tag, text) in items {
+        roff.control("TP", []).text([bold(tag)]).text([roman(text)]);
+    }
 }
 
 #[cfg(test)]
