@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use iozone::cli::Cli;
-use iozone::cmd;
+use iozone::cmd::{self, exit_status};
 use iozone::shell::Shell;
 
 fn main() -> ExitCode {
@@ -21,32 +21,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// Help and version print as clap likes; a usage error is one line and status 2.
+/// Help and version print as clap likes, with status 0; a usage error is clap's whole
+/// message (the usage line, the missing argument's name, "did you mean") and status 2.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    let _ = e.print();
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        // `iozone` alone: the help is the most useful answer, but it is still an error
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            return ExitCode::from(2);
-        }
-        _ => {}
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => ExitCode::from(exit_status::ERROR),
     }
-    let text = e.to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid arguments");
-    match lines.find(|l| l.starts_with("[possible values:")) {
-        Some(values) => eprintln!("{first} {values}"),
-        None => eprintln!("{first}"),
-    }
-    if e.kind() == ErrorKind::MissingSubcommand {
-        eprintln!("Run 'iozone --help' for the commands.");
-    }
-    ExitCode::from(2)
 }
 
 /// A closed stdout pipe is success (as in ripgrep); a signal gives 128 + its number; a
@@ -61,15 +44,15 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     }
     // the report said it already; the status is for CI
     if e.downcast_ref::<cmd::RegressionsFound>().is_some() {
-        return ExitCode::from(1);
+        return ExitCode::from(exit_status::REGRESSION);
     }
     shell.error(cmd::error_message(e));
     if let Some(cmd::Interrupted(signal)) = e.downcast_ref::<cmd::Interrupted>() {
-        return ExitCode::from((128 + signal) as u8);
+        return ExitCode::from(exit_status::SIGNAL_BASE + *signal as u8);
     }
     // the results were printed; the status tells a script they are not in the database
     match e.downcast_ref::<cmd::NotRecorded>() {
-        Some(_) => ExitCode::from(3),
-        None => ExitCode::from(2),
+        Some(_) => ExitCode::from(exit_status::NOT_RECORDED),
+        None => ExitCode::from(exit_status::ERROR),
     }
 }

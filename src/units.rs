@@ -1,5 +1,5 @@
 //! Sizes and rates: parsing `4k`/`32M`/`1G` (k = 1024) and printing them back the way
-//! a storage engineer reads them.
+//! a storage engineer reads them; and counts of things in words (`1 run`, `2 runs`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -149,6 +149,16 @@ impl RateUnit {
         }
     }
 
+    /// Bytes per second in one of this unit (`Auto` is MiB/s, as in `label`).
+    pub fn bytes_per_sec(self) -> f64 {
+        (match self {
+            RateUnit::Bytes => 1,
+            RateUnit::KiB => KIB,
+            RateUnit::MiB | RateUnit::Auto => MIB,
+            RateUnit::GiB => GIB,
+        }) as f64
+    }
+
     /// Formats bytes/s in this unit, without the unit label.
     pub fn format(self, bytes_per_sec: f64) -> String {
         match self {
@@ -177,6 +187,15 @@ pub fn format_nanos(ns: u64) -> String {
     }
 }
 
+/// `n` things in words, singular for one: `count(1, "run")` is `1 run`, `count(7,
+/// "run")` is `7 runs`. For nouns whose plural adds an `s`, which are all a count here names.
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +207,13 @@ mod tests {
         assert_eq!(parse_seconds(" 0.5 "), Some(Duration::from_millis(500)));
         assert_eq!(parse_seconds("-1"), None);
         assert_eq!(parse_seconds("soon"), None);
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(0, "run"), "0 runs");
+        assert_eq!(count(1, "run"), "1 run");
+        assert_eq!(count(7, "warm-up round"), "7 warm-up rounds");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! All end-to-end tests in one binary (one link step), driving the real `iozone`
 //! against real files, real filesystems and, where root allows, real mounts.
 
+mod cli;
 mod common;
 mod compare;
 mod fleet;

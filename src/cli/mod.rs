@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use run::{RunArgs, RunFormat};
 pub use values::Repeat;
-use values::{parse_one_test, parse_since, parse_tag, parse_until};
+use values::{one_test, parse_since, parse_tag, parse_until};
 
 use crate::model::{self, TestKind};
 use crate::selector::{RunRef, Selector};
@@ -96,8 +96,22 @@ pub enum Command {
     Db(DbArgs),
     /// Shell completions, printed to stdout
     Completions(CompletionsArgs),
-    /// The manual page (roff), printed to stdout
-    Man,
+    /// Manual pages (roff): the top page, one subcommand's, or all of them into a directory
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Read one with `iozone man run | man -l -`; install them with \
+`iozone man --dir /usr/local/share/man/man1`."
+)]
+pub struct ManArgs {
+    /// The subcommand whose page to print, e.g. run, or db check [default: the top page]
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// Write every page (iozone.1, iozone-run.1, iozone-db-check.1, …) into this directory
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Formats `import` reads; `auto` looks at the content.
@@ -145,8 +159,8 @@ pub struct ExportArgs {
     /// Output format
     #[arg(long, value_enum)]
     pub format: ExportFormat,
-    /// Write to this file instead of stdout
-    #[arg(short = 'o', long)]
+    /// Write to this file instead of stdout (- is stdout too)
+    #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
@@ -167,7 +181,7 @@ pub struct ReportArgs {
     /// Runs charted when no selector is given (the newest)
     #[arg(long, default_value_t = model::DEFAULT_REPORT_LIMIT)]
     pub limit: usize,
-    /// Where to write the HTML
+    /// Where to write the HTML; - for stdout
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,
     /// The report's title
@@ -176,6 +190,9 @@ pub struct ReportArgs {
     /// Drop a parameter from the comparison's row match (as in compare); repeatable
     #[arg(long = "ignore-param", value_enum)]
     pub ignore: Vec<IgnoreParam>,
+    /// Unit of the rates charted and tabled (auto: charts in MiB/s)
+    #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
+    pub units: RateUnit,
 }
 
 #[derive(Debug, Args)]
@@ -292,7 +309,7 @@ pub struct FilterArgs {
     #[arg(long = "tag", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
     /// Runs that measured this test
-    #[arg(long, value_parser = parse_one_test)]
+    #[arg(long, value_parser = one_test(), hide_possible_values = true)]
     pub test: Option<TestKind>,
     /// Runs that measured this record size
     #[arg(long, value_parser = ByteSize::parse_bytes)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::values::{Repeat, parse_repeat, parse_tag};
+use super::values::{Repeat, parse_repeat, parse_tag, test_groups};
 use crate::model::{self, CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::units::{ByteSize, RateUnit};
 
@@ -45,7 +45,8 @@ pub struct RunArgs {
 
     /// Tests by name or iozone3 number: write (0), read (1), random (2), backward (3),
     /// record-rewrite (4), stride (5), mix (8), all [default: write,read]
-    #[arg(short = 'i', long = "test", value_delimiter = ',', value_parser = TestKind::parse_group)]
+    #[arg(short = 'i', long = "test", value_delimiter = ',', value_parser = test_groups(),
+          hide_possible_values = true)]
     pub tests: Vec<Vec<TestKind>>,
 
     /// Directory to measure in

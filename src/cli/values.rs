@@ -2,8 +2,68 @@
 //! `--repeat`. Each error says what was expected, as clap prints it after the flag.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use clap::builder::{PossibleValue, TypedValueParser};
 
 use crate::model::TestKind;
+
+/// A parser with the names shells complete: clap's completions offer an argument's
+/// possible values, which a parser of our own does not have. Parsing and its errors
+/// stay the inner parser's; the names only complete (and `--help` does not list them:
+/// the argument's own help says what it takes).
+#[derive(Clone)]
+pub(super) struct Completed<P> {
+    inner: P,
+    names: fn() -> Vec<&'static str>,
+}
+
+impl<P: TypedValueParser> TypedValueParser for Completed<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        self.inner.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new((self.names)().into_iter().map(PossibleValue::new)))
+    }
+}
+
+/// `-i/--test` of `run`: tests and groups by name, completed by name (iozone3's numbers
+/// parse too, but name nothing a shell should offer).
+pub(super) fn test_groups() -> Completed<impl TypedValueParser<Value = Vec<TestKind>>> {
+    Completed {
+        inner: clap::builder::StringValueParser::new().try_map(|t| TestKind::parse_group(&t)),
+        names: || {
+            vec![
+                "write",
+                "read",
+                "random",
+                "backward",
+                "record-rewrite",
+                "stride",
+                "mix",
+                "all",
+                "rewrite",
+                "reread",
+                "random-read",
+                "random-write",
+            ]
+        },
+    }
+}
+
+/// `--test` of the filters: one test by its own name, completed by those names.
+pub(super) fn one_test() -> Completed<impl TypedValueParser<Value = TestKind>> {
+    Completed {
+        inner: clap::builder::StringValueParser::new().try_map(|t| parse_one_test(&t)),
+        names: || TestKind::ALL.iter().map(|t| t.name()).collect(),
+    }
+}
 
 /// `--repeat`: a number of rounds, or as many as precision asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +100,7 @@ pub(super) fn parse_tag(text: &str) -> Result<(String, String), String> {
 }
 
 /// One test by its own name (`write` here is the write test, not the write group).
-pub(super) fn parse_one_test(text: &str) -> Result<TestKind, String> {
+fn parse_one_test(text: &str) -> Result<TestKind, String> {
     let key = text.trim().to_ascii_lowercase().replace('-', "_");
     TestKind::ALL
         .into_iter()
@@ -128,6 +188,20 @@ mod tests {
         assert!(parse_since("yesterday").is_err());
         assert!(parse_since("").is_err());
         assert!(parse_since("99999999999999999999d").is_err());
+    }
+
+    #[test]
+    fn the_test_names_completed_are_the_ones_parsed() {
+        let groups: Vec<TestKind> = (test_groups().names)()
+            .into_iter()
+            .flat_map(|name| TestKind::parse_group(name).unwrap())
+            .collect();
+        for test in TestKind::ALL {
+            assert!(groups.contains(&test), "{test} cannot be completed");
+        }
+        for name in (one_test().names)() {
+            assert!(parse_one_test(name).is_ok(), "{name}");
+        }
     }
 
     #[test]

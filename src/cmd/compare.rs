@@ -6,11 +6,12 @@ use crate::compare::{self, Ignored, Options};
 use crate::model::Run;
 use crate::render::{self, SideInfo, TextStyle};
 use crate::selector::Selector;
+use crate::shell::Shell;
 use crate::store::{self, Store};
 
 /// `--fail-on-regression` and something regressed: main exits 1, quietly.
 #[derive(Debug, thiserror::Error)]
-#[error("{0} row(s) regressed")]
+#[error("{} regressed", crate::units::count(*.0, "row"))]
 pub struct RegressionsFound(pub usize);
 
 pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
@@ -24,6 +25,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     let store = context.open_store()?;
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
+    warn_overlap(shell, &base_runs, &cand_runs);
     if let Some(by) = args.by {
         let fleet = compare::compare_by(&base_runs, &cand_runs, &options, by)?;
         let text = match args.format {
@@ -72,6 +74,33 @@ fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<(Vec<Run>, Sid
         runs: runs.iter().filter_map(|r| r.id).collect(),
     };
     Ok((runs, info))
+}
+
+/// A run on both sides is compared with itself: said once, on stderr, since nothing in
+/// the comparison would show it (`compare 1 1`, `compare DR9 latest`).
+pub(super) fn warn_overlap(shell: &Shell, base: &[Run], cand: &[Run]) {
+    let ids = |runs: &[Run]| -> Vec<i64> {
+        let mut ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    let (base, cand) = (ids(base), ids(cand));
+    let both: Vec<String> = cand
+        .iter()
+        .filter(|id| base.contains(id))
+        .map(ToString::to_string)
+        .collect();
+    if both.is_empty() {
+        return;
+    }
+    let which = both.join(", ");
+    shell.warn(match (base == cand, both.len()) {
+        (true, _) => {
+            format!("both sides select the same runs ({which}): each is compared with itself")
+        }
+        (false, 1) => format!("run {which} is on both sides: it is compared with itself"),
+        (false, _) => format!("runs {which} are on both sides: each is compared with itself"),
+    });
 }
 
 pub(super) fn ignored(params: &[IgnoreParam]) -> Ignored {

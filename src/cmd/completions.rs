@@ -1,4 +1,4 @@
-//! `iozone completions SHELL` and `iozone man`: generated from the command line itself.
+//! `iozone completions SHELL`: generated from the command line itself.
 
 use clap::CommandFactory;
 
@@ -8,13 +8,6 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<()> {
     // generated into memory: clap_complete panics when writing to a closed pipe
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "iozone", &mut buf);
-    super::print_stdout(&String::from_utf8_lossy(&buf))?;
-    Ok(())
-}
-
-pub fn man() -> anyhow::Result<()> {
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut buf)?;
     super::print_stdout(&String::from_utf8_lossy(&buf))?;
     Ok(())
 }

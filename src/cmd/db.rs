@@ -60,9 +60,12 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
                 ));
             }
             if report.unfinished_runs > 0 {
+                let (runs, are) = match report.unfinished_runs {
+                    1 => ("1 run is".to_string(), ""),
+                    n => (format!("{n} runs"), " are"),
+                };
                 shell.warn(format!(
-                    "{} run(s) are still marked running: in progress, or killed before they could finish",
-                    report.unfinished_runs
+                    "{runs}{are} still marked running: in progress, or killed before they could finish"
                 ));
             }
             if !report.problems.is_empty() {

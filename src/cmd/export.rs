@@ -1,6 +1,5 @@
 //! `iozone export [filters] --format json|csv`: recorded runs, complete, oldest first.
 
-use anyhow::Context as _;
 use chrono::Utc;
 
 use super::Context;
@@ -19,15 +18,12 @@ pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
         ExportFormat::Json => export::to_json(runs, Utc::now()),
         ExportFormat::Csv => export::to_csv(&runs),
     };
-    match &args.output {
-        None => super::print_stdout(&text)?,
-        Some(path) => {
-            std::fs::write(path, &text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            context
-                .shell
-                .status("Exported", format!("{count} runs to {}", path.display()));
-        }
+    let path = args.output.as_deref().unwrap_or("-".as_ref());
+    if super::write_output(path, &text)? {
+        let runs = crate::units::count(count, "run");
+        context
+            .shell
+            .status("Exported", format!("{runs} to {}", path.display()));
     }
     Ok(())
 }

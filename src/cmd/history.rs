@@ -8,12 +8,15 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
     let store = context.open_store()?;
     let limit = (!args.all).then_some(args.limit);
-    let filter = super::run_filter(&args.filter, limit);
+    // one more than shown: the footer says "more" only when there are more
+    let filter = super::run_filter(&args.filter, limit.map(|l| l + 1));
     let mut runs = store.list_runs(&filter)?;
     super::killed::show_as_aborted(&mut runs);
     if filter.status == Some(crate::model::RunStatus::Running) {
         runs.retain(|r| r.status == crate::model::RunStatus::Running);
     }
+    let more = limit.is_some_and(|l| runs.len() > l);
+    runs.truncate(limit.unwrap_or(runs.len()));
     let text = match args.format {
         ListFormat::Json => render::history_json(&runs),
         format => {
@@ -44,14 +47,12 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
             }
         }
     };
-    if limit == Some(runs.len()) {
-        shell.status(
-            "Showing",
-            format!(
-                "the newest {} runs; --limit N or --all for more",
-                runs.len()
-            ),
-        );
+    if more {
+        let newest = match runs.len() {
+            1 => "the newest run".to_string(),
+            n => format!("the newest {n} runs"),
+        };
+        shell.status("Showing", format!("{newest}; --limit N or --all for more"));
     }
     super::print_stdout(&text)?;
     Ok(())

@@ -12,7 +12,7 @@ use crate::store::Store;
 
 /// Some files could not be imported; each was reported on its own line.
 #[derive(Debug, thiserror::Error)]
-#[error("{failed} of {total} files could not be imported")]
+#[error("{failed} of {} could not be imported", crate::units::count(*.total, "file"))]
 pub struct SomeFilesFailed {
     failed: usize,
     total: usize,

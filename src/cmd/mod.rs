@@ -11,6 +11,7 @@ mod history;
 mod import;
 mod info;
 mod killed;
+mod man;
 mod record;
 mod report;
 mod run;
@@ -47,8 +48,20 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
         Command::Report(args) => report::exec(args, context),
         Command::Sync(args) => sync::exec(args, context),
         Command::Completions(args) => completions::completions(args),
-        Command::Man => completions::man(),
+        Command::Man(args) => man::exec(args, context),
     }
+}
+
+/// The exit statuses main returns, named once: main decides them, the manual lists them.
+pub mod exit_status {
+    /// `compare --fail-on-regression` found a regression (the report said which).
+    pub const REGRESSION: u8 = 1;
+    /// Bad input or an error: one line on stderr (a usage error: clap's message).
+    pub const ERROR: u8 = 2;
+    /// A run measured and printed but not recorded: it waits in the spool.
+    pub const NOT_RECORDED: u8 = 3;
+    /// Ended by a signal: this plus its number (130 for Ctrl-C, 143 for SIGTERM).
+    pub const SIGNAL_BASE: u8 = 128;
 }
 
 /// An error as printed: its chain on one line, each cause once (an error that shows
@@ -145,6 +158,17 @@ pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
+}
+
+/// Writes `text` to the file `-o` names, or to stdout when it names `-`; true for a file.
+pub(crate) fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result<bool> {
+    use anyhow::Context as _;
+    if path.as_os_str() == "-" {
+        print_stdout(text)?;
+        return Ok(false);
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(true)
 }
 
 /// The filter flags as the store's filter; `limit` keeps the newest that many.

@@ -1,7 +1,6 @@
 //! `iozone report [BASELINE [CANDIDATE]] [filters] -o report.html`: runs, their
 //! comparison and their history, drawn into one self-contained HTML file.
 
-use anyhow::Context as _;
 use chrono::Utc;
 
 use super::Context;
@@ -29,6 +28,9 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         .as_ref()
         .map(|s| store::select_runs(&*store, s))
         .transpose()?;
+    if let (Some(b), Some(c)) = (&base, &cand) {
+        super::compare::warn_overlap(shell, b, c);
+    }
     let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
     let comparison = match (&base, &cand) {
         (Some(b), Some(c)) => match compare::compare(
@@ -79,16 +81,19 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
             _ => None,
         },
         series,
+        unit: args.units,
     };
     let html = render::report_html(&input);
-    std::fs::write(&args.output, html)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let to_file = super::write_output(&args.output, &html)?;
     shell.status(
         "Wrote",
         format!(
-            "{} ({} runs{}, {} series)",
-            args.output.display(),
-            runs.len(),
+            "{} ({}{}, {} series)",
+            match to_file {
+                true => args.output.display().to_string(),
+                false => "the report to stdout".into(),
+            },
+            crate::units::count(runs.len(), "run"),
             if input.comparison.is_some() {
                 ", a comparison"
             } else {
@@ -135,11 +140,22 @@ fn charted_runs(
         (None, _) => {
             let mut filter = super::run_filter(&args.filter, Some(args.limit));
             filter.status.get_or_insert(RunStatus::Complete);
-            store::with_results(store, store.list_runs(&filter)?)?
+            let runs = store.list_runs(&filter)?;
+            // as `report NOSUCH` is refused, so are filters that leave nothing to chart
+            if runs.is_empty() {
+                anyhow::bail!(
+                    "no complete run in {} matches the filters; `iozone history` with the same \
+                     filters lists what is recorded",
+                    store.location()
+                );
+            }
+            store::with_results(store, runs)?
         }
         (Some(b), c) => c.unwrap_or_default().iter().chain(b).cloned().collect(),
     };
-    runs.dedup_by_key(|r| r.uuid);
+    // a run on both sides is charted once
+    let mut seen = std::collections::HashSet::new();
+    runs.retain(|r| seen.insert(r.uuid));
     Ok(runs)
 }
 

@@ -108,6 +108,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         bar: shell.progress(plan.phase_count()),
         shell,
         combined: plan.combined(),
+        unit: args.units,
     };
     let outcome = bench::execute(&plan, &progress, &signals.stop);
     progress.bar.finish_and_clear();
@@ -157,8 +158,8 @@ fn complete(
     shell.status(
         "Finished",
         format!(
-            "{} measurements in {:.1} s",
-            run.results.len(),
+            "{} in {:.1} s",
+            crate::units::count(run.results.len(), "measurement"),
             measured.as_secs_f64()
         ),
     );
@@ -412,9 +413,13 @@ fn announce(shell: &Shell, plan: &Plan) {
     shell.status(
         "Measuring",
         format!(
-            "{}: {files} file{}, records {}",
+            "{}: {files} {}, records {}",
             plan.dir.display(),
-            if plan.file_sizes.len() > 1 { "s" } else { "" },
+            if plan.file_sizes.len() == 1 {
+                "file"
+            } else {
+                "files"
+            },
             list(&plan.record_sizes)
         ),
     );
@@ -445,13 +450,15 @@ fn names<T: Copy>(list: &[T], name: fn(T) -> &'static str) -> String {
 
 /// "1 warm-up round, then 5 rounds, interleaved".
 fn rounds_line(plan: &Plan) -> String {
-    let plural = |n: u32| if n == 1 { "" } else { "s" };
     let warmup = match plan.warmup {
         0 => "no warm-up".to_string(),
-        w => format!("{w} warm-up round{} (left out)", plural(w)),
+        w => format!(
+            "{} (left out)",
+            crate::units::count(w as usize, "warm-up round")
+        ),
     };
     let rounds = match plan.rounds {
-        Rounds::Fixed(n) => format!("{n} round{}", plural(n)),
+        Rounds::Fixed(n) => crate::units::count(n as usize, "round"),
         Rounds::Auto {
             precision,
             max_time,
@@ -473,6 +480,9 @@ struct Progress<'a> {
     /// Whether the run measures several (engine, cache mode) combinations, which each
     /// line then names.
     combined: bool,
+    /// `--units`, for the rate each verbose line gives (`auto` is MiB/s: one figure
+    /// has no table to choose a unit for).
+    unit: RateUnit,
 }
 
 impl Progress<'_> {
@@ -514,8 +524,8 @@ impl Observer for Progress<'_> {
                     self.mode(m.engine, m.cache),
                     if warmup { "warm-up " } else { "" },
                     m.repetition,
-                    RateUnit::MiB.format(m.throughput),
-                    RateUnit::MiB.label(),
+                    self.unit.format(m.throughput),
+                    self.unit.label(),
                     m.latency_ns.map_or(String::new(), |l| format!(
                         ", latency p50 {} p99 {} max {}",
                         format_nanos(l.p50),

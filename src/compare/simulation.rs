@@ -115,7 +115,7 @@ fn false_alarms_stay_at_five_percent_with_run_to_run_offsets() {
                 // without: from two runs a side the runs measure the noise themselves,
                 // one run a side leans on the default, which holds the rate only for
                 // offsets no larger than it assumes (README, "How many runs do I need?")
-                let mut line = format!("  {runs} run{} a side:", if runs == 1 { "" } else { "s" });
+                let mut line = format!("  {} a side:", crate::units::count(runs, "run"));
                 for history in [true, false] {
                     let fa = rate(runs, 0.0, noise, history, seed, flagged);
                     let power = rate(runs, 0.15, noise, history, seed + 1, |v| {

@@ -504,6 +504,14 @@ pub enum RunStatus {
     Failed,
 }
 
+/// As README's JSON spells it: `complete`, `aborted`, ….
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = serde_json::to_value(self).ok();
+        f.write_str(name.as_ref().and_then(|v| v.as_str()).unwrap_or_default())
+    }
+}
+
 /// A run: what was asked, where, and every figure it measured. `Default` is a blank
 /// (nil UUID, started at the epoch) for a store to decode into.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -97,10 +97,7 @@ pub fn run_mode(p: &Params) -> String {
 
 /// A run's status as README's JSON output spells it: `complete`, `aborted`, ….
 pub fn status(status: RunStatus) -> String {
-    serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    status.to_string()
 }
 
 /// Tags as `key=value`, joined by `separator` (`, ` to read, `;` in CSV).

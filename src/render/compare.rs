@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::cells;
 use super::listing::{Listing, TextStyle};
 use crate::compare::{Comparison, EnvChange, Row, RowKey, TestSummary, Verdict};
-use crate::units::{ByteSize, RateUnit};
+use crate::units::{ByteSize, RateUnit, count};
 
 /// Which runs each side pooled, for headers and JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -153,12 +153,12 @@ fn shared_notes(c: &Comparison) -> Vec<&str> {
     let mut seen: Vec<(&str, usize)> = Vec::new();
     for note in c.rows.iter().filter_map(|r| r.note.as_deref()) {
         match seen.iter_mut().find(|(n, _)| *n == note) {
-            Some((_, count)) => *count += 1,
+            Some((_, seen)) => *seen += 1,
             None => seen.push((note, 1)),
         }
     }
     seen.into_iter()
-        .filter(|&(_, count)| count > 1)
+        .filter(|&(_, seen)| seen > 1)
         .map(|(note, _)| note)
         .collect()
 }
@@ -246,15 +246,15 @@ pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
 /// How many rows regressed, and what a regression takes: below every rendering.
 pub(super) fn rule_sentence(c: &Comparison) -> String {
     format!(
-        "{} of {} rows regressed. Each run counts once (the median of its repetitions), and the \
+        "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
          noise between runs comes from the runs, the series' history or a default (the note \
          says which). A regression needs p < {} after Benjamini–Hochberg correction over {} \
-         rows and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
+         and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
          never contradicts the verdict.",
         c.regressions(),
-        c.rows.len(),
+        count(c.rows.len(), "row"),
         c.alpha,
-        c.corrected_over,
+        count(c.corrected_over, "row"),
         c.threshold_pct,
         (1.0 - c.alpha) * 100.0
     )
@@ -273,10 +273,9 @@ pub(super) fn needed_sentences(c: &Comparison) -> Vec<String> {
             false => format!("about {lo} to {hi}"),
         };
         Some(format!(
-            "{} inconclusive row{}: {range} {what} would resolve a {}% change \
+            "{}: {range} {what} would resolve a {}% change \
              (80% power, from each row's noise; {how}).",
-            needed.len(),
-            if needed.len() == 1 { "" } else { "s" },
+            count(needed.len(), "inconclusive row"),
             c.threshold_pct
         ))
     };

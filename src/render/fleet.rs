@@ -94,11 +94,11 @@ pub fn fleet_text(
     style: TextStyle,
 ) -> String {
     let mut out = format!(
-        "Baseline:  {} ({} runs)\nCandidate: {} ({} runs)\nCompared by {}.\n\n",
+        "Baseline:  {} ({})\nCandidate: {} ({})\nCompared by {}.\n\n",
         base.selector,
-        base.runs.len(),
+        crate::units::count(base.runs.len(), "run"),
         cand.selector,
-        cand.runs.len(),
+        crate::units::count(cand.runs.len(), "run"),
         f.by.name()
     );
     out.push_str(&fleet_summary(f));

@@ -10,7 +10,7 @@ use super::listing::{Listing, TextStyle};
 
 use crate::model::{CacheMode, EngineKind, Run, TestKind};
 use crate::stats::{NOISY_RANGE, Summary};
-use crate::units::{ByteSize, RateUnit};
+use crate::units::{ByteSize, RateUnit, count};
 
 type Row = (ByteSize, ByteSize, EngineKind, CacheMode);
 
@@ -124,8 +124,8 @@ fn rounds_note(run: &Run) -> String {
     match p.warmup {
         0 => format!("; no warm-up, rounds {}", p.order.name()),
         w => format!(
-            "; {w} warm-up round{} measured and left out, rounds {}",
-            if w == 1 { "" } else { "s" },
+            "; {} measured and left out, rounds {}",
+            count(w as usize, "warm-up round"),
             p.order.name()
         ),
     }
@@ -143,9 +143,9 @@ pub fn precision_note(run: &Run) -> Option<String> {
     let target = format!("±{}% (95% interval of the median)", auto.precision_pct);
     if missed.is_empty() {
         return Some(format!(
-            "precision {target} reached in all {} cells after {} rounds",
-            cells.len(),
-            run.params.repeat
+            "precision {target} reached in all {} after {}",
+            count(cells.len(), "cell"),
+            count(run.params.repeat as usize, "round")
         ));
     }
     let which: Vec<String> = missed
@@ -158,10 +158,10 @@ pub fn precision_note(run: &Run) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "precision {target} not reached in {} of {} cells after {} rounds (--max-time {} s): {}",
+        "precision {target} not reached in {} of {} after {} (--max-time {} s): {}",
         missed.len(),
-        cells.len(),
-        run.params.repeat,
+        count(cells.len(), "cell"),
+        count(run.params.repeat as usize, "round"),
         auto.max_time_s,
         which.join(", ")
     ))

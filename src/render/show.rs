@@ -8,7 +8,7 @@ use super::history::local_time;
 use super::listing::{Listing, TextStyle};
 use crate::model::{Latency, MachineState, Run, TestKind};
 use crate::stats::Summary;
-use crate::units::{ByteSize, RateUnit, format_nanos};
+use crate::units::{ByteSize, RateUnit, count, format_nanos};
 
 /// The run's identity and parameters as label/value lines.
 fn header(run: &Run) -> Listing {
@@ -51,7 +51,7 @@ fn header(run: &Run) -> Listing {
         (
             "mode",
             format!(
-                "cache {}, engine {}{}, {} thread(s), seed {}{}",
+                "cache {}, engine {}{}, {}, seed {}{}",
                 p.cache_names(),
                 p.engine_names(),
                 // depth 1, every run's before depths existed, goes unsaid
@@ -59,7 +59,7 @@ fn header(run: &Run) -> Listing {
                     1 => String::new(),
                     n => format!(", queue depth {n}"),
                 },
-                p.threads,
+                count(p.threads as usize, "thread"),
                 p.seed,
                 if p.verify { ", verified" } else { "" }
             ),
@@ -86,11 +86,15 @@ fn rounds(run: &Run) -> String {
     let warmup = match p.warmup {
         0 => "no warm-up".to_string(),
         w => format!(
-            "{w} warm-up ({} measurements kept apart, in no statistic)",
-            run.warmup.len()
+            "{w} warm-up ({} kept apart, in no statistic)",
+            count(run.warmup.len(), "measurement")
         ),
     };
-    format!("{warmup}, {} round(s) {}{auto}", p.repeat, p.order.name())
+    format!(
+        "{warmup}, {} {}{auto}",
+        count(p.repeat as usize, "round"),
+        p.order.name()
+    )
 }
 
 /// Load, writeback and pressure, or `unknown` for runs that did not record them.

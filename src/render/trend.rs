@@ -7,7 +7,7 @@ use super::history::local_time;
 use super::listing::{Listing, TextStyle};
 use crate::facts::Fact;
 use crate::trend::TrendReport;
-use crate::units::RateUnit;
+use crate::units::{RateUnit, count};
 
 fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
     let unit = unit.resolve(report.steps.iter().flat_map(|s| [s.before, s.after]));
@@ -101,8 +101,8 @@ pub fn trend_text(report: &TrendReport, unit: RateUnit, style: TextStyle) -> Str
         out.push_str(&listing(report, unit, false).render(style));
     }
     out.push_str(&format!(
-        "{} step(s) in {} series examined ({} series too short to judge)\n",
-        report.steps.len(),
+        "{} in {} series examined ({} series too short to judge)\n",
+        count(report.steps.len(), "step"),
         report.series_examined,
         report.series_too_short
     ));

@@ -137,7 +137,7 @@ impl std::fmt::Display for NoiseSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             NoiseSource::Runs => f.write_str("runs"),
-            NoiseSource::History(n) => write!(f, "history: {n} runs"),
+            NoiseSource::History(n) => write!(f, "history: {}", crate::units::count(*n, "run")),
             NoiseSource::Default => f.write_str("default"),
             NoiseSource::Paired { runs: 1, rounds } => write!(f, "paired: {rounds} rounds"),
             NoiseSource::Paired { runs, rounds } => {

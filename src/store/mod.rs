@@ -54,6 +54,15 @@ pub enum StoreError {
     Corrupt { path: PathBuf, reason: String },
     #[error("no recorded run matches '{0}'; `iozone history` lists them")]
     NoSuchRun(String),
+    #[error(
+        "'{selector}' selects runs that are not complete: {}; `iozone history --status complete` lists the complete ones",
+        incomplete_list(.runs)
+    )]
+    NotComplete {
+        selector: String,
+        /// The incomplete runs it selected: id and status.
+        runs: Vec<(i64, RunStatus)>,
+    },
     #[error("'{0}' matches more than one run; give more of the UUID")]
     Ambiguous(String),
     #[error("database error on {path}: {source}")]
@@ -91,6 +100,12 @@ impl StoreError {
             _ => false,
         }
     }
+}
+
+/// `12 (aborted), 13 (failed)`: which runs, and how each ended.
+fn incomplete_list(runs: &[(i64, RunStatus)]) -> String {
+    let runs: Vec<String> = runs.iter().map(|(id, s)| format!("{id} ({s})")).collect();
+    runs.join(", ")
 }
 
 /// A problem `db check` found.
@@ -178,15 +193,18 @@ impl RunResults {
     }
 }
 
-/// The complete runs a selector picks, with their results, newest first.
+/// The complete runs a selector picks, with their results, newest first. A run that is
+/// not complete (aborted, failed, still running) is an error when the selector names it
+/// (`10`, `latest`) or when nothing else matched, so that the user learns which runs
+/// those were rather than that nothing matched; a filter's other matches leave it out.
 pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, StoreError> {
     let mut ids: Vec<i64> = selector
         .refs
         .iter()
         .map(|r| store.resolve(r))
         .collect::<Result<_, _>>()?;
+    // every status here: those not complete are told apart below
     let mut filter = selector.filter.clone();
-    filter.status = Some(RunStatus::Complete);
     for word in &selector.bare {
         let as_label = RunFilter {
             labels: vec![word.clone()],
@@ -205,7 +223,7 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
     let has_filter =
         selector.has_conditions() || filter.labels.len() > selector.filter.labels.len();
     let by_filter = || store.list_runs(&filter);
-    let mut runs = match (ids.is_empty(), has_filter) {
+    let matched: Vec<Run> = match (ids.is_empty(), has_filter) {
         (true, _) => by_filter()?,
         (false, true) => by_filter()?
             .into_iter()
@@ -216,8 +234,23 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
             .filter_map(|&id| store.load_run(id).transpose())
             .collect::<Result<_, _>>()?,
     };
-    if runs.is_empty() {
+    if matched.is_empty() {
         return Err(StoreError::NoSuchRun(selector.text.clone()));
+    }
+    let (mut runs, incomplete): (Vec<Run>, Vec<Run>) = matched
+        .into_iter()
+        .partition(|r| r.status == RunStatus::Complete);
+    let named = incomplete
+        .iter()
+        .any(|r| r.id.is_some_and(|id| ids.contains(&id)));
+    if runs.is_empty() || named {
+        return Err(StoreError::NotComplete {
+            selector: selector.text.clone(),
+            runs: incomplete
+                .iter()
+                .map(|r| (r.id.unwrap_or_default(), r.status))
+                .collect(),
+        });
     }
     let wanted: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
     let mut results = store.results_of(&wanted)?;

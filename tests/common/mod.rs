@@ -80,6 +80,8 @@ pub fn assert_no_leftovers(dir: &Path) {
 }
 
 /// Runs `iozone` expecting exit status 2 and one line on stderr; returns that line.
+/// A usage error clap caught is its whole message instead (the line, what it expected,
+/// the usage, the pointer to `--help`), returned whole.
 pub fn expect_bad_input(dir: &Path, args: &[&str]) -> String {
     let out = run_in(dir, args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
@@ -88,15 +90,28 @@ pub fn expect_bad_input(dir: &Path, args: &[&str]) -> String {
         Some(2),
         "{args:?} should exit 2; stderr: {stderr}"
     );
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert_no_leftovers(dir);
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if is_usage_error(&stderr) {
+        return stderr;
+    }
     assert_eq!(
         lines.len(),
         1,
         "{args:?}: expected one line, got {stderr:?}"
     );
-    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-    assert_no_leftovers(dir);
     lines[0].to_string()
+}
+
+/// Whether stderr is clap's message for a command line it refused: `error: …` first,
+/// its pointer to `--help` last.
+pub fn is_usage_error(stderr: &str) -> bool {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines.first().is_some_and(|l| l.starts_with("error: "))
+        && lines.last().is_some_and(|l| {
+            l.starts_with("For more information, try '") && l.ends_with("--help'.")
+        })
 }
 
 /// Whether this process may mount filesystems. Tests that need it call

@@ -110,7 +110,7 @@ fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
 
     let (code, table, _) = iozone_db(&db, &["trend", "--host", "flat"]);
     assert_eq!(code, Some(0));
-    assert!(table.contains("0 step(s) in 1 series"), "{table}");
+    assert!(table.contains("0 steps in 1 series"), "{table}");
     let (code, table, _) = iozone_db(&db, &["trend"]);
     assert_eq!(code, Some(0));
     assert!(

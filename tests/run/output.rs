@@ -217,9 +217,10 @@ fn help_and_version_exit_zero() {
         .assert()
         .success()
         .stdout(predicate::str::contains("--cache"));
-    // no subcommand: an error that points at the help
+    // no subcommand: clap's message, which lists the commands and points at the help
     iozone()
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("iozone --help"));
+        .stderr(predicate::str::contains("[subcommands: run, history"))
+        .stderr(predicate::str::contains("try '--help'"));
 }

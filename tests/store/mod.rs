@@ -2,4 +2,4 @@
 //! `history`, `show`, `info` and `db`.
 
 mod faults;
-mod queries;
+pub(crate) mod queries;

@@ -18,6 +18,7 @@ use crate::units::RateUnit;
 
 pub(super) fn comparison_section(
     comparison: Option<(&SideInfo, &SideInfo, &Comparison)>,
+    unit: RateUnit,
 ) -> String {
     let mut out = String::from("<section id=\"comparison\">\n<h2>Comparison</h2>\n");
     let Some((base, cand, c)) = comparison else {
@@ -33,7 +34,7 @@ pub(super) fn comparison_section(
         escape(&side_text(cand))
     );
     out.push_str(&environment_html(c));
-    out.push_str(&rows_html(c));
+    out.push_str(&rows_html(c, unit));
     out.push_str(&change_chart(c));
     out.push_str(&summary_html(c));
     out.push_str(&verdict_note(c));
@@ -54,12 +55,12 @@ fn environment_html(c: &Comparison) -> String {
     out + "</tbody>\n</table>\n"
 }
 
-fn rows_html(c: &Comparison) -> String {
+fn rows_html(c: &Comparison, unit: RateUnit) -> String {
     let mut out = String::from("<h3>Rows</h3>\n");
     if c.rows.is_empty() {
         return out + &empty("No rows in common between the two sides.");
     }
-    let unit = RateUnit::Auto.resolve(
+    let unit = unit.resolve(
         c.rows
             .iter()
             .flat_map(|r| [r.baseline_median, r.candidate_median]),

@@ -3,23 +3,25 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{MIB, SeriesHistory, empty, mib, plural, utc};
+use super::{SeriesHistory, empty, rate, utc};
 use crate::render::cells::{self, change};
 use crate::render::svg::{Axis, Level, Line, LineChart, Marker, Point, escape, seconds};
 use crate::trend::{SeriesKey, Step};
+use crate::units::{RateUnit, count};
 
-pub(super) fn history_section(series: &[SeriesHistory]) -> String {
-    let mut out = String::from(
+pub(super) fn history_section(series: &[SeriesHistory], unit: RateUnit) -> String {
+    let mut out = format!(
         "<section id=\"history\">\n<h2>History</h2>\n<p class=\"note\">Each point is one run's median \
-         in MiB/s, in time order (UTC); dashed lines mark the runs where the level stepped, dotted \
+         in {}, in time order (UTC); dashed lines mark the runs where the level stepped, dotted \
          lines the levels before and after.</p>\n",
+        unit.label()
     );
     if series.is_empty() {
         out.push_str(&empty("No history to show: no series was given."));
         return out + "</section>\n";
     }
     for s in series {
-        out.push_str(&history_figure(s));
+        out.push_str(&history_figure(s, unit));
     }
     out + "</section>\n"
 }
@@ -43,7 +45,7 @@ fn series_title(key: &SeriesKey) -> String {
     )
 }
 
-pub(super) fn history_figure(s: &SeriesHistory) -> String {
+pub(super) fn history_figure(s: &SeriesHistory, unit: RateUnit) -> String {
     let title = series_title(&s.key);
     let mut out = format!(
         "<figure class=\"chart history\">\n<h3>{}</h3>\n",
@@ -66,36 +68,41 @@ pub(super) fn history_figure(s: &SeriesHistory) -> String {
         .chain(s.steps.iter().flat_map(|st| [st.before, st.after]))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max)
-        / MIB;
+        / unit.bytes_per_sec();
     let chart = LineChart {
         width: 720.0,
         height: 240.0,
         title: format!("History of {title}"),
         x: Axis::time(&times, "run start, UTC"),
-        y: Axis::linear(0.0, top, 4, "MiB/s"),
-        lines: vec![history_line(s)],
+        y: Axis::linear(0.0, top, 4, unit.label()),
+        lines: vec![history_line(s, unit)],
         markers: s.steps.iter().map(|st| step_marker(st)).collect(),
-        levels: s.steps.iter().flat_map(|st| step_levels(s, st)).collect(),
+        levels: s
+            .steps
+            .iter()
+            .flat_map(|st| step_levels(s, st, unit))
+            .collect(),
     };
     out.push_str(&chart.to_svg());
     out.push('\n');
-    out.push_str(&steps_caption(s));
+    out.push_str(&steps_caption(s, unit));
     out + "</figure>\n"
 }
 
-fn history_line(s: &SeriesHistory) -> Line {
+fn history_line(s: &SeriesHistory, unit: RateUnit) -> Line {
     let points = s
         .points
         .iter()
         .map(|(t, id, median)| Point {
             x: seconds(t),
-            y: median / MIB,
+            y: median / unit.bytes_per_sec(),
             range: None,
             tip: format!(
-                "{} at {}: median {} MiB/s",
+                "{} at {}: median {} {}",
                 id.map_or("unrecorded run".into(), |id| format!("run {id}")),
                 utc(t),
-                mib(*median)
+                rate(unit, *median),
+                unit.label()
             ),
         })
         .collect();
@@ -114,7 +121,7 @@ fn step_marker(step: &Step) -> Marker {
 }
 
 /// The levels before and after a step, over the runs each was computed from.
-fn step_levels(s: &SeriesHistory, step: &Step) -> Vec<Level> {
+fn step_levels(s: &SeriesHistory, step: &Step, unit: RateUnit) -> Vec<Level> {
     let at = s
         .points
         .iter()
@@ -130,22 +137,21 @@ fn step_levels(s: &SeriesHistory, step: &Step) -> Vec<Level> {
         Level {
             x0: seconds(&first.0),
             x1: x,
-            y: step.before / MIB,
+            y: step.before / unit.bytes_per_sec(),
         },
         Level {
             x0: x,
             x1: seconds(&last.0),
-            y: step.after / MIB,
+            y: step.after / unit.bytes_per_sec(),
         },
     ]
 }
 
-fn steps_caption(s: &SeriesHistory) -> String {
+fn steps_caption(s: &SeriesHistory, unit: RateUnit) -> String {
     if s.steps.is_empty() {
         return format!(
-            "<figcaption>{} run{}; no step found.</figcaption>\n",
-            s.points.len(),
-            plural(s.points.len())
+            "<figcaption>{}; no step found.</figcaption>\n",
+            count(s.points.len(), "run")
         );
     }
     let items: String = s
@@ -153,24 +159,24 @@ fn steps_caption(s: &SeriesHistory) -> String {
         .iter()
         .map(|st| {
             let text = format!(
-                "{} at {}: {} → {} MiB/s ({}), {} runs before, {} after",
+                "{} at {}: {} → {} {} ({}), {} before, {} after",
                 st.run_id
                     .map_or("from an unrecorded run".into(), |id| format!(
                         "from run {id}"
                     )),
                 utc(&st.started_at),
-                mib(st.before),
-                mib(st.after),
+                rate(unit, st.before),
+                rate(unit, st.after),
+                unit.label(),
                 change(st.change_pct),
-                st.runs_before,
+                count(st.runs_before, "run"),
                 st.runs_after
             );
             format!("<li>{}</li>", escape(&text))
         })
         .collect();
     format!(
-        "<figcaption>{} run{}; steps:<ul>{items}</ul></figcaption>\n",
-        s.points.len(),
-        plural(s.points.len())
+        "<figcaption>{}; steps:<ul>{items}</ul></figcaption>\n",
+        count(s.points.len(), "run")
     )
 }

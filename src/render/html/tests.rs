@@ -106,6 +106,7 @@ fn full_report(runs: &[Run], steps: &[Step], c: &Comparison, sides: &[SideInfo])
         runs,
         comparison: Some((&sides[0], &sides[1], c)),
         series: histories(runs, steps),
+        unit: RateUnit::Auto,
     })
 }
 
@@ -181,7 +182,8 @@ fn the_legend_names_every_run() {
 fn a_run_of_several_engines_draws_a_line_for_each() {
     let mut combined = run(3, "bebox", "api", &[(TestKind::Write, 4096, &[1e9, 1.1e9])]);
     crate::store::tests::also_through(&mut combined, crate::model::EngineKind::Mmap, 2.0);
-    let html = super::throughput::throughput_section(std::slice::from_ref(&combined));
+    let html =
+        super::throughput::throughput_section(std::slice::from_ref(&combined), RateUnit::Auto);
     let legend = html.split("<ul class=\"legend\">").nth(1).unwrap();
     let name = run_name(&combined);
     let first = format!(
@@ -216,6 +218,7 @@ fn hostile_text_is_escaped() {
         runs: std::slice::from_ref(&r),
         comparison: None,
         series: histories(std::slice::from_ref(&r), &steps),
+        unit: RateUnit::Auto,
     });
     assert!(html.contains("&lt;b&gt;&amp;&quot;x"));
     assert!(!html.contains("<b>&\"x"));
@@ -298,6 +301,7 @@ fn history_and_html_show_the_same_run_cells() {
         runs: &runs,
         comparison: None,
         series: Vec::new(),
+        unit: RateUnit::Auto,
     });
     let mode = cells::run_mode(&runs[0].params);
     // the sample run keeps 32 operations in flight
@@ -316,6 +320,7 @@ fn empty_input_renders_every_section() {
         runs: &[],
         comparison: None,
         series: Vec::new(),
+        unit: RateUnit::Auto,
     });
     for id in ["runs", "throughput", "comparison", "history"] {
         assert!(html.contains(&format!("<section id=\"{id}\">")));
@@ -362,7 +367,7 @@ fn degenerate_data_draws_without_nan() {
         points: Vec::new(),
         steps: Vec::new(),
     };
-    assert_clean(&history_section(&[one, none]));
+    assert_clean(&history_section(&[one, none], RateUnit::Auto));
 }
 
 #[test]
@@ -375,7 +380,7 @@ fn a_history_chart_has_a_point_per_run_and_the_levels_of_its_step() {
     let steps = [step(&key, 100.0)];
     let series = histories(&runs, &steps);
     assert_eq!((series.len(), series[0].steps.len()), (1, 1));
-    let figure = history_figure(&series[0]);
+    let figure = history_figure(&series[0], RateUnit::Auto);
     assert_eq!(figure.matches("<circle").count(), 4, "{figure}");
     assert_eq!(figure.matches("class=\"level\"").count(), 2);
     assert!(figure.contains(">+100.0%</text>") && figure.contains("from run 2"));

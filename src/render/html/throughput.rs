@@ -5,11 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use super::{MIB, empty, mib, utc};
+use super::{empty, rate, utc};
 use crate::model::{CacheMode, EngineKind, Run, TestKind};
 use crate::render::svg::{self, Axis, Line, LineChart, Point, escape};
 use crate::stats::Summary;
-use crate::units::ByteSize;
+use crate::units::{ByteSize, RateUnit};
 
 /// What a run's line is drawn for: a file size, through an engine and cache mode.
 type LineKey = (ByteSize, EngineKind, CacheMode);
@@ -77,11 +77,12 @@ fn run_lines<'a>(
     lines
 }
 
-pub(super) fn throughput_section(runs: &[Run]) -> String {
-    let mut out = String::from(
+pub(super) fn throughput_section(runs: &[Run], unit: RateUnit) -> String {
+    let mut out = format!(
         "<section id=\"throughput\">\n<h2>Throughput against record size</h2>\n\
-         <p class=\"note\">Each point is the median of a run's repetitions, in MiB/s; \
+         <p class=\"note\">Each point is the median of a run's repetitions, in {}; \
          the thin bar spans the slowest to the fastest repetition. Record sizes on a log scale.</p>\n",
+        unit.label()
     );
     let tests: BTreeSet<TestKind> = runs
         .iter()
@@ -95,19 +96,23 @@ pub(super) fn throughput_section(runs: &[Run]) -> String {
     }
     let indices = line_indices(runs);
     for test in tests {
-        out.push_str(&throughput_figure(test, &run_lines(runs, test, &indices)));
+        out.push_str(&throughput_figure(
+            test,
+            &run_lines(runs, test, &indices),
+            unit,
+        ));
     }
     out + "</section>\n"
 }
 
-fn throughput_figure(test: TestKind, lines: &[RunLine]) -> String {
+fn throughput_figure(test: TestKind, lines: &[RunLine], unit: RateUnit) -> String {
     let records: Vec<ByteSize> = lines
         .iter()
         .flat_map(|l| l.points.keys().copied())
         .collect();
     let top = lines
         .iter()
-        .flat_map(|l| l.points.values().map(|s| s.max / MIB))
+        .flat_map(|l| l.points.values().map(|s| s.max / unit.bytes_per_sec()))
         .fold(0.0, f64::max);
     let several_files = lines
         .iter()
@@ -120,8 +125,8 @@ fn throughput_figure(test: TestKind, lines: &[RunLine]) -> String {
         height: 360.0,
         title: format!("{test}: throughput against record size"),
         x: Axis::log2_bytes(&records, "record size"),
-        y: Axis::linear(0.0, top, 6, "MiB/s"),
-        lines: lines.iter().map(|l| chart_line(test, l)).collect(),
+        y: Axis::linear(0.0, top, 6, unit.label()),
+        lines: lines.iter().map(|l| chart_line(test, l, unit)).collect(),
         markers: Vec::new(),
         levels: Vec::new(),
     };
@@ -146,7 +151,7 @@ fn throughput_figure(test: TestKind, lines: &[RunLine]) -> String {
     )
 }
 
-fn chart_line(test: TestKind, line: &RunLine) -> Line {
+fn chart_line(test: TestKind, line: &RunLine, unit: RateUnit) -> Line {
     let name = match &line.mode {
         Some(mode) => format!("{} · {mode}", run_name(line.run)),
         None => run_name(line.run),
@@ -156,14 +161,15 @@ fn chart_line(test: TestKind, line: &RunLine) -> Line {
         .iter()
         .map(|(record, s)| Point {
             x: (record.bytes().max(1) as f64).log2(),
-            y: s.median / MIB,
-            range: Some((s.min / MIB, s.max / MIB)),
+            y: s.median / unit.bytes_per_sec(),
+            range: Some((s.min / unit.bytes_per_sec(), s.max / unit.bytes_per_sec())),
             tip: format!(
-                "{name}: {test}, {} file, {record} records: median {} MiB/s (min {}, max {}, n = {})",
+                "{name}: {test}, {} file, {record} records: median {} {} (min {}, max {}, n = {})",
                 line.file_size,
-                mib(s.median),
-                mib(s.min),
-                mib(s.max),
+                rate(unit, s.median),
+                unit.label(),
+                rate(unit, s.min),
+                rate(unit, s.max),
                 s.n
             ),
         })

@@ -9,6 +9,7 @@ on_every_backend!(
     a_spooled_run_replaces_the_empty_record_of_its_failed_write,
     filters_narrow_and_order_newest_first,
     references_resolve_to_one_run,
+    selectors_say_which_runs_are_not_complete,
     many_runs_save_at_once_without_duplicates,
     instants_keep_the_backends_precision,
     sixteen_writers_lose_nothing,
@@ -363,6 +364,49 @@ fn references_resolve_to_one_run(backend: &Backend) {
         store.resolve(&RunRef::UuidPrefix("ffff".into())),
         Err(StoreError::NoSuchRun(_))
     ));
+}
+
+fn selectors_say_which_runs_are_not_complete(backend: &Backend) {
+    let mut store = backend.open();
+    let done = sample_run("h", 0);
+    let mut aborted = sample_run("h", 1);
+    aborted.status = RunStatus::Aborted;
+    aborted.labels = vec!["ctrlc".into(), "nightly".into()];
+    let done_id = store.save_run(&done).unwrap().unwrap();
+    let aborted_id = store.save_run(&aborted).unwrap().unwrap();
+    let select = |text: &str| select_runs(&*store, &text.parse().unwrap());
+    let incomplete = |text: &str| match select(text) {
+        Err(StoreError::NotComplete { selector, runs }) => {
+            assert_eq!(selector, text);
+            runs
+        }
+        other => panic!("{text}: expected NotComplete, got {other:?}"),
+    };
+    // by label, by id and as `latest`: named, so refused with its id and status
+    assert_eq!(incomplete("ctrlc"), [(aborted_id, RunStatus::Aborted)]);
+    assert_eq!(
+        incomplete(&aborted_id.to_string()),
+        [(aborted_id, RunStatus::Aborted)]
+    );
+    assert_eq!(incomplete("latest"), [(aborted_id, RunStatus::Aborted)]);
+    let message = StoreError::NotComplete {
+        selector: "ctrlc".into(),
+        runs: vec![(aborted_id, RunStatus::Aborted), (9, RunStatus::Failed)],
+    }
+    .to_string();
+    assert!(
+        message.starts_with(&format!(
+            "'ctrlc' selects runs that are not complete: {aborted_id} (aborted), 9 (failed);"
+        )),
+        "{message}"
+    );
+    // a filter that matches complete runs too keeps only those
+    let nightly = select("nightly").unwrap();
+    assert_eq!(
+        nightly.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [Some(done_id)]
+    );
+    assert!(!nightly[0].results.is_empty());
 }
 
 fn many_runs_save_at_once_without_duplicates(backend: &Backend) {

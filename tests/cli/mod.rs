@@ -1,0 +1,6 @@
+//! The command line around the measurements: usage errors, warnings and counts in
+//! messages, output to stdout, units, manual pages and shell completions.
+
+mod manual;
+mod messages;
+mod output;
