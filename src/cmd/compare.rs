@@ -21,7 +21,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         ignore: ignored(&args.ignore),
     };
     options.validate()?;
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
     if let Some(by) = args.by {

@@ -20,7 +20,7 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
             super::print_stdout(&format!("{}\n", location.display()))?;
         }
         DbAction::Check => {
-            let store = context.open_store()?;
+            let store = context.read_store()?;
             let report = store.check()?;
             let text = format!(
                 "database       {}\nschema         {} (this iozone: {})\nruns           {}\nresults        {}\nunfinished     {}\nintegrity      {}\n",

@@ -6,7 +6,7 @@ use crate::render;
 
 pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let limit = (!args.all).then_some(args.limit);
     let runs = store.list_runs(&super::run_filter(&args.filter, limit))?;
     let text = match args.format {

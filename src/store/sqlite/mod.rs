@@ -1,7 +1,14 @@
 //! The local store: one SQLite file, WAL mode, a busy timeout so concurrent runs wait
 //! for each other instead of failing, foreign keys on, one transaction per write.
+//!
+//! Commands that only read open the file read-only: they never create it, never
+//! migrate or checkpoint it, and work on a file or a mount they cannot write. Before
+//! anything opens it for writing, a `-wal` file beside it that holds pages is read
+//! with it read-only first: a WAL from another database (a backup restored beside a
+//! stale one) is refused, since the first checkpoint would copy its pages in.
 
 mod bind;
+mod files;
 mod schema;
 
 use std::collections::HashMap;
@@ -28,6 +35,17 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let exists = files::exists(path)?;
+        if let Some(reason) = files::unwritable(path) {
+            return Err(StoreError::NotWritable {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+        if exists && files::wal(path).is_some() {
+            // read-only, so a WAL that does not belong is looked at, never applied
+            drop(Self::read_only(path, false)?);
+        }
         // The first processes to open a new database race to set WAL and create the
         // schema; some steps report "locked" at once instead of waiting (switching the
         // journal mode, a read upgraded to a write). Those are retried, briefly.
@@ -66,11 +84,88 @@ impl SqliteStore {
         })
     }
 
+    /// Opens an existing database for reading only. A file this process cannot write
+    /// (0444, a read-only mount) and without a WAL to apply is read as it is, so
+    /// nothing is created beside it; a database of an older schema is migrated first,
+    /// as a write.
+    pub fn open_to_read(path: &Path) -> Result<Self, StoreError> {
+        if !files::exists(path)? {
+            return Err(StoreError::Missing(path.to_path_buf()));
+        }
+        let store = Self::read_only(path, files::read_as_is(path))?;
+        if user_version(&store.conn).map_err(|e| store.err(e))? < migrate::SQLITE.len() {
+            drop(store);
+            return Self::open(path);
+        }
+        Ok(store)
+    }
+
+    /// A read-only connection that has checked the database, read with the pages of
+    /// its `-wal` if it holds any, is an iozone database whose pages agree.
+    /// `as_is` reads the file alone (SQLite's `immutable`): no lock, no `-shm`.
+    fn read_only(path: &Path, as_is: bool) -> Result<Self, StoreError> {
+        let query = if as_is {
+            "mode=ro&immutable=1"
+        } else {
+            "mode=ro"
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(files::uri(path, query), flags).map_err(|e| {
+            StoreError::Open {
+                path: path.to_path_buf(),
+                reason: short_reason(&e),
+            }
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| sql_error(path, e))?;
+        let Some(wal) = files::wal(path).filter(|_| !as_is) else {
+            identify(&conn, path, migrate::SQLITE.len())?;
+            return Ok(SqliteStore {
+                conn,
+                path: path.to_path_buf(),
+            });
+        };
+        let foreign = |reason: String| StoreError::ForeignWal {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if let Some(size) = files::page_size(path).filter(|&size| size != wal.page_size) {
+            return Err(foreign(format!(
+                "its pages are {} bytes, the database's {size}",
+                wal.page_size
+            )));
+        }
+        match identify(&conn, path, migrate::SQLITE.len()) {
+            Err(StoreError::NotIozone(_)) => {
+                return Err(foreign(
+                    "with it, the file is not an iozone database".into(),
+                ));
+            }
+            Err(StoreError::Corrupt { reason, .. }) => return Err(foreign(reason)),
+            other => other?,
+        };
+        let verdict: String = conn
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+            .map_err(|e| match sql_error(path, e) {
+                StoreError::Corrupt { reason, .. } => foreign(reason),
+                other => other,
+            })?;
+        if verdict != "ok" {
+            return Err(foreign(verdict));
+        }
+        Ok(SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
     /// Opens (which migrates) and reports the schema version before and after.
     pub fn migrate_only(path: &Path) -> Result<(usize, usize), StoreError> {
-        let before = if path.exists() {
-            let conn = connect(path)?;
-            identify(&conn, path, migrate::SQLITE.len())?
+        let before = if files::exists(path)? {
+            let store = Self::read_only(path, files::read_as_is(path))?;
+            user_version(&store.conn).map_err(|e| store.err(e))?
         } else {
             0
         };
