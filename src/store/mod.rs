@@ -43,9 +43,10 @@ pub enum StoreError {
     #[error("cannot write to the database: {reason}")]
     NotWritable { path: PathBuf, reason: String },
     #[error(
-        "{}-wal does not belong to the database {} ({reason}); nothing was changed: if the \
-         database was restored from a backup, move the stale -wal file away",
-        path.display(), path.display()
+        "{}-wal may not belong to the database {} ({reason}), so nothing was read or changed: \
+         if the database was restored from a backup, move the stale -wal file away; if the \
+         WAL is its own, `sqlite3 {} 'PRAGMA wal_checkpoint'` applies it",
+        path.display(), path.display(), path.display()
     )]
     ForeignWal { path: PathBuf, reason: String },
     #[error(transparent)]

@@ -3,7 +3,7 @@
 //! `-wal` file beside it holds frames — pages SQLite lays over the database when it
 //! opens it, and copies into it at the next checkpoint, whatever database wrote them.
 
-use std::io::Read;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::Access;
@@ -108,10 +108,8 @@ pub(super) struct Wal {
 /// A file with another magic number is not a WAL SQLite would apply.
 pub(super) fn wal(path: &Path) -> Option<Wal> {
     let file = beside(path, "-wal");
-    let mut header = [0u8; 32];
-    let mut opened = std::fs::File::open(&file).ok()?;
-    let len = opened.metadata().ok()?.len();
-    opened.read_exact(&mut header).ok()?;
+    let len = std::fs::metadata(&file).ok()?.len();
+    let header = read_start::<32>(&file)?;
     let word = |at: usize| u32::from_be_bytes(header[at..at + 4].try_into().expect("4 bytes"));
     // the low bit says the checksums' byte order
     if word(0) & !1 != 0x377f_0682 {
@@ -121,14 +119,68 @@ pub(super) fn wal(path: &Path) -> Option<Wal> {
     (len >= 32 + 24 + u64::from(page_size)).then_some(Wal { page_size })
 }
 
+/// Whether the `-wal` file was written for this database, as far as the files can
+/// tell: SQLite lays any WAL's pages over the database, since nothing in the database
+/// file names its WAL. What does is the `-shm` index beside them, rebuilt from the WAL
+/// by whoever opens it and kept while it is in use: its header holds the WAL's salts
+/// (random numbers drawn each time the WAL restarts) and page size. A WAL copied
+/// beside a restored backup has no index, or one that names another WAL. (A WAL and
+/// index copied together pass: then the database's page size must still match.)
+/// `Err` says why the WAL cannot be taken for the database's.
+pub(super) fn wal_belongs(path: &Path, wal: Wal) -> Result<(), String> {
+    if let Some(size) = page_size(path).filter(|&size| size != wal.page_size) {
+        return Err(format!(
+            "its pages are {} bytes, the database's {size}",
+            wal.page_size
+        ));
+    }
+    // A writer restarting the WAL updates the index and the WAL header one after
+    // the other: a mismatch is believed only when it lasts.
+    let mut attempt = 0;
+    loop {
+        match indexed_salts(path) {
+            Some(salts) if Some(salts) == wal_salts(path) => return Ok(()),
+            _ if attempt < 5 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10 * attempt));
+            }
+            None => return Err("no -shm index beside it says it does".into()),
+            Some(_) => return Err("the -shm index beside it names another WAL".into()),
+        }
+    }
+}
+
+/// The salts in the WAL header (bytes 16..24).
+fn wal_salts(path: &Path) -> Option<[u8; 8]> {
+    let header = read_start::<32>(&beside(path, "-wal"))?;
+    Some(header[16..24].try_into().expect("8 bytes"))
+}
+
+/// The salts the `-shm` index holds for its WAL: its header (wal.c's `WalIndexHdr`,
+/// 48 bytes, written twice so a torn one shows) stores them at bytes 32..40, as they
+/// are in the WAL header. `None` when there is no index or its two copies differ or
+/// it was never filled in.
+fn indexed_salts(path: &Path) -> Option<[u8; 8]> {
+    let header = read_start::<96>(&beside(path, "-shm"))?;
+    let (first, second) = header.split_at(48);
+    // byte 12 is `isInit`
+    (first == second && first[12] != 0).then(|| first[32..40].try_into().expect("8 bytes"))
+}
+
+/// The first `N` bytes of a file, when it has them.
+fn read_start<const N: usize>(path: &Path) -> Option<[u8; N]> {
+    let mut bytes = [0u8; N];
+    std::fs::File::open(path)
+        .ok()?
+        .read_exact(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
 /// The page size a database file's header states (offset 16, big-endian; 1 means
 /// 65536), when the file has a header.
 pub(super) fn page_size(path: &Path) -> Option<u32> {
-    let mut header = [0u8; 18];
-    std::fs::File::open(path)
-        .ok()?
-        .read_exact(&mut header)
-        .ok()?;
+    let header = read_start::<18>(path)?;
     match u16::from_be_bytes([header[16], header[17]]) {
         1 => Some(65536),
         n => Some(u32::from(n)),

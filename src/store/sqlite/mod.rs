@@ -42,9 +42,8 @@ impl SqliteStore {
                 reason,
             });
         }
-        if exists && files::wal(path).is_some() {
-            // read-only, so a WAL that does not belong is looked at, never applied
-            drop(Self::read_only(path, false)?);
+        if exists {
+            check_wal(path)?;
         }
         // The first processes to open a new database race to set WAL and create the
         // schema; some steps report "locked" at once instead of waiting (switching the
@@ -100,10 +99,13 @@ impl SqliteStore {
         Ok(store)
     }
 
-    /// A read-only connection that has checked the database, read with the pages of
-    /// its `-wal` if it holds any, is an iozone database whose pages agree.
-    /// `as_is` reads the file alone (SQLite's `immutable`): no lock, no `-shm`.
+    /// A read-only connection, on a database whose `-wal` (if it holds pages) was
+    /// checked to be its own first. `as_is` reads the file alone (SQLite's
+    /// `immutable`): no lock, no `-shm`.
     fn read_only(path: &Path, as_is: bool) -> Result<Self, StoreError> {
+        if !as_is {
+            check_wal(path)?;
+        }
         let query = if as_is {
             "mode=ro&immutable=1"
         } else {
@@ -120,41 +122,7 @@ impl SqliteStore {
         })?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| sql_error(path, e))?;
-        let Some(wal) = files::wal(path).filter(|_| !as_is) else {
-            identify(&conn, path, migrate::SQLITE.len())?;
-            return Ok(SqliteStore {
-                conn,
-                path: path.to_path_buf(),
-            });
-        };
-        let foreign = |reason: String| StoreError::ForeignWal {
-            path: path.to_path_buf(),
-            reason,
-        };
-        if let Some(size) = files::page_size(path).filter(|&size| size != wal.page_size) {
-            return Err(foreign(format!(
-                "its pages are {} bytes, the database's {size}",
-                wal.page_size
-            )));
-        }
-        match identify(&conn, path, migrate::SQLITE.len()) {
-            Err(StoreError::NotIozone(_)) => {
-                return Err(foreign(
-                    "with it, the file is not an iozone database".into(),
-                ));
-            }
-            Err(StoreError::Corrupt { reason, .. }) => return Err(foreign(reason)),
-            other => other?,
-        };
-        let verdict: String = conn
-            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
-            .map_err(|e| match sql_error(path, e) {
-                StoreError::Corrupt { reason, .. } => foreign(reason),
-                other => other,
-            })?;
-        if verdict != "ok" {
-            return Err(foreign(verdict));
-        }
+        identify(&conn, path, migrate::SQLITE.len())?;
         Ok(SqliteStore {
             conn,
             path: path.to_path_buf(),
@@ -209,6 +177,19 @@ impl SqliteStore {
             }
         }
         Ok(statements::group_results(ids, rows))
+    }
+}
+
+/// Refuses a `-wal` holding pages that cannot be told to be this database's, before
+/// anything opens it: SQLite would lay those pages over the database, and the first
+/// checkpoint would write them into it.
+fn check_wal(path: &Path) -> Result<(), StoreError> {
+    match files::wal(path).map(|wal| files::wal_belongs(path, wal)) {
+        Some(Err(reason)) => Err(StoreError::ForeignWal {
+            path: path.to_path_buf(),
+            reason,
+        }),
+        _ => Ok(()),
     }
 }
 
