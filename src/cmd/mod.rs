@@ -94,6 +94,7 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
             BenchError::NoSpace { .. } => "; use a smaller --size or fewer --threads",
             BenchError::DirectUnsupported(_) => "; use --cache flush instead",
             BenchError::UringUnavailable(_) => "; use --engine pread",
+            BenchError::Replaced(_) => "; choose a directory only you can write to with --dir",
             _ => "",
         }
         .into();

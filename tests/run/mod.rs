@@ -6,4 +6,5 @@ mod faults;
 mod matrix;
 mod output;
 mod rounds;
+mod swapped;
 mod uring;
