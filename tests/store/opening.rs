@@ -233,6 +233,10 @@ fn a_read_only_database_reads_as_a_normal_user_and_stays_usable() {
     std::fs::copy(&scene.db, &db).unwrap();
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = std::fs::read(&db).unwrap();
+    // root passes the permission bits, but leaves nothing of mode 0444 beside it either
+    let (code, err) = on(&db, &words(&["history"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(sidecars(&db).is_empty(), "root left {:?}", sidecars(&db));
     for args in [
         &["history"][..],
         &["show", "1"],
@@ -280,6 +284,14 @@ fn a_read_only_database_reads_as_a_normal_user_and_stays_usable() {
         .unwrap();
     let (code, out) = as_nobody(&binary, &db, &import);
     assert_eq!(code, Some(0), "{out}");
+    // a file this user cannot read is said to be that
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o200)).unwrap();
+    let (code, out) = as_nobody(&binary, &db, &["history"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("the file is not readable: Permission denied"),
+        "{out}"
+    );
 }
 
 #[test]

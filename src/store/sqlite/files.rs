@@ -91,10 +91,22 @@ pub(super) fn unwritable(path: &Path) -> Option<String> {
 }
 
 /// Whether the database can be read without creating anything beside it: it is not
-/// writable here (a 0444 file, a read-only mount), so no writer can be changing it,
-/// and its `-wal` holds nothing to apply.
+/// writable here (a read-only mount, someone else's file) or not meant to be written
+/// by anyone (no write permission bit, which root passes but should not undo by
+/// leaving a `-shm` of that mode behind), so no writer can be changing it, and its
+/// `-wal` holds nothing to apply.
 pub(super) fn read_as_is(path: &Path) -> bool {
-    unwritable(path).is_some() && wal(path).is_none()
+    use std::os::unix::fs::PermissionsExt;
+    let no_write_bits = std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o222 == 0);
+    (no_write_bits || unwritable(path).is_some()) && wal(path).is_none()
+}
+
+/// Why the database file cannot be read, when it cannot.
+/// (The message names the path already: "cannot open the database PATH: …".)
+pub(super) fn unreadable(path: &Path) -> Option<String> {
+    rustix::fs::access(path, Access::READ_OK)
+        .err()
+        .map(|e| format!("the file is not readable: {}", std::io::Error::from(e)))
 }
 
 /// A `-wal` file's header, when the file holds at least one frame.

@@ -91,6 +91,12 @@ impl SqliteStore {
         if !files::exists(path)? {
             return Err(StoreError::Missing(path.to_path_buf()));
         }
+        if let Some(reason) = files::unreadable(path) {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
         let store = Self::read_only(path, files::read_as_is(path))?;
         if user_version(&store.conn).map_err(|e| store.err(e))? < migrate::SQLITE.len() {
             drop(store);
