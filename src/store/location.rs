@@ -172,15 +172,24 @@ fn mask_password_words(text: &str) -> String {
         }
         end
     } else {
-        trimmed
-            .find(char::is_whitespace)
-            .map_or(text.len(), |i| value_start + i)
+        // to the next ` KEYWORD=`: a space in an unquoted password is a typo libpq
+        // would take for the start of another option, but it is still the password
+        unquoted_end(trimmed).map_or(text.len(), |i| value_start + i)
     };
     format!(
         "{}***{}",
         &text[..value_start],
         mask_password_words(&text[value_end..])
     )
+}
+
+/// Where an unquoted value ends: at the whitespace before the next `KEYWORD=`.
+fn unquoted_end(value: &str) -> Option<usize> {
+    value
+        .char_indices()
+        .filter(|&(_, c)| c.is_whitespace())
+        .map(|(i, _)| i)
+        .find(|&i| is_libpq_words(value[i..].trim_start()))
 }
 
 #[cfg(test)]
@@ -270,6 +279,12 @@ mod tests {
                 "host=h password = 'a b\\' c' dbname=d",
                 "host=h password = *** dbname=d",
             ),
+            // an unquoted space: what follows is the password too, up to an option
+            (
+                "host=h password=a b=c dbname=d",
+                "host=h password=*** dbname=d",
+            ),
+            ("host=h password=a b", "host=h password=***"),
         ];
         for (url, want) in cases {
             assert_eq!(mask_url(url), want, "{url}");
@@ -296,7 +311,8 @@ mod tests {
             let in_query = format!("{scheme}://iozone@127.0.0.1/db?sslmode=disable&password={password}");
             let quoted = password.replace('\\', "\\\\").replace('\'', "\\'");
             let words = format!("host=127.0.0.1 password='{quoted}' dbname=d");
-            for text in [url, in_query, words] {
+            let unquoted = format!("host=127.0.0.1 password={password} dbname=d");
+            for text in [url, in_query, words, unquoted] {
                 let masked = mask_url(&text);
                 proptest::prop_assert!(
                     !masked.contains("Zqx") && !masked.contains("Wvk"),
