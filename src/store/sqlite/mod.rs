@@ -3,9 +3,10 @@
 //!
 //! Commands that only read open the file read-only: they never create it, never
 //! migrate or checkpoint it, and work on a file or a mount they cannot write. Before
-//! anything opens it for writing, a `-wal` file beside it that holds pages is read
-//! with it read-only first: a WAL from another database (a backup restored beside a
-//! stale one) is refused, since the first checkpoint would copy its pages in.
+//! SQLite opens it at all, a `-wal` file beside it that holds pages must be named by
+//! the `-shm` index beside them (`files.rs`): a WAL from another database (a backup
+//! restored beside a stale one) is refused, since SQLite would read its pages as the
+//! database's and the first checkpoint would copy them in.
 
 mod bind;
 mod files;
