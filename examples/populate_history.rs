@@ -159,7 +159,7 @@ fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| "target/bench-history.db".into());
     let total: u64 = args.next().map_or(Ok(100_000), |n| n.parse())?;
     let hosts: u64 = args.next().map_or(Ok(20), |n| n.parse())?;
-    let location = store::Location::parse(&path);
+    let location = store::Location::parse(&path)?;
     if let store::Location::Sqlite(file) = &location {
         let _ = std::fs::remove_file(file);
     }

@@ -1,10 +1,16 @@
 //! The test file's life: a unique name, created with O_EXCL and never through a
 //! symlink, opened with the flags of the cache policy, and removed when dropped, which
 //! covers normal ends, errors and interrupts alike.
+//!
+//! Between phases the file is reopened by name. In a directory others can write to,
+//! someone may rename a hard link to a file of theirs (or one they want destroyed) over
+//! that name; a reopen therefore checks, on the descriptor it got, that it is still the
+//! file created (device and inode) with no other name (one link), before anything is
+//! written through it.
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
@@ -15,6 +21,18 @@ use super::cache::CachePolicy;
 pub struct TestFile {
     path: PathBuf,
     exists: bool,
+    /// The device and inode of the file created, once it is.
+    identity: Option<(u64, u64)>,
+}
+
+/// Why the test file could not be reopened.
+#[derive(Debug, thiserror::Error)]
+pub enum ReopenError {
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The name now leads to another file, or to one with other names.
+    #[error("the file under this name is no longer the one this run created")]
+    Replaced,
 }
 
 impl TestFile {
@@ -24,6 +42,7 @@ impl TestFile {
         TestFile {
             path: dir.join(name),
             exists: false,
+            identity: None,
         }
     }
 
@@ -42,6 +61,8 @@ impl TestFile {
         match options(cache).create_new(true).open(&self.path) {
             Ok(file) => {
                 self.exists = true;
+                let meta = file.metadata()?;
+                self.identity = Some((meta.dev(), meta.ino()));
                 Ok(file)
             }
             // Some filesystems (ramfs) create the inode and only then refuse a flag
@@ -55,9 +76,15 @@ impl TestFile {
         }
     }
 
-    /// Opens the existing file, never through a symlink.
-    pub fn open(&self, cache: CachePolicy) -> io::Result<File> {
-        options(cache).open(&self.path)
+    /// Opens the file created, never through a symlink, and never another file put
+    /// under its name: the descriptor's device, inode and link count are checked.
+    pub fn open(&self, cache: CachePolicy) -> Result<File, ReopenError> {
+        let file = options(cache).open(&self.path)?;
+        let meta = file.metadata()?;
+        match self.identity == Some((meta.dev(), meta.ino())) && meta.nlink() == 1 {
+            true => Ok(file),
+            false => Err(ReopenError::Replaced),
+        }
     }
 
     pub fn remove(&mut self) -> io::Result<()> {
@@ -120,10 +147,36 @@ mod tests {
         let mut f = f;
         // not ours: create must refuse rather than write through the link
         assert!(options(BUFFERED).create_new(true).open(f.path()).is_err());
-        assert!(f.open(BUFFERED).is_err());
+        assert!(matches!(f.open(BUFFERED), Err(ReopenError::Io(_))));
         f.remove().unwrap();
         drop(f);
         assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
         assert!(dir.path().join("victim").exists());
+    }
+
+    #[test]
+    fn a_hard_link_renamed_over_the_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        let mut f = TestFile::new(dir.path(), "h", 0);
+        f.create(BUFFERED).unwrap();
+        assert!(f.open(BUFFERED).is_ok(), "its own file reopens");
+        // another user's hard link to their file, renamed over the test file's name
+        let link = dir.path().join("planted");
+        std::fs::hard_link(&victim, &link).unwrap();
+        std::fs::rename(&link, f.path()).unwrap();
+        assert!(matches!(f.open(BUFFERED), Err(ReopenError::Replaced)));
+        drop(f);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+    }
+
+    #[test]
+    fn a_second_name_for_the_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = TestFile::new(dir.path(), "n", 0);
+        f.create(BUFFERED).unwrap();
+        std::fs::hard_link(f.path(), dir.path().join("other-name")).unwrap();
+        assert!(matches!(f.open(BUFFERED), Err(ReopenError::Replaced)));
     }
 }

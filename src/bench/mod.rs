@@ -109,6 +109,11 @@ pub enum BenchError {
         expected: u8,
         found: u8,
     },
+    #[error(
+        "{0} was replaced between phases by another file (a hard link renamed over it); \
+         nothing was written to it"
+    )]
+    Replaced(PathBuf),
     #[error("io_uring is unavailable here: {0}")]
     UringUnavailable(String),
     #[error("interrupted; the test files were removed")]

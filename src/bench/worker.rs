@@ -11,7 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
-use super::file::TestFile;
+use super::file::{ReopenError, TestFile};
 use super::io::{Engine, RecordIo, Shape, WriteBack};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
@@ -145,9 +145,10 @@ impl Worker<'_> {
             if !file.exists() {
                 self.fill(file, pool, test)?;
             }
-            let handle = file
-                .open(cache)
-                .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))?;
+            let handle = file.open(cache).map_err(|e| match e {
+                ReopenError::Io(e) => BenchError::io(self.context("opening", file.path(), test), e),
+                ReopenError::Replaced => BenchError::Replaced(file.path().to_path_buf()),
+            })?;
             cache
                 .before_test(test, &handle, self.cell.cell.file_size)
                 .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;

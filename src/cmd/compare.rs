@@ -22,7 +22,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         ignore: ignored(&args.ignore),
     };
     options.validate()?;
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
     warn_overlap(shell, &base_runs, &cand_runs);

@@ -10,17 +10,21 @@ use crate::store::{self, Location, Store};
 pub struct Context {
     /// Status, warnings and errors on stderr; whether stdout is coloured.
     pub shell: Shell,
-    /// `--db`, else `IOZONE_DB` (clap reads both into one flag), parsed once. `None`
-    /// means the default file, looked up only when a command needs the database:
-    /// `info` and `completions` work without a home directory.
-    db: Option<Location>,
+    /// `--db`, else `IOZONE_DB` (clap reads both into one flag), parsed when a command
+    /// needs the database. `None` means the default file, looked up only then: `info`
+    /// and `completions` work without a home directory.
+    db: Option<String>,
 }
 
 impl Context {
     pub fn new(shell: Shell, db: Option<&str>) -> Context {
         Context {
             shell,
-            db: db.map(Location::parse),
+            // `IOZONE_DB=` (set but empty, as an unset shell variable expands) means the
+            // default, as if unset: an empty path would be SQLite's throwaway database
+            db: db
+                .filter(|text| !text.trim().is_empty())
+                .map(str::to_string),
         }
     }
 
@@ -28,11 +32,17 @@ impl Context {
     /// may need creating.
     pub fn location(&self) -> anyhow::Result<(Location, bool)> {
         match &self.db {
-            Some(location) => Ok((location.clone(), false)),
+            Some(text) => Ok((Location::parse(text)?, false)),
             None => store::default_path()
                 .map(|p| (Location::Sqlite(p), true))
                 .context("no home directory to keep the database in; choose one with --db"),
         }
+    }
+
+    /// The database for a command that only reads: opened read-only, never created.
+    pub fn read_store(&self) -> anyhow::Result<Box<dyn Store>> {
+        let (location, _) = self.location()?;
+        Ok(store::open_to_read(&location)?)
     }
 
     /// The database, opened (and created, with its directory, when it is the default).

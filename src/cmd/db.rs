@@ -20,7 +20,11 @@ pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
             super::print_stdout(&format!("{}\n", location.display()))?;
         }
         DbAction::Check { repair } => {
-            let mut store = context.open_store()?;
+            // only a repair writes: a check reads, as every read command does
+            let mut store = match repair {
+                true => context.open_store()?,
+                false => context.read_store()?,
+            };
             let mut dead = super::killed::dead_runs(store.as_ref())?;
             if repair && !dead.is_empty() {
                 let marked = super::killed::mark_aborted(store.as_mut(), dead)?;

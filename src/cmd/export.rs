@@ -8,7 +8,7 @@ use crate::export;
 use crate::store;
 
 pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let mut runs = store.list_runs(&super::run_filter(&args.filter, None))?;
     // oldest first: imported in this order, a new database numbers them as here
     runs.reverse();

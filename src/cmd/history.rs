@@ -6,7 +6,7 @@ use crate::render;
 
 pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let limit = (!args.all).then_some(args.limit);
     // one more than shown: the footer says "more" only when there are more
     let filter = super::run_filter(&args.filter, limit.map(|l| l + 1));

@@ -124,6 +124,7 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
             BenchError::NoSpace { .. } => "; use a smaller --size or fewer --threads",
             BenchError::DirectUnsupported(_) => "; use --cache flush instead",
             BenchError::UringUnavailable(_) => "; use --engine pread",
+            BenchError::Replaced(_) => "; choose a directory only you can write to with --dir",
             _ => "",
         }
         .into();
@@ -138,7 +139,10 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
 
 fn database_way_out(e: &StoreError, flag: &str) -> String {
     match e {
-        StoreError::Open { .. } => format!(", or choose another with {flag}"),
+        StoreError::Open { .. } | StoreError::NotWritable { .. } => {
+            format!(", or choose another with {flag}")
+        }
+        StoreError::NotAFile { .. } => format!("; choose a database file with {flag}"),
         StoreError::NotIozone(_) => format!("; choose another file with {flag}"),
         _ => String::new(),
     }
@@ -216,8 +220,7 @@ mod tests {
         });
         assert_eq!(
             error_message(&closed),
-            "cannot open the database /no/x.db: unable to open; check that the directory \
-             exists and is writable, or choose another with --db"
+            "cannot open the database /no/x.db: unable to open, or choose another with --db"
         );
         let other = anyhow::Error::new(StoreError::NoSuchRun("7".into()));
         assert_eq!(error_message(&other), format!("{other:#}"));

@@ -17,7 +17,7 @@ const MAX_SERIES: usize = 24;
 
 pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let base = args
         .baseline
         .as_ref()

@@ -7,7 +7,7 @@ use crate::store::StoreError;
 
 pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let id = store.resolve(&args.run)?;
     let run = store
         .load_run(id)?

@@ -9,16 +9,19 @@ use crate::store::{self, Location};
 
 pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    let local = context.open_store()?;
     let (remote_text, sending) = match (&args.to, &args.from) {
         (Some(to), _) => (to, true),
         (None, Some(from)) => (from, false),
         (None, None) => unreachable!("clap requires --to or --from"),
     };
-    let remote_location = Location::parse(remote_text);
+    let remote_location = Location::parse(remote_text)?;
     let flag = if sending { "--to" } else { "--from" };
-    let remote =
-        store::open(&remote_location).map_err(|error| super::OtherDatabase { flag, error })?;
+    // the side sent from is only read
+    let (local, remote) = match sending {
+        true => (context.read_store()?, store::open(&remote_location)),
+        false => (context.open_store()?, store::open_to_read(&remote_location)),
+    };
+    let remote = remote.map_err(|error| super::OtherDatabase { flag, error })?;
     let (source, mut target) = match sending {
         true => (local, remote),
         false => (remote, local),

@@ -15,7 +15,7 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
             args.min_step
         );
     }
-    let store = context.open_store()?;
+    let store = context.read_store()?;
     let mut filter = super::run_filter(&args.filter, None);
     filter.status.get_or_insert(RunStatus::Complete);
     let runs = store::with_results(&*store, store.list_runs(&filter)?)?;

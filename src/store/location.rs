@@ -12,14 +12,24 @@ pub enum Location {
 }
 
 impl Location {
-    /// `postgres://…` or `postgresql://…` is a server; anything else a file path.
-    pub fn parse(text: &str) -> Location {
-        let lower = text.trim_start().to_ascii_lowercase();
+    /// `postgres://…`, `postgresql://…` or a libpq `key=value` string (`host=h
+    /// dbname=d`) is a server; any other `scheme://` is refused, so that a mistyped
+    /// scheme never becomes a file named after the URL (password and all); anything
+    /// else is a file path.
+    pub fn parse(text: &str) -> Result<Location, NotALocation> {
+        let trimmed = text.trim();
+        let lower = trimmed.to_ascii_lowercase();
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            Location::Postgres(text.trim().to_string())
-        } else {
-            Location::Sqlite(PathBuf::from(text))
+            return Ok(Location::Postgres(trimmed.to_string()));
         }
+        // before looking for "://", which a libpq string's password may hold
+        if is_libpq_words(trimmed) {
+            return Ok(Location::Postgres(trimmed.to_string()));
+        }
+        if trimmed.contains("://") {
+            return Err(NotALocation(mask_url(trimmed)));
+        }
+        Ok(Location::Sqlite(PathBuf::from(text)))
     }
 
     /// For messages: never with a password.
@@ -29,6 +39,47 @@ impl Location {
             Location::Postgres(url) => mask_url(url),
         }
     }
+}
+
+/// A `scheme://` location that is not PostgreSQL's, printed masked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{0}' is not a database location: a server is postgres://USER:PASSWORD@HOST[:PORT]/DATABASE \
+     (or postgresql://), a SQLite database a file path"
+)]
+pub struct NotALocation(pub String);
+
+/// The keywords a libpq connection string starts with; a path that begins with one of
+/// them and `=` is taken for a connection string, not for a file name.
+const LIBPQ_KEYWORDS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "passfile",
+    "connect_timeout",
+    "options",
+    "application_name",
+    "sslmode",
+    "sslcert",
+    "sslkey",
+    "sslrootcert",
+    "target_session_attrs",
+    "keepalives",
+    "keepalives_idle",
+    "tcp_user_timeout",
+    "channel_binding",
+    "load_balance_hosts",
+];
+
+/// Whether `text` is a libpq `key=value` string: its first word is `KEYWORD=`.
+fn is_libpq_words(text: &str) -> bool {
+    let Some((key, _)) = text.split_once('=') else {
+        return false;
+    };
+    LIBPQ_KEYWORDS.contains(&key.trim().to_ascii_lowercase().as_str())
 }
 
 impl From<&std::path::Path> for Location {
@@ -53,9 +104,10 @@ impl From<&Location> for Location {
 /// part or `password=` parameter, or in a libpq `key=value` string, replaced by `***`;
 /// a location without one is returned as is.
 pub fn mask_url(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        // a libpq `key=value` string
-        return mask_password_words(url);
+    let scheme_end = match url.find("://") {
+        Some(at) if !is_libpq_words(url.trim()) => at,
+        // a libpq `key=value` string (whose password may hold "://")
+        _ => return mask_password_words(url),
     };
     let mut out = url.to_string();
     // The password runs from the first ':' of the user info to an '@'. Which '@' is
@@ -72,13 +124,18 @@ pub fn mask_url(url: &str) -> String {
     }
     if let Some(q) = out.find('?') {
         let (base, query) = out.split_at(q + 1);
-        let masked: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                _ => pair.to_string(),
-            })
-            .collect();
+        // A password parameter runs to the end: an unencoded '&' or '#' in it would
+        // otherwise start what looks like the next parameter.
+        let mut masked = Vec::new();
+        for pair in query.split('&') {
+            match pair.split_once('=') {
+                Some((k, _)) if k.trim().eq_ignore_ascii_case("password") => {
+                    masked.push(format!("{k}=***"));
+                    break;
+                }
+                _ => masked.push(pair.to_string()),
+            }
+        }
         out = format!("{base}{}", masked.join("&"));
     }
     out
@@ -117,15 +174,24 @@ fn mask_password_words(text: &str) -> String {
         }
         end
     } else {
-        trimmed
-            .find(char::is_whitespace)
-            .map_or(text.len(), |i| value_start + i)
+        // to the next ` KEYWORD=`: a space in an unquoted password is a typo libpq
+        // would take for the start of another option, but it is still the password
+        unquoted_end(trimmed).map_or(text.len(), |i| value_start + i)
     };
     format!(
         "{}***{}",
         &text[..value_start],
         mask_password_words(&text[value_end..])
     )
+}
+
+/// Where an unquoted value ends: at the whitespace before the next `KEYWORD=`.
+fn unquoted_end(value: &str) -> Option<usize> {
+    value
+        .char_indices()
+        .filter(|&(_, c)| c.is_whitespace())
+        .map(|(i, _)| i)
+        .find(|&i| is_libpq_words(value[i..].trim_start()))
 }
 
 #[cfg(test)]
@@ -154,21 +220,39 @@ mod tests {
 
     #[test]
     fn locations() {
+        let parse = |text| Location::parse(text).unwrap();
         assert_eq!(
-            Location::parse("postgres://u@h/d"),
+            parse("postgres://u@h/d"),
             Location::Postgres("postgres://u@h/d".into())
         );
         assert_eq!(
-            Location::parse("POSTGRESQL://u@h/d"),
+            parse("POSTGRESQL://u@h/d"),
             Location::Postgres("POSTGRESQL://u@h/d".into())
         );
+        assert_eq!(parse("/tmp/h.db"), Location::Sqlite("/tmp/h.db".into()));
+        assert_eq!(parse("a=b.db"), Location::Sqlite("a=b.db".into()));
         assert_eq!(
-            Location::parse("/tmp/h.db"),
-            Location::Sqlite("/tmp/h.db".into())
-        );
-        assert_eq!(
-            Location::parse("postgres://u:pw@h/d").display(),
+            parse("postgres://u:pw@h/d").display(),
             "postgres://u:***@h/d"
+        );
+        // a libpq connection string is a server, never a file named after it
+        assert_eq!(
+            parse("host=h user=u password=pw dbname=d").display(),
+            "host=h user=u password=*** dbname=d"
+        );
+        assert!(matches!(parse(" Host = h"), Location::Postgres(_)));
+        // a mistyped scheme is refused, masked
+        assert_eq!(
+            Location::parse("postgress://iozone:Secret@127.0.0.1:5432/x"),
+            Err(NotALocation(
+                "postgress://iozone:***@127.0.0.1:5432/x".into()
+            ))
+        );
+        assert!(Location::parse("sqlite:///tmp/x.db").is_err());
+        // a libpq string whose password holds "://" is still a libpq string
+        assert_eq!(
+            parse("host=h password='a://b'").display(),
+            "host=h password=***"
         );
     }
 
@@ -202,9 +286,52 @@ mod tests {
                 "host=h password = 'a b\\' c' dbname=d",
                 "host=h password = *** dbname=d",
             ),
+            // an unquoted space: what follows is the password too, up to an option
+            (
+                "host=h password=a b=c dbname=d",
+                "host=h password=*** dbname=d",
+            ),
+            ("host=h password=a b", "host=h password=***"),
         ];
         for (url, want) in cases {
             assert_eq!(mask_url(url), want, "{url}");
+        }
+    }
+
+    proptest::proptest! {
+        // a failing case is printed, not kept in a file
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Whatever a password holds, no piece of it survives masking: each password is
+        /// built from two marker words and special characters, and neither word shows.
+        #[test]
+        fn no_piece_of_a_password_is_printed(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "Zqx", "Wvk", "@", "?", "/", ":", "%", "#", "&", "=", " ", "'", "\\",
+                    "%40", "+", ";", "!", "$", "*",
+                ]),
+                1..12,
+            ),
+            scheme in proptest::sample::select(vec!["postgres", "postgresql", "postgress", "mysql"]),
+            query in proptest::sample::select(vec!["", "?sslmode=disable", "?connect_timeout=1&x=a@b"]),
+        ) {
+            let password = format!("Zqx{}Wvk", pieces.concat());
+            let url = format!("{scheme}://iozone:{password}@127.0.0.1:5432/db{query}");
+            let in_query = format!("{scheme}://iozone@127.0.0.1/db?sslmode=disable&password={password}");
+            let quoted = password.replace('\\', "\\\\").replace('\'', "\\'");
+            let words = format!("host=127.0.0.1 password='{quoted}' dbname=d");
+            let unquoted = format!("host=127.0.0.1 password={password} dbname=d");
+            for text in [url, in_query, words, unquoted] {
+                let masked = mask_url(&text);
+                proptest::prop_assert!(
+                    !masked.contains("Zqx") && !masked.contains("Wvk"),
+                    "{} masked as {}", text, masked
+                );
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ mod value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-pub use location::{Location, mask_url};
+pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits};
 
@@ -34,10 +34,23 @@ use crate::selector::{RunFilter, RunRef, Selector};
 /// out, except a way out through a flag: the command line adds that (`cmd::error_message`).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error(
-        "cannot open the database {path}: {reason}; check that the directory exists and is writable"
-    )]
+    #[error("cannot open the database {path}: {reason}")]
     Open { path: PathBuf, reason: String },
+    #[error("the database {0} does not exist; `iozone run` or `iozone import` create it")]
+    Missing(PathBuf),
+    #[error("{path} is {what}, not a database file")]
+    NotAFile { path: PathBuf, what: &'static str },
+    #[error("cannot write to the database: {reason}")]
+    NotWritable { path: PathBuf, reason: String },
+    #[error(
+        "{}-wal may not belong to the database {} ({reason}), so nothing was read or changed: \
+         if the database was restored from a backup, move the stale -wal file away; if the \
+         WAL is its own, `sqlite3 {} 'PRAGMA wal_checkpoint'` applies it",
+        path.display(), path.display(), path.display()
+    )]
+    ForeignWal { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Location(#[from] NotALocation),
     #[error("database server {location}: {reason}")]
     Server { location: String, reason: String },
     #[error("{0} is not an iozone database")]
@@ -335,6 +348,15 @@ pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, S
 pub fn open(location: impl Into<Location>) -> Result<Box<dyn Store>, StoreError> {
     match &location.into() {
         Location::Sqlite(path) => Ok(Box::new(SqliteStore::open(path)?)),
+        Location::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
+    }
+}
+
+/// Opens an existing store for a command that only reads: a SQLite file read-only
+/// (refused when it does not exist), a server as [`open`] does.
+pub fn open_to_read(location: impl Into<Location>) -> Result<Box<dyn Store>, StoreError> {
+    match &location.into() {
+        Location::Sqlite(path) => Ok(Box::new(SqliteStore::open_to_read(path)?)),
         Location::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
     }
 }

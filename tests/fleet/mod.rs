@@ -1,6 +1,7 @@
 //! Fleets: the PostgreSQL store driven through the CLI, `sync`, and `compare --by`.
 
 mod hosts;
+mod passwords;
 
 use std::path::Path;
 use std::process::Stdio;

@@ -1,5 +1,7 @@
 //! `import`, `export`, `completions` and `man` end to end, on the real fixtures.
 
+mod roundtrip;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;

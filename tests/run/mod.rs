@@ -8,4 +8,5 @@ mod matrix;
 mod output;
 mod record;
 mod rounds;
+mod swapped;
 mod uring;

@@ -2,4 +2,5 @@
 //! `history`, `show`, `info` and `db`.
 
 mod faults;
+mod opening;
 pub(crate) mod queries;

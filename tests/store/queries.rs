@@ -162,7 +162,8 @@ fn no_record_stores_nothing() {
     let scene = Scene::new();
     let ran = scene.run(&["--no-record"]);
     assert!(ran["id"].is_null());
-    assert!(scene.history(&[]).is_empty());
+    // not even an empty database was created
+    assert!(!scene.db.exists());
 }
 
 #[test]
@@ -281,8 +282,17 @@ fn foreign_corrupt_future_and_unwritable_databases_are_refused_untouched() {
     assert_eq!(std::fs::read(&scene.db).unwrap(), before);
     // a path that cannot be a database file
     let missing_dir = scene.dir.path().join("no/such/dir/history.db");
-    refuse(&missing_dir, &["history"], "cannot open the database");
-    refuse(scene.dir.path(), &["history"], "cannot open the database");
+    refuse(&missing_dir, &["history"], "does not exist");
+    refuse(
+        &missing_dir,
+        &["run", "-s", "64k", "-d", dir],
+        "its directory",
+    );
+    refuse(
+        scene.dir.path(),
+        &["history"],
+        "is a directory, not a database file",
+    );
     // no run file was left by the refused `run`
     crate::common::assert_no_leftovers(scene.dir.path());
 }

@@ -49,6 +49,21 @@ pub(super) fn scrub(message: String, secret: Option<&str>) -> String {
     }
 }
 
+/// The driver's words about a connection string it could not parse, with every
+/// `quoted` name it echoes that the masked location does not show replaced by `***`:
+/// an "unknown option `…`" may be a piece of a password the masking hid.
+pub(super) fn unechoed(detail: &str, shown: &str) -> String {
+    detail
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| match i % 2 == 1 && !shown.contains(part) {
+            true => "***",
+            false => part,
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
 /// One line: newlines and runs of spaces become single spaces.
 pub(super) fn flatten(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -137,5 +152,23 @@ pub(super) fn use_reason(e: &postgres::Error) -> (bool, String) {
         (true, one_line(e))
     } else {
         (false, one_line(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echoed_names_the_location_hides_are_hidden_too() {
+        let shown = "host=h password=***";
+        assert_eq!(
+            unechoed("invalid connection string: unknown option `Wvk`", shown),
+            "invalid connection string: unknown option `***`"
+        );
+        assert_eq!(
+            unechoed("invalid value for option `host`", shown),
+            "invalid value for option `host`"
+        );
     }
 }

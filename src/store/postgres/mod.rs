@@ -23,7 +23,7 @@ use postgres::{Client, Config};
 use postgres_native_tls::MakeTlsConnector;
 use uuid::Uuid;
 
-use self::errors::{Fail, connect_reason, flatten, one_line, scrub, use_reason};
+use self::errors::{Fail, connect_reason, flatten, one_line, scrub, unechoed, use_reason};
 use self::write::CHUNK;
 use super::columns::ResultRow;
 use super::migrate::POSTGRES as MIGRATIONS;
@@ -95,7 +95,7 @@ impl PgStore {
         let mut config: Config = url.parse().map_err(|e: postgres::Error| {
             open(format!(
                 "not a valid PostgreSQL URL ({}); expected postgres://USER:PASSWORD@HOST[:PORT]/DATABASE[?sslmode=require]",
-                one_line(&e)
+                unechoed(&one_line(&e), &location)
             ))
         })?;
         // libpq's way to keep the password off the command line, where `ps` shows it

@@ -1,7 +1,15 @@
 //! The local store: one SQLite file, WAL mode, a busy timeout so concurrent runs wait
 //! for each other instead of failing, foreign keys on, one transaction per write.
+//!
+//! Commands that only read open the file read-only: they never create it, never
+//! migrate or checkpoint it, and work on a file or a mount they cannot write. Before
+//! SQLite opens it at all, a `-wal` file beside it that holds pages must be named by
+//! the `-shm` index beside them (`files.rs`): a WAL from another database (a backup
+//! restored beside a stale one) is refused, since SQLite would read its pages as the
+//! database's and the first checkpoint would copy them in.
 
 mod bind;
+mod files;
 mod schema;
 
 use std::collections::HashMap;
@@ -60,6 +68,16 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let exists = files::exists(path)?;
+        if let Some(reason) = files::unwritable(path) {
+            return Err(StoreError::NotWritable {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+        if exists {
+            check_wal(path)?;
+        }
         // The first processes to open a new database race to set WAL and create the
         // schema; some steps report "locked" at once instead of waiting (switching the
         // journal mode, a read upgraded to a write). Those are retried, briefly.
@@ -98,11 +116,63 @@ impl SqliteStore {
         })
     }
 
+    /// Opens an existing database for reading only. A file this process cannot write
+    /// (0444, a read-only mount) and without a WAL to apply is read as it is, so
+    /// nothing is created beside it; a database of an older schema is migrated first,
+    /// as a write.
+    pub fn open_to_read(path: &Path) -> Result<Self, StoreError> {
+        if !files::exists(path)? {
+            return Err(StoreError::Missing(path.to_path_buf()));
+        }
+        if let Some(reason) = files::unreadable(path) {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+        let store = Self::read_only(path, files::read_as_is(path))?;
+        if user_version(&store.conn).map_err(|e| store.err(e))? < migrate::SQLITE.len() {
+            drop(store);
+            return Self::open(path);
+        }
+        Ok(store)
+    }
+
+    /// A read-only connection, on a database whose `-wal` (if it holds pages) was
+    /// checked to be its own first. `as_is` reads the file alone (SQLite's
+    /// `immutable`): no lock, no `-shm`.
+    fn read_only(path: &Path, as_is: bool) -> Result<Self, StoreError> {
+        if !as_is {
+            check_wal(path)?;
+        }
+        let query = if as_is {
+            "mode=ro&immutable=1"
+        } else {
+            "mode=ro"
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(files::uri(path, query), flags).map_err(|e| {
+            StoreError::Open {
+                path: path.to_path_buf(),
+                reason: short_reason(&e),
+            }
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| sql_error(path, e))?;
+        identify(&conn, path, migrate::SQLITE.len())?;
+        Ok(SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
     /// Opens (which migrates) and reports the schema version before and after.
     pub fn migrate_only(path: &Path) -> Result<(usize, usize), StoreError> {
-        let before = if path.exists() {
-            let conn = connect(path)?;
-            identify(&conn, path, migrate::SQLITE.len())?
+        let before = if files::exists(path)? {
+            let store = Self::read_only(path, files::read_as_is(path))?;
+            user_version(&store.conn).map_err(|e| store.err(e))?
         } else {
             0
         };
@@ -146,6 +216,19 @@ impl SqliteStore {
             }
         }
         Ok(statements::group_results(ids, rows))
+    }
+}
+
+/// Refuses a `-wal` holding pages that cannot be told to be this database's, before
+/// anything opens it: SQLite would lay those pages over the database, and the first
+/// checkpoint would write them into it.
+fn check_wal(path: &Path) -> Result<(), StoreError> {
+    match files::wal(path).map(|wal| files::wal_belongs(path, wal)) {
+        Some(Err(reason)) => Err(StoreError::ForeignWal {
+            path: path.to_path_buf(),
+            reason,
+        }),
+        _ => Ok(()),
     }
 }
 
