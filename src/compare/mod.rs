@@ -17,6 +17,9 @@
 //! The interval is the test's own (the same statistic at 1 − alpha), so a regression's
 //! interval always lies below zero and an improvement's above it.
 //!
+//! When both sides are parts of the same runs (two engines of one run), each run's
+//! two medians are paired instead (`stats::paired`): the run-to-run offset cancels.
+//!
 //! A file per topic: `verdict.rs` measures each row and decides it, `environment.rs`
 //! diffs what the sides ran on, `fleet.rs` repeats the comparison per host,
 //! filesystem type or kernel.
@@ -122,9 +125,7 @@ impl Verdict {
 pub struct Row {
     #[serde(flatten)]
     pub key: RowKey,
-    /// The geometric mean of the side's run medians (one run: its median), bytes/s;
-    /// for sides paired round by round (parts of the same runs), the geometric mean of
-    /// the rounds, whose ratio is the change the paired test measures.
+    /// The geometric mean of the side's run medians (one run: its median), bytes/s.
     pub baseline_median: f64,
     pub candidate_median: f64,
     pub change_pct: f64,
@@ -149,7 +150,7 @@ pub struct Row {
     /// About how many runs a side would resolve a change of the threshold, for rows
     /// that are inconclusive.
     pub runs_needed: Option<usize>,
-    /// For rows whose sides are parts of the same runs, paired round by round: about
+    /// For rows whose sides are parts of the same runs, paired run by run: about
     /// how many rounds (`--repeat`) would resolve a change of the threshold, when the
     /// row is inconclusive.
     pub rounds_needed: Option<usize>,

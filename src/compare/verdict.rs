@@ -16,11 +16,10 @@ use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, History, RunLevel}
 pub(super) struct Side {
     runs: Vec<RunLevel>,
     values: Vec<f64>,
-    /// Each run's figures by round, to pair with the other side's when both sides are
-    /// parts of the same runs; `None` for a run whose rounds cannot be told apart
-    /// (grouped order: a cell's repetitions back to back, not one per round; or
-    /// several figures of one round under this key).
-    rounds: BTreeMap<Uuid, Option<BTreeMap<u32, f64>>>,
+    /// Each run's level by run, to pair with the other side's when both sides are parts
+    /// of the same runs; `None` for a run measured in grouped order (a cell's
+    /// repetitions back to back: its parts were measured at different times).
+    by_run: BTreeMap<Uuid, Option<RunLevel>>,
 }
 
 impl Side {
@@ -48,77 +47,43 @@ fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey 
     }
 }
 
-/// Each run's repetitions by row key, with the round (repetition number) of each.
-fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<(u32, f64)>> {
-    let mut rows: BTreeMap<RowKey, Vec<(u32, f64)>> = BTreeMap::new();
+/// Each run's repetitions by row key.
+fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
+    let mut rows: BTreeMap<RowKey, Vec<f64>> = BTreeMap::new();
     for m in &run.results {
         rows.entry(row_key(run, m, ignore))
             .or_default()
-            .push((m.repetition, m.throughput));
+            .push(m.throughput);
     }
     rows
-}
-
-fn figures(repetitions: &[(u32, f64)]) -> Vec<f64> {
-    repetitions.iter().map(|&(_, v)| v).collect()
-}
-
-/// The figures by round, when each round gave exactly one.
-fn by_round(run: &Run, repetitions: &[(u32, f64)]) -> Option<BTreeMap<u32, f64>> {
-    let rounds: BTreeMap<u32, f64> = repetitions.iter().copied().collect();
-    (run.params.order == RoundOrder::Interleaved && rounds.len() == repetitions.len())
-        .then_some(rounds)
 }
 
 /// Every run of a side, by row key: runs stay apart, never pooled as one sample.
 pub(super) fn side(runs: &[Run], ignore: Ignored) -> BTreeMap<RowKey, Side> {
     let mut rows: BTreeMap<RowKey, Side> = BTreeMap::new();
     for run in runs {
-        for (key, repetitions) in per_run(run, ignore) {
+        let interleaved = run.params.order == RoundOrder::Interleaved;
+        for (key, values) in per_run(run, ignore) {
             let side = rows.entry(key).or_default();
-            let values = figures(&repetitions);
-            side.runs.extend(RunLevel::of(&values));
+            let level = RunLevel::of(&values);
+            side.runs.extend(level);
             side.values.extend(values);
-            side.rounds.insert(run.uuid, by_round(run, &repetitions));
+            side.by_run.insert(run.uuid, level.filter(|_| interleaved));
         }
     }
     rows
 }
 
-/// Both sides' rounds, paired: per run, each round's (ln baseline, ln candidate), when
-/// both sides are parts of the same runs measured round by round; `None` otherwise.
-fn paired_rounds(base: &Side, cand: &Side) -> Option<Vec<Vec<(f64, f64)>>> {
-    if !base.rounds.keys().eq(cand.rounds.keys()) {
+/// Each run's (baseline, candidate) levels, when both sides are parts of the same runs
+/// measured round by round; `None` otherwise.
+fn same_runs(base: &Side, cand: &Side) -> Option<Vec<(RunLevel, RunLevel)>> {
+    if !base.by_run.keys().eq(cand.by_run.keys()) {
         return None;
     }
-    let usable = |v: f64| v.is_finite() && v > 0.0;
-    base.rounds
+    base.by_run
         .iter()
-        .map(|(uuid, b)| {
-            let (b, c) = (b.as_ref()?, cand.rounds[uuid].as_ref()?);
-            if !b.keys().eq(c.keys()) {
-                return None;
-            }
-            let pairs = b.iter().map(|(round, &bv)| (bv, c[round]));
-            Some(
-                pairs
-                    .filter(|&(bv, cv)| usable(bv) && usable(cv))
-                    .map(|(bv, cv)| (bv.ln(), cv.ln()))
-                    .collect(),
-            )
-        })
+        .map(|(uuid, b)| Some(((*b)?, cand.by_run[uuid]?)))
         .collect()
-}
-
-/// A paired side's level: the geometric mean of its rounds (runs weighted alike), so
-/// that the two shown levels' ratio is the change the paired test measures.
-fn paired_level(pairs: &[Vec<(f64, f64)>], side: fn(&(f64, f64)) -> f64) -> f64 {
-    let runs: Vec<f64> = pairs
-        .iter()
-        .filter(|run| !run.is_empty())
-        .map(|run| run.iter().map(side).sum::<f64>() / run.len() as f64)
-        .collect();
-    (runs.iter().sum::<f64>() / runs.len() as f64).exp()
 }
 
 /// What a series is: runs of one host and filesystem (the row key holds the rest).
@@ -137,8 +102,8 @@ pub(super) fn history_by_row(
             run.filesystem.fs_type.clone(),
             run.filesystem.mount_point.clone(),
         );
-        for (key, repetitions) in per_run(run, ignore) {
-            if let Some(level) = RunLevel::of(&figures(&repetitions)) {
+        for (key, values) in per_run(run, ignore) {
+            if let Some(level) = RunLevel::of(&values) {
                 levels
                     .entry((key, series.clone()))
                     .or_default()
@@ -186,16 +151,10 @@ pub(super) fn measure_row(
     if base.values.len() < 2 || cand.values.len() < 2 {
         return row;
     }
-    let pairs = paired_rounds(base, cand);
+    let pairs = same_runs(base, cand);
     let confidence = 1.0 - options.alpha;
     let effect = match &pairs {
-        Some(pairs) => {
-            let ratios: Vec<Vec<f64>> = pairs
-                .iter()
-                .map(|run| run.iter().map(|(b, c)| c - b).collect())
-                .collect();
-            paired::paired_effect(&ratios, confidence)
-        }
+        Some(pairs) => paired::within_runs_effect(pairs, confidence),
         None => runlevel::run_level_effect(
             &base.runs,
             &cand.runs,
@@ -207,15 +166,16 @@ pub(super) fn measure_row(
     let Some(effect) = effect else {
         return row;
     };
-    if let Some(pairs) = &pairs {
-        row.baseline_median = paired_level(pairs, |p| p.0);
-        row.candidate_median = paired_level(pairs, |p| p.1);
-    }
-    fill_effect(&mut row, &effect, pairs.is_some(), options);
+    fill_effect(&mut row, &effect, pairs.as_deref(), options);
     row
 }
 
-fn fill_effect(row: &mut Row, effect: &Effect, paired: bool, options: &Options) {
+fn fill_effect(
+    row: &mut Row,
+    effect: &Effect,
+    pairs: Option<&[(RunLevel, RunLevel)]>,
+    options: &Options,
+) {
     let pct = |log: f64| log.exp_m1() * 100.0;
     row.change_pct = pct(effect.log_change);
     row.ci_low_pct = Some(pct(effect.ci.0));
@@ -225,15 +185,11 @@ fn fill_effect(row: &mut Row, effect: &Effect, paired: bool, options: &Options) 
     row.noise_source = Some(effect.noise.source.to_string());
     row.min_detectable_pct = Some(pct(effect.min_detectable).max(options.threshold * 100.0));
     let threshold = options.threshold.ln_1p();
-    match paired {
-        true => {
-            row.rounds_needed = Some(paired::rounds_needed(
-                effect.noise.sd,
-                threshold,
-                options.alpha,
-            ))
+    match pairs {
+        Some(pairs) => {
+            row.rounds_needed = Some(paired::rounds_needed(pairs, threshold, options.alpha))
         }
-        false => {
+        None => {
             row.runs_needed = Some(runlevel::runs_needed(
                 effect.noise.sd,
                 threshold,

@@ -48,7 +48,7 @@ pub const HISTORY_MIN_RUNS: usize = 3;
 pub const POWER: f64 = 0.80;
 /// The median of k values varies π/2 times as much as their mean (its asymptotic
 /// efficiency under normal noise, 2/π), which bounds the run level's own variance.
-const MEDIAN_VARIANCE_FACTOR: f64 = std::f64::consts::FRAC_PI_2;
+pub(super) const MEDIAN_VARIANCE_FACTOR: f64 = std::f64::consts::FRAC_PI_2;
 
 /// One run's figures for one row, on the log scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -128,8 +128,8 @@ pub enum NoiseSource {
     History(usize),
     /// Nothing measured it: [`DEFAULT_RUN_NOISE`] or the runs' own spread.
     Default,
-    /// Both sides are parts of the same runs, paired round by round (`super::paired`):
-    /// the spread of the rounds' ratios, or of the runs' with three or more.
+    /// Both sides are parts of the same runs, paired run by run (`super::paired`): the
+    /// runs' own repetitions, or the spread of their differences with three or more.
     Paired { runs: usize, rounds: usize },
 }
 
