@@ -383,16 +383,6 @@ fn engines_of_one_run(ratio: f64) -> (Run, Run) {
     (posix, pread)
 }
 
-fn across_engines() -> Options {
-    Options {
-        ignore: Ignored {
-            engine: true,
-            ..Ignored::default()
-        },
-        ..options()
-    }
-}
-
 #[test]
 fn parts_of_one_run_carry_no_run_to_run_offset() {
     let (posix, pread) = engines_of_one_run(0.92);
@@ -400,7 +390,7 @@ fn parts_of_one_run_carry_no_run_to_run_offset() {
         std::slice::from_ref(&posix),
         std::slice::from_ref(&pread),
         &[],
-        &across_engines(),
+        &ignoring_engine(),
     )
     .unwrap();
     let row = &c.rows[0];
@@ -412,7 +402,7 @@ fn parts_of_one_run_carry_no_run_to_run_offset() {
     // offset between runs, so 8% is within the default noise
     let mut other = pread.clone();
     other.uuid = uuid::Uuid::new_v4();
-    let c = compare(&[posix], &[other], &[], &across_engines()).unwrap();
+    let c = compare(&[posix], &[other], &[], &ignoring_engine()).unwrap();
     assert_eq!(c.rows[0].verdict, Verdict::Inconclusive, "{:?}", c.rows[0]);
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
@@ -431,7 +421,7 @@ fn paired_rows_that_cannot_tell_say_how_many_rounds_would() {
         std::slice::from_ref(&posix),
         &[pread],
         &[],
-        &across_engines(),
+        &ignoring_engine(),
     )
     .unwrap();
     let row = &c.rows[0];
@@ -455,7 +445,7 @@ fn grouped_runs_are_not_paired() {
     let (mut posix, mut pread) = engines_of_one_run(0.90);
     posix.params.order = crate::model::RoundOrder::Grouped;
     pread.params.order = crate::model::RoundOrder::Grouped;
-    let c = compare(&[posix], &[pread], &[], &across_engines()).unwrap();
+    let c = compare(&[posix], &[pread], &[], &ignoring_engine()).unwrap();
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
 
@@ -464,7 +454,7 @@ fn a_paired_rows_change_is_the_ratio_of_the_levels_it_shows() {
     let (posix, mut pread) = engines_of_one_run(0.90);
     // one wild round on one side moves a mean, not a median
     pread.results[2].throughput *= 3.0;
-    let c = compare(&[posix], &[pread], &[], &across_engines()).unwrap();
+    let c = compare(&[posix], &[pread], &[], &ignoring_engine()).unwrap();
     let row = &c.rows[0];
     let ratio = (row.candidate_median / row.baseline_median - 1.0) * 100.0;
     assert!((ratio - row.change_pct).abs() < 1e-9, "{row:?}");

@@ -12,7 +12,7 @@
 //! several runs never claim more than they show.
 
 use super::runlevel::{
-    Effect, MEDIAN_VARIANCE_FACTOR, Noise, NoiseSource, POWER, RunLevel, quantile, tail,
+    Effect, MEDIAN_VARIANCE_FACTOR, Noise, NoiseSource, POWER, RunLevel, quantile,
 };
 
 /// The effect of the candidate parts over the baseline parts of the same runs, one
@@ -55,21 +55,7 @@ pub fn within_runs_effect(pairs: &[(RunLevel, RunLevel)], confidence: f64) -> Op
             };
         }
     }
-    let alpha = 1.0 - confidence;
-    let p_value = match se > 0.0 {
-        true => 2.0 * tail(noise.df, (log_change / se).abs()),
-        false if log_change == 0.0 => 1.0,
-        false => 0.0,
-    };
-    let q = quantile(noise.df, 1.0 - alpha / 2.0);
-    Some(Effect {
-        log_change,
-        se,
-        p_value: p_value.clamp(0.0, 1.0),
-        ci: (log_change - q * se, log_change + q * se),
-        min_detectable: (q + quantile(noise.df, POWER)) * se,
-        noise,
-    })
+    Some(Effect::of(log_change, se, noise, confidence))
 }
 
 /// About how many rounds (repetitions) in one run tell a change of `log_change` with

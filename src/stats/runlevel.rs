@@ -242,21 +242,30 @@ pub fn run_level_effect(
     let noise = run_noise(baseline, candidate, history, default_sd);
     let (m, n) = (baseline.len() as f64, candidate.len() as f64);
     let se = noise.sd * (1.0 / m + 1.0 / n).sqrt();
-    let alpha = 1.0 - confidence;
-    let p_value = match se > 0.0 {
-        true => 2.0 * tail(noise.df, (log_change / se).abs()),
-        false if log_change == 0.0 => 1.0,
-        false => 0.0,
-    };
-    let q = quantile(noise.df, 1.0 - alpha / 2.0);
-    Some(Effect {
-        log_change,
-        se,
-        p_value: p_value.clamp(0.0, 1.0),
-        ci: (log_change - q * se, log_change + q * se),
-        min_detectable: (q + quantile(noise.df, POWER)) * se,
-        noise,
-    })
+    Some(Effect::of(log_change, se, noise, confidence))
+}
+
+impl Effect {
+    /// The test of `log_change` against its standard error `se` (Student t on the
+    /// noise's degrees of freedom, normal when assumed), and the interval at
+    /// `confidence` from the same statistic.
+    pub(super) fn of(log_change: f64, se: f64, noise: Noise, confidence: f64) -> Effect {
+        let alpha = 1.0 - confidence;
+        let p_value = match se > 0.0 {
+            true => 2.0 * tail(noise.df, (log_change / se).abs()),
+            false if log_change == 0.0 => 1.0,
+            false => 0.0,
+        };
+        let q = quantile(noise.df, 1.0 - alpha / 2.0);
+        Effect {
+            log_change,
+            se,
+            p_value: p_value.clamp(0.0, 1.0),
+            ci: (log_change - q * se, log_change + q * se),
+            min_detectable: (q + quantile(noise.df, POWER)) * se,
+            noise,
+        }
+    }
 }
 
 /// About how many runs a side detect a change of `log_change` with [`POWER`] at
@@ -271,7 +280,7 @@ pub fn runs_needed(sd: f64, log_change: f64, alpha: f64) -> usize {
 }
 
 /// P(T > x) for Student t with `df` degrees of freedom (normal when `None`).
-pub(super) fn tail(df: Option<f64>, x: f64) -> f64 {
+fn tail(df: Option<f64>, x: f64) -> f64 {
     1.0 - cdf(df, x)
 }
 
