@@ -114,7 +114,7 @@ pub enum ImportFormat {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files to import; each is one transaction: all of it or nothing
+    /// Files to import (`-`: standard input); each is one transaction: all of it or nothing
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The format, when detection from the content is not wanted

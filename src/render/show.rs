@@ -118,7 +118,7 @@ type Cell = (ByteSize, ByteSize, TestKind);
 fn latency(run: &Run) -> Option<Listing> {
     let mut cells: BTreeMap<Cell, Vec<Latency>> = BTreeMap::new();
     for m in &run.results {
-        if let Some(l) = m.latency_ns {
+        if let Some(l) = m.latency_ns.as_deref().copied() {
             cells
                 .entry((m.file_size, m.record_size, m.test))
                 .or_default()
