@@ -44,7 +44,12 @@ fn usage_error(e: clap::Error) -> ExitCode {
         None => eprintln!("{first}"),
     }
     if e.kind() == ErrorKind::MissingSubcommand {
-        eprintln!("Run 'iozone --help' for the commands.");
+        // the command that lacks one (`iozone db`), whose help lists its subcommands
+        let command = match e.get(clap::error::ContextKind::InvalidSubcommand) {
+            Some(clap::error::ContextValue::String(command)) => command.as_str(),
+            _ => "iozone",
+        };
+        eprintln!("Run '{command} --help' for the commands.");
     }
     ExitCode::from(2)
 }
