@@ -546,6 +546,15 @@ impl Run {
         self.warmup.retain(wanted);
     }
 
+    /// When the run began, if known: an imported file that states no time leaves it
+    /// unknown (`started_at` then holds the import's time, for ordering only).
+    pub fn stated_start(&self) -> Option<DateTime<Utc>> {
+        match &self.source {
+            Some(source) if !source.time_known => None,
+            _ => Some(self.started_at),
+        }
+    }
+
     /// Gives every measurement the run's engine and cache mode: for a source that
     /// measured one combination and does not say so per measurement.
     pub fn stamp_combination(&mut self) {

@@ -32,7 +32,14 @@ fn header(run: &Run) -> Listing {
     for (fact, value) in [
         ("uuid", run.uuid.to_string()),
         ("status", cells::status(run.status)),
-        ("started", local_time(&run.started_at)),
+        (
+            "started",
+            run.stated_start()
+                .map_or("unknown (the file states no time)".into(), |at| {
+                    local_time(&at)
+                }),
+        ),
+        ("imported", imported(run)),
         ("finished", duration),
         ("labels", run.labels.join(", ")),
         ("tags", cells::tags(&run.tags, ", ")),
@@ -72,6 +79,22 @@ fn header(run: &Run) -> Listing {
         listing.push(vec![fact.into(), value]);
     }
     listing
+}
+
+/// "from results.txt (iozone3 3.489), on 2026-12-01 09:00"; "-" for a run measured here.
+fn imported(run: &Run) -> String {
+    let Some(source) = &run.source else {
+        return "-".into();
+    };
+    let tool = match &source.version {
+        Some(version) => format!("{} {version}", source.tool),
+        None => source.tool.clone(),
+    };
+    let file = source.file.as_deref().unwrap_or("an unnamed file");
+    format!(
+        "from {file} ({tool}), on {}",
+        local_time(&source.imported_at)
+    )
 }
 
 /// "1 warm-up (8 measurements kept, left out), 5 rounds interleaved".

@@ -8,6 +8,7 @@ use crate::common::json;
 use crate::compare::{compare_json, iozone_db};
 
 mod input;
+mod provenance;
 
 pub(crate) fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
