@@ -2,6 +2,7 @@
 //! for each other instead of failing, foreign keys on, one transaction per write.
 
 mod bind;
+mod key_order;
 mod schema;
 
 use std::collections::HashMap;
@@ -16,8 +17,7 @@ use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow};
 use super::migrate;
 use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
-use crate::model::{CacheMode, EngineKind, Measurement, Run, RunStatus, TestKind};
-use clap::ValueEnum as _;
+use crate::model::{Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -357,19 +357,6 @@ fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
     Ok(id)
 }
 
-/// Where each of `all` (indexed by its discriminant) falls when their names are sorted
-/// as text: the order SQLite keeps a text key in, without comparing text in a sort.
-fn text_order<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<u8> {
-    let mut ranks = vec![0; all.len()];
-    let mut by_name: Vec<(usize, &str)> =
-        all.iter().enumerate().map(|(i, &v)| (i, name(v))).collect();
-    by_name.sort_by_key(|&(_, name)| name);
-    for (rank, (i, _)) in by_name.into_iter().enumerate() {
-        ranks[i] = rank as u8;
-    }
-    ranks
-}
-
 /// Rows one INSERT statement writes: fewer statements to step through for a run of
 /// millions of figures, and well under SQLite's limit of 32,766 bound values.
 const ROWS_PER_INSERT: usize = 256;
@@ -378,36 +365,9 @@ const ROWS_PER_INSERT: usize = 256;
 fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
     let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
     let row_placeholders = format!("({})", vec!["?"; names.len()].join(", "));
-    // The table is keyed (WITHOUT ROWID) by (run_id, warmup, test, file_size,
-    // record_size, repetition, engine, cache). Rows inserted in that order append to the
-    // B-tree instead of splitting pages all over it: an import of millions of figures
-    // goes several times faster. Text keys sort as SQLite's BINARY collation does.
-    let mut in_key_order: Vec<(bool, &Measurement)> = run
-        .results
-        .iter()
-        .map(|m| (false, m))
-        .chain(run.warmup.iter().map(|m| (true, m)))
-        .collect();
-    let tests = text_order(&TestKind::ALL, TestKind::name);
-    let engines = text_order(EngineKind::value_variants(), EngineKind::name);
-    let caches = text_order(CacheMode::value_variants(), CacheMode::name);
-    in_key_order.sort_unstable_by_key(|&(warmup, m)| {
-        let (test, engine, cache) = (
-            tests[m.test as usize],
-            engines[m.engine as usize],
-            caches[m.cache as usize],
-        );
-        (
-            warmup,
-            test,
-            m.file_size,
-            m.record_size,
-            m.repetition,
-            engine,
-            cache,
-        )
-    });
-    for chunk in in_key_order.chunks(ROWS_PER_INSERT) {
+    // Rows inserted in the table's key order append to its B-tree (see `key_order`).
+    let groups = key_order::in_key_order(run);
+    for chunk in groups.iter().flat_map(|g| g.chunks(ROWS_PER_INSERT)) {
         let sql = format!(
             "INSERT INTO results ({}) VALUES {}",
             names.join(", "),
@@ -425,29 +385,4 @@ fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()>
             .execute(rusqlite::params_from_iter(values))?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The ranks are looked up by discriminant: they must order the values as their
-    /// names order as text, or inserts would go back to splitting pages.
-    #[test]
-    fn text_order_ranks_each_value_by_its_name() {
-        fn check<T: Copy>(all: &[T], name: fn(T) -> &'static str, index: fn(T) -> usize) {
-            let ranks = text_order(all, name);
-            for &a in all {
-                for &b in all {
-                    let by_rank = ranks[index(a)].cmp(&ranks[index(b)]);
-                    assert_eq!(by_rank, name(a).cmp(name(b)), "{} {}", name(a), name(b));
-                }
-            }
-        }
-        check(&TestKind::ALL, TestKind::name, |t| t as usize);
-        check(EngineKind::value_variants(), EngineKind::name, |e| {
-            e as usize
-        });
-        check(CacheMode::value_variants(), CacheMode::name, |c| c as usize);
-    }
 }
