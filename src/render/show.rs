@@ -6,7 +6,7 @@ use super::cells;
 use super::environment::environment_listing;
 use super::history::local_time;
 use super::listing::{Listing, TextStyle};
-use crate::model::{Latency, MachineState, Run, TestKind};
+use crate::model::{Latency, MachineState, Run, Source, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit, format_nanos};
 
@@ -39,7 +39,6 @@ fn header(run: &Run) -> Listing {
                     local_time(&at)
                 }),
         ),
-        ("imported", imported(run)),
         ("finished", duration),
         ("labels", run.labels.join(", ")),
         ("tags", cells::tags(&run.tags, ", ")),
@@ -77,15 +76,16 @@ fn header(run: &Run) -> Listing {
         ("iozone", run.tool_version.clone()),
     ] {
         listing.push(vec![fact.into(), value]);
+        // only an imported run has the line, right under its start
+        if let (Some(source), "started") = (&run.source, fact) {
+            listing.push(vec!["imported".into(), imported(source)]);
+        }
     }
     listing
 }
 
-/// "from results.txt (iozone3 3.489), on 2026-12-01 09:00"; "-" for a run measured here.
-fn imported(run: &Run) -> String {
-    let Some(source) = &run.source else {
-        return "-".into();
-    };
+/// "from results.txt (iozone3 3.489), on 2026-12-01 09:00".
+fn imported(source: &Source) -> String {
     let tool = match &source.version {
         Some(version) => format!("{} {version}", source.tool),
         None => source.tool.clone(),
