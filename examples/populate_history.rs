@@ -41,13 +41,13 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
                 elapsed_ns: 50_000_000 + (i * 7919 + record) % 10_000_000,
                 throughput: (32u64 << 20) as f64 * 1e9
                     / (50_000_000 + (i * 7919 + record) % 10_000_000) as f64,
-                latency_ns: Some(Latency {
+                latency_ns: Some(Box::new(Latency {
                     p50: 800,
                     p99: 2_000,
                     p999: 9_000,
                     max: 40_000,
                     samples: 2_048,
-                }),
+                })),
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
             })

@@ -28,6 +28,15 @@ fn usage_error(e: clap::Error) -> ExitCode {
     let _ = e.print();
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        ErrorKind::MissingSubcommand => {
+            // the command that lacks one (`iozone db`), whose help lists its subcommands
+            let command = match e.get(clap::error::ContextKind::InvalidSubcommand) {
+                Some(clap::error::ContextValue::String(command)) => command.as_str(),
+                _ => "iozone",
+            };
+            eprintln!("Run '{command} --help' for the commands.");
+            ExitCode::from(exit_status::ERROR)
+        }
         _ => ExitCode::from(exit_status::ERROR),
     }
 }

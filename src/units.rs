@@ -43,26 +43,22 @@ impl ByteSize {
         Self::parse_with_bare_unit(text, 1)
     }
 
-    /// Parses a size where a bare number means MiB, the classic `iozone 32 512` form.
+    /// Parses a size where a bare number means MiB, the classic `iozone 32 512` form;
+    /// a bare decimal too (`1.5` is 1,572,864 bytes, rounded to a byte).
     pub fn parse_megabytes(text: &str) -> Result<Self, ParseSizeError> {
         Self::parse_with_bare_unit(text, MIB)
     }
 
     fn parse_with_bare_unit(text: &str, bare_unit: u64) -> Result<Self, ParseSizeError> {
         let trimmed = text.trim();
-        let config = parse_size::Config::new().with_binary();
+        // The bare unit scales a number without a unit, a decimal one included.
+        let config = parse_size::Config::new()
+            .with_binary()
+            .with_default_factor(bare_unit);
         let value = config.parse_size(trimmed).map_err(|e| match e {
             parse_size::Error::PosOverflow => ParseSizeError::TooLarge(text.to_string()),
             _ => ParseSizeError::Invalid(text.to_string()),
         })?;
-        let is_bare = trimmed.bytes().all(|b| b.is_ascii_digit() || b == b'_');
-        let value = if is_bare {
-            value
-                .checked_mul(bare_unit)
-                .ok_or_else(|| ParseSizeError::TooLarge(text.to_string()))?
-        } else {
-            value
-        };
         if value == 0 {
             return Err(ParseSizeError::Zero(text.to_string()));
         }
@@ -230,6 +226,9 @@ mod tests {
     fn bare_numbers_in_the_classic_form_are_megabytes() {
         assert_eq!(ByteSize::parse_megabytes("32"), Ok(ByteSize(32 * MIB)));
         assert_eq!(ByteSize::parse_megabytes("512k"), Ok(ByteSize(512 * KIB)));
+        // decimals too: 1.5 MB, not 1.5 bytes rounded up to 2 (issue 13)
+        assert_eq!(ByteSize::parse_megabytes("1.5"), Ok(ByteSize(1_572_864)));
+        assert_eq!(ByteSize::parse_megabytes("0.5"), Ok(ByteSize(MIB / 2)));
     }
 
     #[test]

@@ -486,7 +486,11 @@ fn combine(per_worker: Vec<Vec<PhaseTiming>>, cell: &CellRound) -> Vec<Measureme
                 bytes: p.bytes,
                 elapsed_ns,
                 throughput: p.bytes as f64 * 1e9 / elapsed_ns as f64,
-                latency_ns: p.histogram.as_ref().and_then(latency::summarize),
+                latency_ns: p
+                    .histogram
+                    .as_ref()
+                    .and_then(latency::summarize)
+                    .map(Box::new),
                 engine: cell.cell.engine,
                 cache: cell.cell.cache,
             }

@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use run::{RunArgs, RunFormat};
 pub use values::Repeat;
-use values::{one_test, parse_since, parse_tag, parse_until};
+use values::{one_test, parse_min_runs, parse_min_step, parse_since, parse_tag, parse_until};
 
 use crate::model::{self, TestKind};
 use crate::selector::{RunRef, Selector};
@@ -114,6 +114,20 @@ pub struct ManArgs {
     pub dir: Option<PathBuf>,
 }
 
+impl Command {
+    /// The run filters the command takes, if it takes them.
+    pub fn filter(&self) -> Option<&FilterArgs> {
+        match self {
+            Command::History(args) => Some(&args.filter),
+            Command::Trend(args) => Some(&args.filter),
+            Command::Export(args) => Some(&args.filter),
+            Command::Report(args) => Some(&args.filter),
+            Command::Sync(args) => Some(&args.filter),
+            _ => None,
+        }
+    }
+}
+
 /// Formats `import` reads; `auto` looks at the content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
 pub enum ImportFormat {
@@ -128,7 +142,7 @@ pub enum ImportFormat {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files to import; each is one transaction: all of it or nothing
+    /// Files to import (`-`: standard input); each is one transaction: all of it or nothing
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The format, when detection from the content is not wanted
@@ -269,11 +283,11 @@ pub struct CompareArgs {
 pub struct TrendArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Smallest step in the level that counts, in percent
-    #[arg(long, default_value_t = model::DEFAULT_MIN_STEP_PCT)]
+    /// Smallest step in the level that counts, in percent (more than 0, less than 100)
+    #[arg(long, default_value_t = model::DEFAULT_MIN_STEP_PCT, value_parser = parse_min_step)]
     pub min_step: f64,
-    /// Fewest runs on each side of a step
-    #[arg(long, default_value_t = model::DEFAULT_MIN_RUNS, value_parser = clap::value_parser!(u32).range(2..))]
+    /// Fewest runs on each side of a step (2 or more)
+    #[arg(long, default_value_t = model::DEFAULT_MIN_RUNS, value_parser = parse_min_runs)]
     pub min_runs: u32,
     /// Output format
     #[arg(long, value_enum, default_value_t)]

@@ -25,7 +25,7 @@ bytes; only the classic positional form `iozone run 32 512` means MB and bytes. 
 `-r 512` means 512 KiB, here it means 512 bytes."
 )]
 pub struct RunArgs {
-    /// File size; a bare number is MB, as in the classic `iozone run 32 512`
+    /// File size; a bare number is MB, as in the classic `iozone run 32 512` (1.5 is 1.5 MB)
     #[arg(value_name = "SIZE_MB", value_parser = ByteSize::parse_megabytes)]
     pub size_mb: Option<ByteSize>,
 

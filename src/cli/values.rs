@@ -114,6 +114,33 @@ fn parse_one_test(text: &str) -> Result<TestKind, String> {
         })
 }
 
+/// `trend --min-step`: a percentage strictly between 0 and 100.
+pub(super) fn parse_min_step(text: &str) -> Result<f64, String> {
+    let pct: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number; give a percentage such as 5"))?;
+    if pct > 0.0 && pct < 100.0 {
+        Ok(pct)
+    } else {
+        Err("must be more than 0 and less than 100 (a percentage, such as 5)".to_string())
+    }
+}
+
+/// `trend --min-runs`: two or more, since a step's level on each side is a median.
+pub(super) fn parse_min_runs(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if n >= 2 => Ok(n),
+        Ok(_) => Err(
+            "must be 2 or more: a step needs at least two runs on each side to be told from noise"
+                .to_string(),
+        ),
+        Err(_) => Err(format!(
+            "'{text}' is not a whole number of runs (2 or more)"
+        )),
+    }
+}
+
 /// `--since`: a date means its midnight (UTC), a time itself, an age that long ago.
 pub(super) fn parse_since(text: &str) -> Result<DateTime<Utc>, String> {
     parse_when(text, false)
@@ -210,5 +237,18 @@ mod tests {
         assert_eq!(parse_tag("a=b=c").unwrap(), ("a".into(), "b=c".into()));
         assert!(parse_tag("novalue").is_err());
         assert!(parse_tag("=x").is_err());
+    }
+
+    #[test]
+    fn bounds_are_inside_and_refusals_say_the_range() {
+        assert_eq!(parse_min_step("5"), Ok(5.0));
+        assert_eq!(parse_min_step("99.5"), Ok(99.5));
+        for bad in ["0", "100", "-1", "NaN"] {
+            let e = parse_min_step(bad).unwrap_err();
+            assert!(e.contains("more than 0 and less than 100"), "{bad}: {e}");
+        }
+        assert_eq!(parse_min_runs("2"), Ok(2));
+        assert!(parse_min_runs("1").unwrap_err().contains("2 or more"));
+        assert!(parse_min_runs("two").unwrap_err().contains("2 or more"));
     }
 }

@@ -1,12 +1,11 @@
 //! `iozone import FILE...`: each file read, its format found, parsed, and recorded in
 //! one transaction; a file that fails leaves nothing behind and the others go on.
 
-use anyhow::Context as _;
 use chrono::Utc;
 
 use super::Context;
 use crate::cli::{ImportArgs, ImportFormat};
-use crate::import::{self, Format, Origin};
+use crate::import::{self, Format, Input, Origin};
 use crate::model::Run;
 use crate::store::Store;
 
@@ -28,7 +27,7 @@ pub fn exec(args: ImportArgs, context: &Context) -> anyhow::Result<()> {
                 "Imported",
                 format!(
                     "{}: {added} run{} ({} already there)",
-                    path.display(),
+                    display_name(path),
                     if added == 1 { "" } else { "s" },
                     total - added
                 ),
@@ -55,30 +54,45 @@ fn import_file(
     path: &std::path::Path,
     args: &ImportArgs,
 ) -> anyhow::Result<(usize, usize)> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| {
-        anyhow::anyhow!(
-            "{name}: not a text file (iozone3 text, fio JSON, the classic table, an iozone export)"
-        )
-    })?;
-    let format = match forced(args.format) {
-        Some(format) => format,
-        None => import::detect(text).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{name}: not in a known format (iozone3 text, fio JSON, the classic IOzone table, \
-                 an iozone JSON or CSV export); --format can force one"
-            )
-        })?,
+    let name = display_name(path);
+    let read = if is_stdin(path) {
+        import::read(std::io::stdin().lock(), forced(args.format))
+    } else {
+        std::fs::File::open(path)
+            .map_err(import::InputError::from)
+            .and_then(|file| import::read(file, forced(args.format)))
     };
-    let origin = Origin::new(&name, &bytes, Utc::now());
+    let Input { text, format } = read.map_err(|e| match e {
+        import::InputError::Read(_) => anyhow::anyhow!("cannot read {name}: {e}"),
+        import::InputError::UnknownFormat => {
+            anyhow::anyhow!("{name}: {e}; --format can force one")
+        }
+        e => anyhow::anyhow!("{name}: {e}"),
+    })?;
+    let origin = Origin::new(&name, text.as_bytes(), Utc::now());
     let mut runs =
-        import::parse(format, text, &origin).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        import::parse(format, &text, &origin).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    // The text is no longer needed: its memory goes before the store's work begins.
+    drop(text);
     for run in &mut runs {
         decorate(run, args);
     }
     let added = store.save_runs(&runs)?;
     Ok((added, runs.len()))
+}
+
+/// `-` names standard input, as in most tools that read files.
+fn is_stdin(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The input as messages and `Source.file` name it.
+fn display_name(path: &std::path::Path) -> String {
+    if is_stdin(path) {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// The parser `--format` forces, or `None` for `auto`: look at the content.

@@ -13,8 +13,13 @@ struct Info {
 }
 
 pub fn exec(args: InfoArgs) -> anyhow::Result<()> {
-    if !args.dir.is_dir() {
-        bail!("{} is not a directory", args.dir.display());
+    match std::fs::metadata(&args.dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => bail!("{} is not a directory", args.dir.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("{} does not exist", args.dir.display())
+        }
+        Err(e) => bail!("cannot look at {}: {e}", args.dir.display()),
     }
     let info = Info {
         host: host::probe_host(),

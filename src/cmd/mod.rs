@@ -35,6 +35,9 @@ use crate::store::StoreError;
 
 /// Runs one command; the error, if any, is for main to print and turn into a status.
 pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
+    if let Some(filter) = command.filter() {
+        check_time_range(filter)?;
+    }
     match command {
         Command::Run(args) => run::exec(args, context),
         Command::History(args) => history::exec(args, context),
@@ -173,6 +176,17 @@ pub(crate) fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result
     }
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(true)
+}
+
+/// An empty time range is a mistake (the two swapped, most likely), not a question
+/// whose answer is "no runs".
+fn check_time_range(filter: &FilterArgs) -> anyhow::Result<()> {
+    match (filter.since, filter.until) {
+        (Some(since), Some(until)) if since >= until => anyhow::bail!(
+            "--since is not before --until: no run can be in that range; did you swap them?"
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// The filter flags as the store's filter; `limit` keeps the newest that many.

@@ -526,7 +526,7 @@ impl Observer for Progress<'_> {
                     m.repetition,
                     self.unit.format(m.throughput),
                     self.unit.label(),
-                    m.latency_ns.map_or(String::new(), |l| format!(
+                    m.latency_ns.as_deref().map_or(String::new(), |l| format!(
                         ", latency p50 {} p99 {} max {}",
                         format_nanos(l.p50),
                         format_nanos(l.p99),

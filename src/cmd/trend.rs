@@ -9,12 +9,6 @@ use crate::trend;
 
 pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    if !(args.min_step > 0.0 && args.min_step < 100.0) {
-        anyhow::bail!(
-            "--min-step must be between 0 and 100 (percent), not {}",
-            args.min_step
-        );
-    }
     let store = context.read_store()?;
     let mut filter = super::run_filter(&args.filter, None);
     filter.status.get_or_insert(RunStatus::Complete);

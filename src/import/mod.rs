@@ -8,11 +8,13 @@ use chrono::{DateTime, Utc};
 mod classic;
 mod fio;
 mod formats;
+mod input;
 mod iozone3;
 mod own;
 mod text;
 
 pub use formats::{Format, detect, parse};
+pub use input::{Input, InputError, read};
 
 /// Where an import's text came from; every parser gets this.
 pub struct Origin {

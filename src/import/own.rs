@@ -327,7 +327,7 @@ impl CsvRow<'_> {
             bytes: self.number(CsvColumn::Bytes)?,
             elapsed_ns: self.number(CsvColumn::ElapsedNs)?,
             throughput,
-            latency_ns: latency,
+            latency_ns: latency.map(Box::new),
             engine: self.named::<EngineKind>(CsvColumn::Engine)?,
             cache: self.named::<CacheMode>(CsvColumn::Cache)?,
         })

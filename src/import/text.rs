@@ -3,6 +3,7 @@
 //! becomes a complete [`Run`] once its measurements are in. It parses no format itself.
 
 use std::collections::BTreeMap;
+use std::hash::{BuildHasher, RandomState};
 
 use chrono::{DateTime, Utc};
 
@@ -16,6 +17,10 @@ use crate::units::ByteSize;
 /// The largest count the store keeps: it writes integers as SQLite's signed 64 bits.
 const MAX_STORED: u64 = i64::MAX as u64;
 
+/// The most figures a draft holds: its index keeps their places in 32 bits. No input
+/// under the import size limit comes near it.
+const MAX_FIGURES: usize = u32::MAX as usize;
+
 /// A parse error at `line` (1-based), or for the whole file when `None`.
 pub fn error(line: Option<usize>, message: impl Into<String>) -> ParseError {
     ParseError {
@@ -25,7 +30,7 @@ pub fn error(line: Option<usize>, message: impl Into<String>) -> ParseError {
 }
 
 /// A run under construction: what the source said about how it ran, and its figures.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Draft {
     pub tool: &'static str,
     pub version: Option<String>,
@@ -41,7 +46,42 @@ pub struct Draft {
     pub verify: bool,
     pub stride_records: u64,
     pub dir: String,
+    /// The figures, in the order the source gives them; added with [`Draft::add`] or
+    /// [`Draft::absorb`], which keep `keys` in step.
     pub results: Vec<Measurement>,
+    /// Where in `results` each figure is, with 32 bits of the hash of its (test, file
+    /// size, record size): a second figure for one is found in constant time, so a file
+    /// of n figures parses in linear time. An index rather than the key, and the hash
+    /// kept so that growing the table needs no look at the figures, hold it to 8 bytes a
+    /// figure.
+    index: hashbrown::HashTable<Slot>,
+    hasher: RandomState,
+}
+
+/// A figure's place in `results`, and its key's hash.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    at: u32,
+    hash: u32,
+}
+
+impl Slot {
+    /// The 32 bits kept, spread over the 64 the table takes: it picks a bucket with the
+    /// low bits and tells entries apart with the top seven.
+    fn table_hash(self) -> u64 {
+        spread(self.hash)
+    }
+}
+
+fn spread(hash: u32) -> u64 {
+    u64::from(hash) << 32 | u64::from(hash)
+}
+
+/// What a source gives one figure for.
+type FigureKey = (TestKind, ByteSize, ByteSize);
+
+fn figure_key(m: &Measurement) -> FigureKey {
+    (m.test, m.file_size, m.record_size)
 }
 
 impl Draft {
@@ -63,6 +103,8 @@ impl Draft {
             stride_records: DEFAULT_STRIDE,
             dir: String::new(),
             results: Vec::new(),
+            index: hashbrown::HashTable::new(),
+            hasher: RandomState::new(),
         }
     }
 
@@ -75,15 +117,51 @@ impl Draft {
                 m.test, m.file_size, m.record_size
             ));
         }
-        self.results.push(m);
+        if self.results.len() >= MAX_FIGURES {
+            return Err("more figures than one run can hold".to_string());
+        }
+        self.insert(m);
         Ok(())
     }
 
-    /// Whether the draft already has a figure for `m`'s test, file size and record size.
-    pub fn has(&self, m: &Measurement) -> bool {
-        self.results
-            .iter()
-            .any(|r| (r.test, r.file_size, r.record_size) == (m.test, m.file_size, m.record_size))
+    /// Takes `other`'s figures when none of them is one this draft already has;
+    /// otherwise gives `other` back untouched.
+    pub fn absorb(&mut self, other: Draft) -> Result<(), Box<Draft>> {
+        let too_many = self.results.len() + other.results.len() > MAX_FIGURES;
+        if too_many || other.results.iter().any(|m| self.has(m)) {
+            return Err(Box::new(other));
+        }
+        // `other` held each key once, and none is this draft's
+        other.results.into_iter().for_each(|m| self.insert(m));
+        Ok(())
+    }
+
+    /// Whether the draft has a figure for `m`'s test, file size and record size.
+    fn has(&self, m: &Measurement) -> bool {
+        let key = figure_key(m);
+        let results = &self.results;
+        self.index
+            .find(spread(self.hash(&key)), |slot| {
+                figure_key(&results[slot.at as usize]) == key
+            })
+            .is_some()
+    }
+
+    /// Adds a figure known to be the only one for its key, to a draft of fewer than
+    /// [`MAX_FIGURES`].
+    fn insert(&mut self, m: Measurement) {
+        let slot = Slot {
+            at: self.results.len() as u32,
+            hash: self.hash(&figure_key(&m)),
+        };
+        self.results.push(m);
+        self.index
+            .insert_unique(slot.table_hash(), slot, |s| s.table_hash());
+    }
+
+    fn hash(&self, key: &FigureKey) -> u32 {
+        // the low half: the table sees it twice over (`spread`)
+        self.hasher.hash_one(key) as u32
     }
 
     /// The complete run, the `index`-th of its file. The sizes and tests are those the
@@ -170,11 +248,13 @@ pub fn into_runs(drafts: Vec<Draft>, origin: &Origin, what: &str) -> Result<Vec<
     Ok(runs)
 }
 
+/// The distinct items, ascending; a set rather than a sorted copy of all of them, which
+/// for a run of millions of figures would be as large as the figures' sizes.
 fn sorted_unique<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
-    let mut v: Vec<T> = items.collect();
-    v.sort();
-    v.dedup();
-    v
+    items
+        .collect::<std::collections::BTreeSet<T>>()
+        .into_iter()
+        .collect()
 }
 
 /// A measurement from a throughput the source states (bytes/s) and the bytes it moved.
@@ -361,6 +441,43 @@ mod tests {
         assert!(from_throughput(TestKind::Read, 1, 1, 1, 1e300).is_err());
         assert!(measurement(TestKind::Read, 0, 1, 1, 1, 1.0).is_err());
         assert!(scaled(u64::MAX / 2, 1024, "file size").is_err());
+    }
+
+    fn figure(test: TestKind, file_size: u64) -> Measurement {
+        measurement(test, file_size, 4096, file_size, 1_000, 1e9).unwrap()
+    }
+
+    #[test]
+    fn a_second_figure_for_a_key_is_refused_and_absorbing_one_gives_the_draft_back() {
+        let mut draft = Draft::new("test");
+        draft.add(figure(TestKind::Write, 1 << 20)).unwrap();
+        draft.add(figure(TestKind::Read, 1 << 20)).unwrap();
+        let e = draft.add(figure(TestKind::Write, 1 << 20)).unwrap_err();
+        assert!(e.contains("a second write figure"), "{e}");
+
+        let mut overlapping = Draft::new("test");
+        overlapping.add(figure(TestKind::Write, 2 << 20)).unwrap();
+        overlapping.add(figure(TestKind::Read, 1 << 20)).unwrap();
+        let back = draft.absorb(overlapping).unwrap_err();
+        assert_eq!((back.results.len(), draft.results.len()), (2, 2));
+
+        draft.absorb(back_without_read(*back)).unwrap();
+        assert_eq!(draft.results.len(), 3);
+        // the absorbed figure is known to the index too
+        assert!(draft.add(figure(TestKind::Write, 2 << 20)).is_err());
+        assert!(draft.add(figure(TestKind::Write, 4 << 20)).is_ok());
+    }
+
+    fn back_without_read(draft: Draft) -> Draft {
+        let mut kept = Draft::new("test");
+        for m in draft
+            .results
+            .into_iter()
+            .filter(|m| m.test != TestKind::Read)
+        {
+            kept.add(m).unwrap();
+        }
+        kept
     }
 
     #[test]

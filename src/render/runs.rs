@@ -42,7 +42,12 @@ impl RunColumn {
         let fact = |f: Fact| f.value(&run.host, &run.filesystem).shown();
         match self {
             RunColumn::Id => run.id.map_or("-".into(), |id| id.to_string()),
-            RunColumn::When => clock(&run.started_at),
+            RunColumn::When => match (run.stated_start(), &run.source) {
+                (Some(at), _) => clock(&at),
+                // a file that states no time: when it came in, said as such
+                (None, Some(source)) => format!("imported {}", clock(&source.imported_at)),
+                (None, None) => "-".into(),
+            },
             RunColumn::Host => fact(Fact::Hostname),
             RunColumn::Kernel => fact(Fact::Kernel),
             RunColumn::Filesystem => fact(Fact::FsType),

@@ -6,7 +6,7 @@ use super::cells;
 use super::environment::environment_listing;
 use super::history::local_time;
 use super::listing::{Listing, TextStyle};
-use crate::model::{Latency, MachineState, Run, TestKind};
+use crate::model::{Latency, MachineState, Run, Source, TestKind};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit, count, format_nanos};
 
@@ -32,7 +32,13 @@ fn header(run: &Run) -> Listing {
     for (fact, value) in [
         ("uuid", run.uuid.to_string()),
         ("status", cells::status(run.status)),
-        ("started", local_time(&run.started_at)),
+        (
+            "started",
+            run.stated_start()
+                .map_or("unknown (the file states no time)".into(), |at| {
+                    local_time(&at)
+                }),
+        ),
         ("finished", duration),
         ("labels", run.labels.join(", ")),
         ("tags", cells::tags(&run.tags, ", ")),
@@ -70,8 +76,25 @@ fn header(run: &Run) -> Listing {
         ("iozone", run.tool_version.clone()),
     ] {
         listing.push(vec![fact.into(), value]);
+        // only an imported run has the line, right under its start
+        if let (Some(source), "started") = (&run.source, fact) {
+            listing.push(vec!["imported".into(), imported(source)]);
+        }
     }
     listing
+}
+
+/// "from results.txt (iozone3 3.489), on 2026-12-01 09:00".
+fn imported(source: &Source) -> String {
+    let tool = match &source.version {
+        Some(version) => format!("{} {version}", source.tool),
+        None => source.tool.clone(),
+    };
+    let file = source.file.as_deref().unwrap_or("an unnamed file");
+    format!(
+        "from {file} ({tool}), on {}",
+        local_time(&source.imported_at)
+    )
 }
 
 /// "1 warm-up (8 measurements kept, left out), 5 rounds interleaved".
@@ -122,7 +145,7 @@ type Cell = (ByteSize, ByteSize, TestKind);
 fn latency(run: &Run) -> Option<Listing> {
     let mut cells: BTreeMap<Cell, Vec<Latency>> = BTreeMap::new();
     for m in &run.results {
-        if let Some(l) = m.latency_ns {
+        if let Some(l) = m.latency_ns.as_deref().copied() {
             cells
                 .entry((m.file_size, m.record_size, m.test))
                 .or_default()

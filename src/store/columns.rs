@@ -336,12 +336,14 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
         Kind::Integer,
         |r| latency(r, |l| l.p50),
         |r, v| {
-            r.measurement.latency_ns = v.opt_int()?.map(|p50| Latency {
+            r.measurement.latency_ns = v.opt_int()?.map(|p50| {
+                Box::new(Latency {
                 p50: p50 as u64,
                 p99: 0,
                 p999: 0,
                 max: 0,
                 samples: 0,
+            })
             });
             Ok(())
         },
@@ -353,7 +355,7 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
 ];
 
 fn latency(row: &ResultRow, field: fn(&Latency) -> u64) -> Value {
-    opt_bits(row.measurement.latency_ns.as_ref().map(field))
+    opt_bits(row.measurement.latency_ns.as_deref().map(field))
 }
 
 /// Sets a field of the latency, which only a non-null `lat_p50` makes.

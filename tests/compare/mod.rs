@@ -77,7 +77,7 @@ fn bad_input_is_one_line_and_status_2() {
         (&["compare", "a", "999"], "no recorded run matches '999'"),
         (
             &["trend", "--min-step", "0"],
-            "--min-step must be between 0 and 100",
+            "more than 0 and less than 100",
         ),
     ] {
         let (code, _, stderr) = iozone_db(&db, args);

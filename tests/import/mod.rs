@@ -9,17 +9,20 @@ use serde_json::Value;
 use crate::common::json;
 use crate::compare::{compare_json, iozone_db};
 
-fn fixture(path: &str) -> PathBuf {
+mod input;
+mod provenance;
+
+pub(crate) fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(path)
 }
 
-fn import(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+pub(crate) fn import(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     iozone_db(db, &[&["import"], args].concat())
 }
 
-fn runs(db: &Path) -> Vec<Value> {
+pub(crate) fn runs(db: &Path) -> Vec<Value> {
     let (code, out, err) = iozone_db(db, &["history", "--all", "--format", "json"]);
     assert_eq!(code, Some(0), "{err}");
     serde_json::from_str(&out).unwrap()

@@ -31,6 +31,22 @@ fn classic_form_32_512_reports_the_four_basic_tests() {
     assert_no_leftovers(dir.path());
 }
 
+/// `run 1.5 512` is a file of 1.5 MB, as `run 32 512` is one of 32 MB; it once read
+/// 1.5 as bytes and failed with "record size 512 B is larger than the file (2 B)".
+#[test]
+fn classic_form_takes_a_decimal_size_in_megabytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_json_in(
+        dir.path(),
+        &[
+            "run", "1.5", "512", "-n", "1", "--warmup", "0", "-i", "write", "--cache", "buffered",
+        ],
+    );
+    assert_eq!(run["params"]["file_size"], 1_572_864);
+    assert_eq!(run["results"][0]["file_size"], 1_572_864);
+    assert_no_leftovers(dir.path());
+}
+
 #[test]
 fn json_run_object_has_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();

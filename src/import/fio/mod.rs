@@ -348,7 +348,7 @@ impl<'a> Job<'a> {
         let file_size = self.file_size(bytes, threads)?;
         let mut m = measurement(test, file_size, record, bytes, elapsed_ns, rate as f64)
             .map_err(|e| format!("{}: {e}", self.name))?;
-        m.latency_ns = latency(figures.get("clat_ns"));
+        m.latency_ns = latency(figures.get("clat_ns")).map(Box::new);
         Ok(Some(m))
     }
 
@@ -422,15 +422,18 @@ fn latency(clat: Option<&Value>) -> Option<Latency> {
 /// parameters and sizes, run one after the other (successive groups), different
 /// tests. Otherwise the job is a run of its own.
 fn merge_or_push(drafts: &mut Vec<(u64, Draft)>, group: u64, draft: Draft) {
-    if let Some((last_group, last)) = drafts.last_mut() {
-        let same = key(last) == key(&draft) && *last_group != group;
-        if same && !draft.results.iter().any(|m| last.has(m)) {
-            last.results.extend(draft.results);
-            *last_group = group;
-            return;
-        }
+    let Some((last_group, last)) = drafts.last_mut() else {
+        drafts.push((group, draft));
+        return;
+    };
+    if key(last) != key(&draft) || *last_group == group {
+        drafts.push((group, draft));
+        return;
     }
-    drafts.push((group, draft));
+    match last.absorb(draft) {
+        Ok(()) => *last_group = group,
+        Err(draft) => drafts.push((group, *draft)),
+    }
 }
 
 /// What must agree for two jobs to be one run.

@@ -36,7 +36,7 @@ fn buffered_write_is_one_run_with_fios_figures() {
     assert_eq!(m.throughput, 1016800969.0);
     assert_eq!(m.bytes, 33554432);
     assert_eq!(m.elapsed_ns, 33_000_000);
-    let lat = m.latency_ns.unwrap();
+    let lat = m.latency_ns.as_deref().unwrap();
     assert_eq!(
         (lat.p50, lat.p99, lat.p999, lat.max, lat.samples),
         (3024, 7392, 113152, 164036, 8192)
@@ -63,7 +63,7 @@ fn invalidated_read_is_a_cold_read_so_flush() {
         (m.throughput, m.bytes, m.elapsed_ns),
         (516222030.0, 33554432, 65_000_000)
     );
-    assert_eq!(m.latency_ns.unwrap().p999, 15794176);
+    assert_eq!(m.latency_ns.as_deref().unwrap().p999, 15794176);
     // The same read with invalidate=0 reads what the cache holds.
     let warm = READ_64K.replace("\"invalidate\" : \"1\"", "\"invalidate\" : \"0\"");
     assert_eq!(runs(&warm)[0].params.cache, CacheMode::Buffered);
@@ -90,7 +90,7 @@ fn two_stonewalled_jobs_with_one_set_of_parameters_are_one_run() {
         (read.test, read.throughput, read.elapsed_ns),
         (TestKind::Read, 335544320.0, 100_000_000)
     );
-    assert_eq!(read.latency_ns.unwrap().max, 8010722);
+    assert_eq!(read.latency_ns.as_deref().unwrap().max, 8010722);
     // Without end_fsync the write is buffered and the read flush: two runs.
     let unsynced = TWO_JOBS.replace("\"end_fsync\" : \"1\"", "\"end_fsync\" : \"0\"");
     let split = parse(&unsynced, &origin(&unsynced)).unwrap();
@@ -111,7 +111,7 @@ fn warnings_before_the_json_and_json_plus_bins_are_fine() {
     assert!(looks_like(&text));
     let run = &runs(&text)[0];
     assert_eq!(run.results[0].throughput, 1016800969.0);
-    assert_eq!(run.results[0].latency_ns.unwrap().p50, 3024);
+    assert_eq!(run.results[0].latency_ns.as_deref().unwrap().p50, 3024);
 }
 
 #[test]

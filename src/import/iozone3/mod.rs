@@ -137,9 +137,14 @@ impl Output<'_> {
                  (iozone -O or -N), not kB/s: rerun iozone without them to import",
             ));
         }
-        let mut cells = self.table()?;
-        cells.extend(self.throughput(&header)?);
-        if !cells.is_empty() && !header.complete {
+        let mut groups = Groups::new(&header);
+        // The table's cells go straight into the drafts: a large table is never held
+        // twice, as cells and as measurements.
+        self.table(&mut groups)?;
+        for cell in self.throughput(&header)? {
+            groups.add(cell)?;
+        }
+        if !groups.is_empty() && !header.complete {
             return Err(error(
                 Some(self.number(self.lines.len().saturating_sub(1))),
                 format!(
@@ -147,11 +152,13 @@ impl Output<'_> {
                 ),
             ));
         }
-        if cells.is_empty() {
+        if groups.is_empty() {
             // The report repeats the table; it is the source only when it is all there is.
-            cells = self.report()?;
+            for cell in self.report()? {
+                groups.add(cell)?;
+            }
         }
-        group(&header, cells)
+        Ok(groups.into_drafts())
     }
 
     fn header(&self) -> Result<Header, ParseError> {
@@ -213,22 +220,42 @@ fn run_began(text: &str) -> Result<DateTime<Utc>, String> {
 }
 
 /// One draft per I/O path and process count, in the order their figures appear.
-fn group(header: &Header, cells: Vec<Cell>) -> Result<Vec<Draft>, ParseError> {
-    let mut drafts: Vec<((Via, u32), Draft)> = Vec::new();
-    for cell in cells {
+struct Groups<'h> {
+    header: &'h Header,
+    drafts: Vec<((Via, u32), Draft)>,
+}
+
+impl<'h> Groups<'h> {
+    fn new(header: &'h Header) -> Groups<'h> {
+        Groups {
+            header,
+            drafts: Vec::new(),
+        }
+    }
+
+    /// Puts `cell`'s figure into the draft of its I/O path and process count.
+    fn add(&mut self, cell: Cell) -> Result<(), ParseError> {
         let key = (cell.via, cell.threads);
-        let index = match drafts.iter().position(|(k, _)| *k == key) {
+        let index = match self.drafts.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                drafts.push((key, draft(header, cell.via, cell.threads)));
-                drafts.len() - 1
+                let draft = draft(self.header, cell.via, cell.threads);
+                self.drafts.push((key, draft));
+                self.drafts.len() - 1
             }
         };
         let at = |m: String| error(Some(cell.line), m);
         let m = measurement(&cell).map_err(at)?;
-        drafts[index].1.add(m).map_err(at)?;
+        self.drafts[index].1.add(m).map_err(at)
     }
-    Ok(drafts.into_iter().map(|(_, d)| d).collect())
+
+    fn is_empty(&self) -> bool {
+        self.drafts.is_empty()
+    }
+
+    fn into_drafts(self) -> Vec<Draft> {
+        self.drafts.into_iter().map(|(_, d)| d).collect()
+    }
 }
 
 fn draft(header: &Header, via: Via, threads: u32) -> Draft {

@@ -2,19 +2,19 @@
 //! as a single measurement or auto mode prints it): figures are placed under the
 //! header column their right edge lines up with.
 
-use super::{Cell, Output, Via, error, rate};
+use super::{Cell, Groups, Output, Via, error, rate};
 use crate::import::ParseError;
 use crate::model::TestKind;
 
 impl Output<'_> {
-    /// The cells of the normal table (`kB reclen write rewrite …`), if there is one.
-    pub(super) fn table(&self) -> Result<Vec<Cell>, ParseError> {
+    /// Adds the cells of the normal table (`kB reclen write rewrite …`), if there is
+    /// one, to `groups`.
+    pub(super) fn table(&self, groups: &mut Groups) -> Result<(), ParseError> {
         let Some(at) = self.lines.iter().position(|l| is_table_header(l)) else {
-            return Ok(Vec::new());
+            return Ok(());
         };
         let above = at.checked_sub(1).map_or("", |i| self.lines[i]);
         let columns = table_columns(above, self.lines[at]);
-        let mut cells = Vec::new();
         for (i, line) in self.lines.iter().enumerate().skip(at + 1) {
             let words = words(line);
             let sizes = match words.as_slice() {
@@ -29,9 +29,11 @@ impl Output<'_> {
                 record_kb,
                 line: self.number(i),
             };
-            cells.extend(row.cells(&columns, &words[2..])?);
+            for cell in row.cells(&columns, &words[2..])? {
+                groups.add(cell)?;
+            }
         }
-        Ok(cells)
+        Ok(())
     }
 }
 

@@ -10,6 +10,7 @@
 
 mod bind;
 mod files;
+mod key_order;
 mod schema;
 
 use std::collections::HashMap;
@@ -475,19 +476,32 @@ fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
     Ok(id)
 }
 
+/// Rows one INSERT statement writes: fewer statements to step through for a run of
+/// millions of figures, and well under SQLite's limit of 32,766 bound values.
+const ROWS_PER_INSERT: usize = 256;
+
 /// Inserts a run's measured results and its warm-up rounds' (flagged).
 fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
     let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
-    let placeholders = vec!["?"; names.len()].join(", ");
-    let mut stmt = conn.prepare_cached(&format!(
-        "INSERT INTO results ({}) VALUES ({placeholders})",
-        names.join(", ")
-    ))?;
-    for row in ResultRow::of_run(id, run) {
-        stmt.execute(rusqlite::params_from_iter(columns::encode(
-            RESULT_COLUMNS,
-            &row,
-        )))?;
+    let row_placeholders = format!("({})", vec!["?"; names.len()].join(", "));
+    // Rows inserted in the table's key order append to its B-tree (see `key_order`).
+    let groups = key_order::in_key_order(run);
+    for chunk in groups.iter().flat_map(|g| g.chunks(ROWS_PER_INSERT)) {
+        let sql = format!(
+            "INSERT INTO results ({}) VALUES {}",
+            names.join(", "),
+            vec![row_placeholders.as_str(); chunk.len()].join(", ")
+        );
+        let values = chunk.iter().flat_map(|&(warmup, m)| {
+            let row = ResultRow {
+                run_id: id,
+                warmup,
+                measurement: m.clone(),
+            };
+            columns::encode(RESULT_COLUMNS, &row)
+        });
+        conn.prepare_cached(&sql)?
+            .execute(rusqlite::params_from_iter(values))?;
     }
     Ok(())
 }

@@ -81,13 +81,13 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
                 bytes: 1 << 20,
                 elapsed_ns: 1_000_000 + repetition as u64,
                 throughput: 1e9 / (1.0 + repetition as f64),
-                latency_ns: (test == TestKind::Write).then_some(Latency {
+                latency_ns: (test == TestKind::Write).then_some(Box::new(Latency {
                     p50: 100,
                     p99: 200,
                     p999: 300,
                     max: 400,
                     samples: 64,
-                }),
+                })),
                 engine: EngineKind::Pread,
                 cache: CacheMode::Direct,
             })

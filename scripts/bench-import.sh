@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Import at scale.
+#
+#   scripts/bench-import.sh [MB...]     default: 1 10 30
+#
+# Builds an iozone3 auto-mode output of about MB megabytes for each size (the header of
+# tests/fixtures/iozone3/auto-n64k-g4m.txt, then one row per (file size, record size)
+# pair, no pair twice, 13 figures a row in iozone's column widths), imports it into an
+# empty SQLite database and prints the wall time, CPU time and peak memory (maximum
+# resident set) /usr/bin/time -v reports. Target: the 30 MB file in under 10 s and under 300 MB. On a busy machine the
+# wall time says more about the other load than about import: read the CPU time too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/time ]; then
+  echo "installing GNU time" >&2
+  apt-get update -qq && apt-get install -y -qq time >/dev/null
+fi
+cargo build --release --quiet --bin iozone
+iozone=target/release/iozone
+fixture=tests/fixtures/iozone3/auto-n64k-g4m.txt
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The fixture's lines up to and including the two header lines of the table.
+header_lines=$(grep -n 'kB  reclen' "$fixture" | cut -d: -f1)
+
+# An auto table of about $1 MB: file sizes from 64 kB up, each with record sizes
+# 4 kB, 8 kB, … up to the file size, as iozone -a sweeps them but without its upper
+# bound, so every (file size, record size) pair is new.
+generate() {
+  local mb=$1 out=$2
+  head -n "$header_lines" "$fixture" >"$out"
+  awk -v bytes=$((mb * 1000 * 1000)) 'BEGIN {
+    written = 0; file = 64; seed = 1
+    while (written < bytes) {
+      for (rec = 4; rec <= file && written < bytes; rec *= 2) {
+        line = sprintf("%16d%8d", file, rec)
+        for (c = 0; c < 13; c++) {
+          seed = (seed * 1103515245 + 12345) % 2147483648
+          line = line sprintf(c == 7 || c == 8 ? "%10d" : "%9d", 1000000 + seed % 30000000)
+        }
+        print line
+        written += length(line) + 1
+      }
+      file += 4
+    }
+  }' >>"$out"
+  printf '\niozone test complete.\n' >>"$out"
+}
+
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1 10 30)
+for size in "${sizes[@]}"; do
+  file=$work/auto-$size.txt
+  generate "$size" "$file"
+  rm -f "$work/import.db"*
+  IOZONE_DB=$work/import.db /usr/bin/time -v "$iozone" -q import "$file" 2>"$work/time.txt"
+  elapsed=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt")
+  peak_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")
+  user=$(sed -n 's/.*User time (seconds): //p' "$work/time.txt")
+  sys=$(sed -n 's/.*System time (seconds): //p' "$work/time.txt")
+  printf '%4s MB (%s bytes): %s wall, %s s user + %s s system, %d MB peak memory\n' \
+    "$size" "$(stat -c %s "$file")" "$elapsed" "$user" "$sys" $((peak_kb / 1024))
+done
