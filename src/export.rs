@@ -136,7 +136,7 @@ impl CsvColumn {
             CsvColumn::Cache => m.cache.name().into(),
             CsvColumn::Threads => run.params.threads.to_string(),
             CsvColumn::Repeat => run.params.repeat.to_string(),
-            CsvColumn::Seed => run.params.seed.to_string(),
+            CsvColumn::Seed => run.params.seed.map_or(String::new(), |s| s.to_string()),
             CsvColumn::Iodepth => run.params.iodepth.to_string(),
             CsvColumn::Test => m.test.name().into(),
             CsvColumn::FileSize => m.file_size.bytes().to_string(),

@@ -390,13 +390,13 @@ fn params(plan: &Plan) -> Params {
                 max_time_s: max_time.as_secs_f64(),
             }),
         },
-        seed: plan.seed,
+        seed: Some(plan.seed),
         auto: plan.auto,
         verify: plan.verify,
-        read_pct: plan.read_pct,
-        stride_records: plan.stride_records,
+        read_pct: Some(plan.read_pct),
+        stride_records: Some(plan.stride_records),
         latency: plan.latency,
-        dir: plan.dir.display().to_string(),
+        dir: Some(plan.dir.display().to_string()),
     }
 }
 

@@ -74,8 +74,11 @@ fn facts(run: &Run) -> Vec<(String, Option<String>)> {
         ("params.iodepth", Some(p.iodepth.to_string())),
         ("params.threads", Some(p.threads.to_string())),
         ("params.verify", Some(p.verify.to_string())),
-        ("params.read_pct", Some(p.read_pct.to_string())),
-        ("params.stride_records", Some(p.stride_records.to_string())),
+        ("params.read_pct", p.read_pct.map(|v| v.to_string())),
+        (
+            "params.stride_records",
+            p.stride_records.map(|v| v.to_string()),
+        ),
         ("params.warmup", Some(p.warmup.to_string())),
         ("params.order", Some(p.order.name().into())),
         ("machine.at_start", machine(&run.state_at_start, h.cpus)),

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use super::{Origin, ParseError};
 use crate::export::{CSV_COLUMNS, CsvColumn, Export, FORMAT};
 use crate::model::{
-    self, CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
+    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
     RunStatus, Source, TestKind,
 };
 use crate::units::ByteSize;
@@ -256,14 +256,14 @@ impl CsvRow<'_> {
                 warmup: 0,
                 order: RoundOrder::legacy(),
                 repeat_auto: None,
-                seed: self.number(CsvColumn::Seed)?,
-                // not in the CSV export: the defaults `run` uses
+                seed: self.opt_number(CsvColumn::Seed)?,
+                // not in the CSV export: unknown, not made up
                 auto: false,
                 verify: false,
-                read_pct: model::DEFAULT_READ_PCT,
-                stride_records: model::DEFAULT_STRIDE,
+                read_pct: None,
+                stride_records: None,
                 latency: false,
-                dir: String::new(),
+                dir: None,
             },
             host: Host {
                 hostname: self.opt(CsvColumn::Hostname),

@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 
 use super::{Origin, ParseError};
 use crate::model::{
-    CacheMode, DEFAULT_READ_PCT, DEFAULT_STRIDE, EngineKind, Filesystem, Host, Measurement, Params,
-    RoundOrder, Run, RunStatus, Source, TestKind,
+    CacheMode, EngineKind, Filesystem, Host, Measurement, Params, RoundOrder, Run, RunStatus,
+    Source, TestKind,
 };
 use crate::units::ByteSize;
 
@@ -44,8 +44,9 @@ pub struct Draft {
     pub threads: u32,
     pub auto: bool,
     pub verify: bool,
-    pub stride_records: u64,
-    pub dir: String,
+    /// The stride the source's tool used, when it states one (or its default).
+    pub stride_records: Option<u64>,
+    pub dir: Option<String>,
     /// The figures, in the order the source gives them; added with [`Draft::add`] or
     /// [`Draft::absorb`], which keep `keys` in step.
     pub results: Vec<Measurement>,
@@ -99,9 +100,8 @@ impl Draft {
             threads: 1,
             auto: false,
             verify: false,
-            // iozone3's stride unless `-j` says otherwise, and ours
-            stride_records: DEFAULT_STRIDE,
-            dir: String::new(),
+            stride_records: None,
+            dir: None,
             results: Vec::new(),
             index: hashbrown::HashTable::new(),
             hasher: RandomState::new(),
@@ -189,12 +189,11 @@ impl Draft {
             warmup: 0,
             order: RoundOrder::legacy(),
             repeat_auto: None,
-            // The sources' data and orders are not seeded by us; 0 says "none of ours".
-            seed: 0,
+            // the sources' data and orders are not seeded by us, nor is a mix stated
+            seed: None,
             auto: self.auto,
             verify: self.verify,
-            // no importer maps anything to `mix`: this only fills the field
-            read_pct: DEFAULT_READ_PCT,
+            read_pct: None,
             stride_records: self.stride_records,
             latency,
             dir: self.dir,

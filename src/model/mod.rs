@@ -278,17 +278,19 @@ pub struct Params {
     /// Set when the number of rounds was `auto`.
     #[serde(default)]
     pub repeat_auto: Option<AutoRepeat>,
-    pub seed: u64,
+    /// The seed of the data and of the orders. `None` (and so for the three below)
+    /// for an imported run whose file does not state it: nothing is made up.
+    pub seed: Option<u64>,
     pub auto: bool,
     pub verify: bool,
     /// Share of reads in `mix`, in percent.
-    pub read_pct: u8,
+    pub read_pct: Option<u8>,
     /// Stride of `stride_read`, in records.
-    pub stride_records: u64,
+    pub stride_records: Option<u64>,
     /// Whether per-operation latency was recorded.
     pub latency: bool,
     /// The directory measured in, as an absolute path.
-    pub dir: String,
+    pub dir: Option<String>,
 }
 
 impl Params {

@@ -43,7 +43,10 @@ fn header(run: &Run) -> Listing {
         ("labels", run.labels.join(", ")),
         ("tags", cells::tags(&run.tags, ", ")),
         ("note", run.note.clone().unwrap_or_default()),
-        ("directory", p.dir.clone()),
+        (
+            "directory",
+            p.dir.clone().unwrap_or_else(|| "unknown".into()),
+        ),
         ("file sizes", list(&p.file_sizes)),
         ("record sizes", list(&p.record_sizes)),
         (
@@ -57,7 +60,7 @@ fn header(run: &Run) -> Listing {
         (
             "mode",
             format!(
-                "cache {}, engine {}{}, {}, seed {}{}",
+                "cache {}, engine {}{}, {}{}{}",
                 p.cache_names(),
                 p.engine_names(),
                 // depth 1, every run's before depths existed, goes unsaid
@@ -66,7 +69,7 @@ fn header(run: &Run) -> Listing {
                     n => format!(", queue depth {n}"),
                 },
                 count(p.threads as usize, "thread"),
-                p.seed,
+                p.seed.map_or(String::new(), |s| format!(", seed {s}")),
                 if p.verify { ", verified" } else { "" }
             ),
         ),

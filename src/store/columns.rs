@@ -95,6 +95,42 @@ pub fn named<T>(columns: &'static [Column<T>], name: &str) -> &'static Column<T>
 
 // ---- runs ----
 
+/// The parameters an imported file did not state, as a JSON list; null when all were.
+fn unstated(run: &Run) -> Value {
+    let p = &run.params;
+    let missing: Vec<&str> = [
+        ("seed", p.seed.is_none()),
+        ("read_pct", p.read_pct.is_none()),
+        ("stride_records", p.stride_records.is_none()),
+        ("dir", p.dir.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(name, missing)| missing.then_some(name))
+    .collect();
+    match missing.is_empty() {
+        true => Value::Null,
+        false => json_of(&missing),
+    }
+}
+
+fn forget_unstated(run: &mut Run, value: Value) -> Result<(), String> {
+    let names: Vec<String> = match value {
+        Value::Null => return Ok(()),
+        other => other.json()?,
+    };
+    let p = &mut run.params;
+    for name in &names {
+        match name.as_str() {
+            "seed" => p.seed = None,
+            "read_pct" => p.read_pct = None,
+            "stride_records" => p.stride_records = None,
+            "dir" => p.dir = None,
+            other => return Err(format!("names an unknown parameter {other:?}")),
+        }
+    }
+    Ok(())
+}
+
 /// The columns of `runs`; labels, tags and results live in tables of their own.
 // One column a line: a table reads best as a table.
 #[rustfmt::skip]
@@ -121,19 +157,22 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("record_sizes", Kind::Text, |r| json_of(&r.params.record_sizes), |r, v| set(&mut r.params.record_sizes, v.json())),
     column("tests", Kind::Text, |r| json_of(&r.params.tests), |r, v| set(&mut r.params.tests, v.json())),
     column("repeat", Kind::Integer, |r| r.params.repeat.into(), |r, v| set(&mut r.params.repeat, v.narrow())),
-    column("seed", Kind::Integer, |r| bits(r.params.seed), |r, v| set(&mut r.params.seed, v.bits())),
+    // seed, read_pct, stride_records and dir: a placeholder when unstated (`unstated`)
+    column("seed", Kind::Integer, |r| bits(r.params.seed.unwrap_or(0)), |r, v| set(&mut r.params.seed, v.bits().map(Some))),
     column("auto", Kind::Bool, |r| r.params.auto.into(), |r, v| set(&mut r.params.auto, v.bool())),
     column("verify", Kind::Bool, |r| r.params.verify.into(), |r, v| set(&mut r.params.verify, v.bool())),
-    column("read_pct", Kind::Integer, |r| r.params.read_pct.into(), |r, v| set(&mut r.params.read_pct, v.narrow())),
-    column("stride_records", Kind::Integer, |r| bits(r.params.stride_records), |r, v| set(&mut r.params.stride_records, v.bits())),
+    column("read_pct", Kind::Integer, |r| r.params.read_pct.unwrap_or(0).into(), |r, v| set(&mut r.params.read_pct, v.narrow().map(Some))),
+    column("stride_records", Kind::Integer, |r| bits(r.params.stride_records.unwrap_or(0)), |r, v| set(&mut r.params.stride_records, v.bits().map(Some))),
     column("latency", Kind::Bool, |r| r.params.latency.into(), |r, v| set(&mut r.params.latency, v.bool())),
-    column("dir", Kind::Text, |r| r.params.dir.clone().into(), |r, v| set(&mut r.params.dir, v.text())),
+    column("dir", Kind::Text, |r| r.params.dir.clone().unwrap_or_default().into(), |r, v| set(&mut r.params.dir, v.text().map(Some))),
     column("warmup", Kind::Integer, |r| r.params.warmup.into(), |r, v| set(&mut r.params.warmup, v.narrow())),
     column("round_order", Kind::Text, |r| name_of(&r.params.order), |r, v| set(&mut r.params.order, v.name())),
     column("iodepth", Kind::Integer, |r| r.params.iodepth.into(), |r, v| set(&mut r.params.iodepth, v.narrow())),
     // every engine and cache mode of a run that measured several; `[]` otherwise
     column("engines", Kind::Text, |r| json_of(&r.params.engines), |r, v| set(&mut r.params.engines, v.json())),
     column("caches", Kind::Text, |r| json_of(&r.params.caches), |r, v| set(&mut r.params.caches, v.json())),
+    // after the four columns it names, which it turns back into "not stated"
+    column("unstated", Kind::Text, unstated, forget_unstated),
     // `repeat_auto` is two columns, set together or not at all
     column(
         "precision_pct",

@@ -233,13 +233,13 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
     let show = |id: &str| iozone_db(&db, &["show", id]).1;
     let deep = show("2");
     assert!(
-        deep.contains("engine uring, queue depth 32, 1 thread,"),
+        deep.contains("engine uring, queue depth 32, 1 thread"),
         "{deep}"
     );
     // and the results table's note, as `run` prints it
     assert!(deep.contains("half their range, queue depth 32;"), "{deep}");
     let shallow = show("1");
-    assert!(shallow.contains("engine pread, 1 thread,"), "{shallow}");
+    assert!(shallow.contains("engine pread, 1 thread"), "{shallow}");
     assert!(!shallow.contains("queue depth"), "{shallow}");
 
     // depths are part of the row: apart, nothing in common

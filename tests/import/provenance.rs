@@ -42,3 +42,60 @@ fn a_file_with_a_time_keeps_it_and_names_tool_and_version() {
         "{shown}"
     );
 }
+
+#[test]
+fn what_a_file_does_not_state_is_null_not_made_up() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let classic = fixture("classic/bebox-beos-dr8.txt");
+    let (code, _, err) = import(&db, &[classic.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, out, err) = iozone_db(&db, &["show", "1", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for param in ["seed", "dir", "read_pct", "stride_records"] {
+        assert!(run["params"][param].is_null(), "{param}: {}", run["params"]);
+    }
+    // and through an export and an import into another database, still unstated
+    let (code, exported, err) = iozone_db(&db, &["export", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let file = scratch.path().join("export.json");
+    std::fs::write(&file, exported).unwrap();
+    let other = scratch.path().join("other.db");
+    let (code, _, err) = import(&other, &[file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, out, _) = iozone_db(&other, &["show", "1", "--format", "json"]);
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        run["params"]["seed"].is_null() && run["params"]["dir"].is_null(),
+        "{out}"
+    );
+    // a measured run states them all
+    let work = scratch.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let (code, _, err) = iozone_db(
+        &db,
+        &[
+            "run",
+            "-s",
+            "64k",
+            "-r",
+            "4k",
+            "-n",
+            "1",
+            "-q",
+            "-d",
+            work.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (_, out, _) = iozone_db(&db, &["show", "latest", "--format", "json"]);
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for param in ["seed", "dir", "read_pct", "stride_records"] {
+        assert!(
+            !run["params"][param].is_null(),
+            "{param}: {}",
+            run["params"]
+        );
+    }
+}

@@ -191,7 +191,7 @@ impl<'a> Job<'a> {
         draft.engine = self.engine();
         draft.iodepth = self.iodepth()?;
         draft.threads = self.threads()?;
-        draft.dir = self.dir();
+        draft.dir = Some(self.dir()).filter(|d| !d.is_empty());
         let mut moved = Vec::new();
         for side in [Side::Write, Side::Read] {
             if let Some(m) = self.measurement(side, draft.threads)? {
@@ -437,7 +437,16 @@ fn merge_or_push(drafts: &mut Vec<(u64, Draft)>, group: u64, draft: Draft) {
 }
 
 /// What must agree for two jobs to be one run.
-fn key(d: &Draft) -> (EngineKind, CacheMode, u32, u32, &str, Vec<(u64, u64)>) {
+fn key(
+    d: &Draft,
+) -> (
+    EngineKind,
+    CacheMode,
+    u32,
+    u32,
+    Option<&str>,
+    Vec<(u64, u64)>,
+) {
     let mut sizes: Vec<(u64, u64)> = d
         .results
         .iter()
@@ -445,7 +454,14 @@ fn key(d: &Draft) -> (EngineKind, CacheMode, u32, u32, &str, Vec<(u64, u64)>) {
         .collect();
     sizes.sort();
     sizes.dedup();
-    (d.engine, d.cache, d.iodepth, d.threads, &d.dir, sizes)
+    (
+        d.engine,
+        d.cache,
+        d.iodepth,
+        d.threads,
+        d.dir.as_deref(),
+        sizes,
+    )
 }
 
 #[cfg(test)]

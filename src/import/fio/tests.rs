@@ -30,7 +30,7 @@ fn buffered_write_is_one_run_with_fios_figures() {
         (p.cache, p.engine, p.threads),
         (CacheMode::Buffered, EngineKind::Pread, 1)
     );
-    assert_eq!(p.dir, "/data/fio");
+    assert_eq!(p.dir.as_deref(), Some("/data/fio"));
     assert!(p.latency);
     let m = &run.results[0];
     assert_eq!(m.throughput, 1016800969.0);
@@ -79,7 +79,7 @@ fn two_stonewalled_jobs_with_one_set_of_parameters_are_one_run() {
     assert_eq!(run.params.cache, CacheMode::Flush);
     assert_eq!(run.params.record_sizes, [ByteSize(16384)]);
     assert_eq!(run.params.file_sizes, [ByteSize(32 << 20)]);
-    assert_eq!(run.params.dir, "/data/fio");
+    assert_eq!(run.params.dir.as_deref(), Some("/data/fio"));
     let write = &run.results[0];
     assert_eq!(
         (write.test, write.throughput, write.elapsed_ns),

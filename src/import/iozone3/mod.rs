@@ -273,8 +273,13 @@ fn draft(header: &Header, via: Via, threads: u32) -> Draft {
     d.threads = threads;
     d.auto = opts.auto;
     d.verify = opts.verify;
-    d.stride_records = opts.stride.unwrap_or(d.stride_records);
-    d.dir = opts.file.as_deref().map(parent_dir).unwrap_or_default();
+    // iozone3's stride unless `-j` says otherwise
+    d.stride_records = Some(opts.stride.unwrap_or(crate::model::DEFAULT_STRIDE));
+    d.dir = opts
+        .file
+        .as_deref()
+        .map(parent_dir)
+        .filter(|d| !d.is_empty());
     d
 }
 

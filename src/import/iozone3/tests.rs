@@ -49,8 +49,8 @@ fn single_run_keeps_every_stated_fact() {
         (p.engine, p.cache, p.threads),
         (EngineKind::Posix, CacheMode::Buffered, 1)
     );
-    assert_eq!((p.auto, p.repeat, p.stride_records), (false, 1, 17));
-    assert_eq!(p.dir, "/data");
+    assert_eq!((p.auto, p.repeat, p.stride_records), (false, 1, Some(17)));
+    assert_eq!(p.dir.as_deref(), Some("/data"));
     for (test, kb_per_s) in [
         (TestKind::Write, 2728381.0),
         (TestKind::Rewrite, 7796271.0),
@@ -194,7 +194,7 @@ fn throughput_mode_takes_what_the_parent_sees() {
     let run = &runs[0];
     assert_eq!(run.params.threads, 2);
     assert_eq!(run.params.file_size, ByteSize(16 << 20));
-    assert_eq!(run.params.dir, "/data");
+    assert_eq!(run.params.dir.as_deref(), Some("/data"));
     assert_eq!(run.results.len(), 4);
     for (test, parent) in [
         (TestKind::Write, 380070.80),

@@ -49,6 +49,11 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
     bare.state_at_start = None;
     bare.state_at_end = None;
     bare.params.repeat_auto = None;
+    // what an imported file does not state stays unstated, not a placeholder
+    bare.params.seed = None;
+    bare.params.read_pct = None;
+    bare.params.stride_records = None;
+    bare.params.dir = None;
     bare.results.clear();
     bare.warmup.clear();
     let id = store.save_run(&bare).unwrap().unwrap();
