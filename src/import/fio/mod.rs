@@ -436,17 +436,18 @@ fn merge_or_push(drafts: &mut Vec<(u64, Draft)>, group: u64, draft: Draft) {
     }
 }
 
-/// What must agree for two jobs to be one run.
-fn key(
-    d: &Draft,
-) -> (
+/// What must agree for two jobs to be one run: engine, cache mode, depth, threads,
+/// directory and the (file, record) sizes.
+type RunKey<'a> = (
     EngineKind,
     CacheMode,
     u32,
     u32,
-    Option<&str>,
+    Option<&'a str>,
     Vec<(u64, u64)>,
-) {
+);
+
+fn key(d: &Draft) -> RunKey<'_> {
     let mut sizes: Vec<(u64, u64)> = d
         .results
         .iter()
