@@ -312,6 +312,21 @@ fn bad_files_import_nothing_and_say_which() {
 }
 
 #[test]
+fn a_label_with_a_comma_is_refused_and_nothing_imported() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let file = fixture("classic/486dx4-freebsd.txt");
+    let (code, _, err) = import(&db, &[file.to_str().unwrap(), "-l", "a,b"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("error: invalid value 'a,b' for '--label"),
+        "{err}"
+    );
+    assert!(err.contains("a label cannot hold a comma"), "{err}");
+    assert!(!db.exists(), "a refused import created {db:?}");
+}
+
+#[test]
 fn completions_and_man_page() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
