@@ -171,13 +171,16 @@ fn changes_listing(c: &Comparison) -> Listing {
     listing
 }
 
-/// An environment change's cells: the fact's JSON path, then each side's values.
+/// An environment change's cells: the fact's JSON path, then each side's values
+/// (`unknown` for a run that did not record the fact: null in JSON).
 pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
-    [
-        e.field.clone(),
-        e.baseline.join(", "),
-        e.candidate.join(", "),
-    ]
+    let values = |side: &[Option<String>]| {
+        side.iter()
+            .map(|v| v.as_deref().unwrap_or("unknown"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    [e.field.clone(), values(&e.baseline), values(&e.candidate)]
 }
 
 /// The per-test summary's columns, with whether each holds a number.
@@ -370,7 +373,7 @@ pub fn compare_csv(c: &Comparison) -> String {
         // added after the others, so no column a spreadsheet reads moves
         "iodepth",
     ]);
-    let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
+    let opt = cells::raw_or_empty;
     for r in &c.rows {
         let k = &r.key;
         listing.push(vec![
@@ -381,9 +384,9 @@ pub fn compare_csv(c: &Comparison) -> String {
             k.cache.map_or(String::new(), |x| x.name().into()),
             k.engine.map_or(String::new(), |x| x.name().into()),
             k.threads.map_or(String::new(), |x| x.to_string()),
-            format!("{:.0}", r.baseline_median),
-            format!("{:.0}", r.candidate_median),
-            format!("{:.3}", r.change_pct),
+            cells::raw(r.baseline_median),
+            cells::raw(r.candidate_median),
+            cells::raw(r.change_pct),
             opt(r.ci_low_pct),
             opt(r.ci_high_pct),
             opt(r.p_value),

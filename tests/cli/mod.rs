@@ -4,3 +4,4 @@
 mod manual;
 mod messages;
 mod output;
+mod shapes;
