@@ -234,7 +234,7 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
         "{deep}"
     );
     // and the results table's note, as `run` prints it
-    assert!(deep.contains("half their range, queue depth 32;"), "{deep}");
+    assert!(deep.contains(", 1 repetition, queue depth 32;"), "{deep}");
     let shallow = show("1");
     assert!(shallow.contains("engine pread, 1 thread,"), "{shallow}");
     assert!(!shallow.contains("queue depth"), "{shallow}");
