@@ -248,16 +248,20 @@ pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
 
 /// How many rows regressed, and what a regression takes: below every rendering.
 pub(super) fn rule_sentence(c: &Comparison) -> String {
+    // rows with one measurement on a side have no p-value and enter no correction
+    let corrected = match c.corrected_over {
+        0 => "(no row here has a p-value)".to_string(),
+        n => format!("over {}", count(n, "row")),
+    };
     format!(
         "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
          noise between runs comes from the runs, the series' history or a default (the note \
-         says which). A regression needs p < {} after Benjamini–Hochberg correction over {} \
+         says which). A regression needs p < {} after Benjamini–Hochberg correction {corrected} \
          and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
          never contradicts the verdict.",
         c.regressions(),
         count(c.rows.len(), "row"),
         c.alpha,
-        count(c.corrected_over, "row"),
         c.threshold_pct,
         (1.0 - c.alpha) * 100.0
     )

@@ -47,10 +47,7 @@ fn the_footer_speaks_of_a_range_only_when_there_is_one() {
         String::from_utf8(out.stdout).unwrap()
     };
     let one = table("1");
-    assert!(
-        one.contains("/s, 1 repetition; 1 warm-up round"),
-        "{one}"
-    );
+    assert!(one.contains("/s, 1 repetition; 1 warm-up round"), "{one}");
     assert!(!one.contains("range") && !one.contains('±'), "{one}");
     let two = table("2");
     assert!(
