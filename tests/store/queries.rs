@@ -116,6 +116,7 @@ fn show_prints_one_run_in_every_format() {
     assert!(md.contains("| uuid") && md.contains(uuid), "{md}");
     let table = scene.stdout(&["show", "latest"]);
     assert!(table.contains("latency per operation"), "{table}");
+    assert!(table.contains("┆ p99.9 "), "{table}");
     assert!(table.contains("rewrite"), "{table}");
 }
 
