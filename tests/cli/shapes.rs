@@ -7,18 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{iozone, json};
-
-/// `iozone ARGS` on `db`, which must succeed; its stdout.
-fn output(db: &Path, args: &[&str]) -> String {
-    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::common::{db_stdout as output, json};
 
 /// A CSV's header and rows, read by a real CSV reader.
 fn csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
