@@ -28,6 +28,7 @@ loops=()
 cleanup() {
     for m in "${mounts[@]}"; do umount "$m" 2>/dev/null || true; done
     for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+    psql -q "$IOZONE_TEST_PG" -c 'DROP DATABASE IF EXISTS fleet_demo' 2>/dev/null || true
 }
 trap cleanup EXIT
 tmpfs_at() { mkdir -p "$1"; mount -t tmpfs -o "size=$2" tmpfs "$1"; mounts+=("$1"); }
