@@ -144,7 +144,7 @@ impl CsvColumn {
             CsvColumn::Repetition => m.repetition.to_string(),
             CsvColumn::Bytes => m.bytes.to_string(),
             CsvColumn::ElapsedNs => m.elapsed_ns.to_string(),
-            CsvColumn::Throughput => format!("{}", m.throughput),
+            CsvColumn::Throughput => render::cells::raw(m.throughput),
             CsvColumn::LatP50Ns => lat(|l| l.p50),
             CsvColumn::LatP99Ns => lat(|l| l.p99),
             CsvColumn::LatP999Ns => lat(|l| l.p999),
@@ -181,10 +181,10 @@ const SHOW_RESULT_COLUMNS: [CsvColumn; 11] = [
     CsvColumn::LatMaxNs,
 ];
 
-/// `show --format csv`: one line per result of one run, raw values; the throughput in
-/// whole bytes per second, as the table shows it, since this CSV is read, not imported.
+/// `show --format csv`: one line per result of one run, raw values: its columns hold
+/// what the export's columns of the same names hold, the run's id first.
 pub fn results_csv(run: &Run) -> String {
-    let mut headers = vec!["run_id", CsvColumn::Uuid.name()];
+    let mut headers = vec!["id", CsvColumn::Uuid.name()];
     headers.extend(SHOW_RESULT_COLUMNS.iter().map(|c| c.name()));
     let mut listing = Listing::new(&headers);
     for m in &run.results {
@@ -192,10 +192,7 @@ pub fn results_csv(run: &Run) -> String {
             run.id.map_or(String::new(), |id| id.to_string()),
             CsvColumn::Uuid.cell(run, m),
         ];
-        row.extend(SHOW_RESULT_COLUMNS.iter().map(|&c| match c {
-            CsvColumn::Throughput => format!("{:.0}", m.throughput),
-            c => c.cell(run, m),
-        }));
+        row.extend(SHOW_RESULT_COLUMNS.iter().map(|&c| c.cell(run, m)));
         listing.push(row);
     }
     listing.to_csv()

@@ -30,7 +30,8 @@ pub struct SeriesKey {
 pub struct Step {
     #[serde(flatten)]
     pub series: SeriesKey,
-    /// The first run at the new level.
+    /// The first run at the new level (`id`, as every output names a run's id).
+    #[serde(rename = "id")]
     pub run_id: Option<i64>,
     pub started_at: DateTime<Utc>,
     /// Levels (geometric means of the runs' medians, bytes/s) before and after.

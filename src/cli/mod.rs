@@ -12,7 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use run::{RunArgs, RunFormat};
 pub use values::Repeat;
-use values::{one_test, parse_min_runs, parse_min_step, parse_since, parse_tag, parse_until};
+use values::{
+    one_test, parse_label, parse_min_runs, parse_min_step, parse_since, parse_tag, parse_until,
+};
 
 use crate::model::{self, TestKind};
 use crate::selector::{RunRef, Selector};
@@ -148,8 +150,8 @@ pub struct ImportArgs {
     /// The format, when detection from the content is not wanted
     #[arg(long, value_enum, default_value_t)]
     pub format: ImportFormat,
-    /// Label every imported run; repeatable
-    #[arg(short = 'l', long = "label")]
+    /// Label every imported run (no commas: selectors join terms with them); repeatable
+    #[arg(short = 'l', long = "label", value_parser = parse_label)]
     pub labels: Vec<String>,
     /// Tag every imported run (key=value); repeatable
     #[arg(long = "tag", value_parser = parse_tag)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::values::{Repeat, parse_repeat, parse_tag, test_groups};
+use super::values::{Repeat, parse_label, parse_repeat, parse_tag, test_groups};
 use crate::model::{self, CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::units::{ByteSize, RateUnit};
 
@@ -99,8 +99,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub verify: bool,
 
-    /// Free-form label, e.g. DR9 or kernel-6.12; repeatable
-    #[arg(short = 'l', long = "label")]
+    /// Free-form label, e.g. DR9 or kernel-6.12 (no commas: selectors join terms with
+    /// them); repeatable
+    #[arg(short = 'l', long = "label", value_parser = parse_label)]
     pub labels: Vec<String>,
 
     /// key=value, e.g. os=dr9; repeatable

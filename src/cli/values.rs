@@ -99,6 +99,20 @@ pub(super) fn parse_tag(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `--label` of `run` and `import`: a selector joins its terms with commas
+/// (`label:DR9,host:bebox`), so a label holding one could never be selected; refusing
+/// it where labels are given keeps every label selectable.
+pub(super) fn parse_label(text: &str) -> Result<String, String> {
+    match text.contains(',') {
+        true => Err(
+            "a label cannot hold a comma (selectors join their terms with commas); \
+             give two --label flags, or another character"
+                .to_string(),
+        ),
+        false => Ok(text.to_string()),
+    }
+}
+
 /// One test by its own name (`write` here is the write test, not the write group).
 fn parse_one_test(text: &str) -> Result<TestKind, String> {
     let key = text.trim().to_ascii_lowercase().replace('-', "_");
@@ -250,5 +264,11 @@ mod tests {
         assert_eq!(parse_min_runs("2"), Ok(2));
         assert!(parse_min_runs("1").unwrap_err().contains("2 or more"));
         assert!(parse_min_runs("two").unwrap_err().contains("2 or more"));
+    }
+
+    #[test]
+    fn labels_hold_no_comma() {
+        assert_eq!(parse_label("kernel-6.12 rc1").unwrap(), "kernel-6.12 rc1");
+        assert!(parse_label("DR8,DR9").is_err());
     }
 }

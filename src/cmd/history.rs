@@ -17,34 +17,30 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     }
     let more = limit.is_some_and(|l| runs.len() > l);
     runs.truncate(limit.unwrap_or(runs.len()));
+    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+    // headline figures: measured rounds only, never warm-up
+    let results: std::collections::HashMap<_, _> = store
+        .results_of(&ids)?
+        .into_iter()
+        .map(|(id, r)| (id, r.results))
+        .collect();
     let text = match args.format {
-        ListFormat::Json => render::history_json(&runs),
-        format => {
-            let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-            // headline figures: measured rounds only, never warm-up
-            let results: std::collections::HashMap<_, _> = store
-                .results_of(&ids)?
-                .into_iter()
-                .map(|(id, r)| (id, r.results))
-                .collect();
-            match format {
-                ListFormat::Csv => render::history_csv(&runs, &results).to_csv(),
-                ListFormat::Markdown => render::history_listing(&runs, &results, args.units)
-                    .0
-                    .to_markdown(),
-                _ => {
-                    if runs.is_empty() {
-                        shell.status(
-                            "History",
-                            format!("no runs recorded in {} match", store.location()),
-                        );
-                        return Ok(());
-                    }
-                    render::history_listing(&runs, &results, args.units)
-                        .0
-                        .render(shell.table_style())
-                }
+        ListFormat::Json => render::history_json(&runs, &results),
+        ListFormat::Csv => render::history_csv(&runs, &results).to_csv(),
+        ListFormat::Markdown => render::history_listing(&runs, &results, args.units)
+            .0
+            .to_markdown(),
+        ListFormat::Table => {
+            if runs.is_empty() {
+                shell.status(
+                    "History",
+                    format!("no runs recorded in {} match", store.location()),
+                );
+                return Ok(());
             }
+            render::history_listing(&runs, &results, args.units)
+                .0
+                .render(shell.table_style())
         }
     };
     if more {

@@ -102,13 +102,10 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
 
 pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<EnvChange> {
     let collect = |runs: &[Run]| {
-        let mut values: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut values: BTreeMap<String, BTreeSet<Option<String>>> = BTreeMap::new();
         for run in runs {
             for (field, value) in facts(run) {
-                values
-                    .entry(field)
-                    .or_default()
-                    .insert(value.unwrap_or_else(|| "unknown".into()));
+                values.entry(field).or_default().insert(value);
             }
         }
         values

@@ -158,12 +158,13 @@ pub struct Row {
     pub note: Option<String>,
 }
 
-/// A fact that differs between the two sides' environments.
+/// A fact that differs between the two sides' environments: each side's distinct
+/// values, `None` (JSON null) for a run that did not record it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EnvChange {
     pub field: String,
-    pub baseline: Vec<String>,
-    pub candidate: Vec<String>,
+    pub baseline: Vec<Option<String>>,
+    pub candidate: Vec<Option<String>>,
 }
 
 /// The geometric mean of the candidate/baseline ratio of medians over a test's rows.

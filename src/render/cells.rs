@@ -100,6 +100,17 @@ pub fn status(status: RunStatus) -> String {
     status.to_string()
 }
 
+/// A figure in CSV: every digit, the shortest text that reads back as the same number
+/// (as JSON writes it), so every CSV has one precision rule: none.
+pub fn raw(v: f64) -> String {
+    v.to_string()
+}
+
+/// A figure that may be missing: empty in CSV, as JSON's null.
+pub fn raw_or_empty(v: Option<f64>) -> String {
+    v.map_or(String::new(), raw)
+}
+
 /// Tags as `key=value`, joined by `separator` (`, ` to read, `;` in CSV).
 pub fn tags(tags: &BTreeMap<String, String>, separator: &str) -> String {
     tags.iter()

@@ -171,13 +171,16 @@ fn changes_listing(c: &Comparison) -> Listing {
     listing
 }
 
-/// An environment change's cells: the fact's JSON path, then each side's values.
+/// An environment change's cells: the fact's JSON path, then each side's values
+/// (`unknown` for a run that did not record the fact: null in JSON).
 pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
-    [
-        e.field.clone(),
-        e.baseline.join(", "),
-        e.candidate.join(", "),
-    ]
+    let values = |side: &[Option<String>]| {
+        side.iter()
+            .map(|v| v.as_deref().unwrap_or("unknown"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    [e.field.clone(), values(&e.baseline), values(&e.candidate)]
 }
 
 /// The per-test summary's columns, with whether each holds a number.
@@ -245,16 +248,20 @@ pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
 
 /// How many rows regressed, and what a regression takes: below every rendering.
 pub(super) fn rule_sentence(c: &Comparison) -> String {
+    // rows with one measurement on a side have no p-value and enter no correction
+    let corrected = match c.corrected_over {
+        0 => "(no row here has a p-value)".to_string(),
+        n => format!("over {}", count(n, "row")),
+    };
     format!(
         "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
          noise between runs comes from the runs, the series' history or a default (the note \
-         says which). A regression needs p < {} after Benjamini–Hochberg correction over {} \
+         says which). A regression needs p < {} after Benjamini–Hochberg correction {corrected} \
          and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
          never contradicts the verdict.",
         c.regressions(),
         count(c.rows.len(), "row"),
         c.alpha,
-        count(c.corrected_over, "row"),
         c.threshold_pct,
         (1.0 - c.alpha) * 100.0
     )
@@ -370,7 +377,7 @@ pub fn compare_csv(c: &Comparison) -> String {
         // added after the others, so no column a spreadsheet reads moves
         "iodepth",
     ]);
-    let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
+    let opt = cells::raw_or_empty;
     for r in &c.rows {
         let k = &r.key;
         listing.push(vec![
@@ -381,9 +388,9 @@ pub fn compare_csv(c: &Comparison) -> String {
             k.cache.map_or(String::new(), |x| x.name().into()),
             k.engine.map_or(String::new(), |x| x.name().into()),
             k.threads.map_or(String::new(), |x| x.to_string()),
-            format!("{:.0}", r.baseline_median),
-            format!("{:.0}", r.candidate_median),
-            format!("{:.3}", r.change_pct),
+            cells::raw(r.baseline_median),
+            cells::raw(r.candidate_median),
+            cells::raw(r.change_pct),
             opt(r.ci_low_pct),
             opt(r.ci_high_pct),
             opt(r.p_value),

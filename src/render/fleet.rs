@@ -148,9 +148,8 @@ pub fn fleet_csv(f: &FleetComparison) -> String {
             w.and_then(|r| r.key.file_size)
                 .map_or(String::new(), |s| s.bytes().to_string()),
             w.map_or(String::new(), |r| r.key.record_size.bytes().to_string()),
-            w.map_or(String::new(), |r| format!("{:.3}", r.change_pct)),
-            w.and_then(|r| r.p_adjusted)
-                .map_or(String::new(), |q| q.to_string()),
+            cells::raw_or_empty(w.map(|r| r.change_pct)),
+            cells::raw_or_empty(w.and_then(|r| r.p_adjusted)),
         ]);
     }
     listing.to_csv()

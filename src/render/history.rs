@@ -106,16 +106,15 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
         "record_sizes",
         "tests",
         "repeat",
-        "write_throughput",
-        "read_throughput",
+        HEADLINES[0].0,
+        HEADLINES[1].0,
         // added after the others, so no column a spreadsheet reads moves
         "iodepth",
     ]);
     let empty = Vec::new();
     for run in runs {
         let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
-        let rate =
-            |test| headline(&run.params, res, test).map_or(String::new(), |r| format!("{r:.0}"));
+        let rate = |test| cells::raw_or_empty(headline(&run.params, res, test));
         let join = |v: Vec<String>| v.join(";");
         let fact = |f: Fact| {
             f.value(&run.host, &run.filesystem)
@@ -162,20 +161,34 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
     listing
 }
 
-/// `history --format json`: the run objects of README's "JSON output", without their results.
-pub fn history_json(runs: &[Run]) -> String {
+/// `history --format json`: the run objects of README's "JSON output" in their own key
+/// order, without their results and warm-up rounds (not read for a listing), with the
+/// headline figures the table shows under the CSV's names (bytes/s, null for none).
+pub fn history_json(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> String {
+    let empty = Vec::new();
     let values: Vec<serde_json::Value> = runs
         .iter()
         .map(|run| {
             let mut value = serde_json::to_value(run).expect("runs serialize");
+            let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
             if let Some(object) = value.as_object_mut() {
-                object.remove("results");
+                object.shift_remove("results");
+                object.shift_remove("warmup");
+                for (key, test) in HEADLINES {
+                    object.insert(key.into(), headline(&run.params, res, test).into());
+                }
             }
             value
         })
         .collect();
     super::json(&values)
 }
+
+/// The headline figures' names in CSV and JSON, in their order.
+const HEADLINES: [(&str, TestKind); 2] = [
+    ("write_throughput", TestKind::Write),
+    ("read_throughput", TestKind::Read),
+];
 
 #[cfg(test)]
 mod tests {
@@ -207,9 +220,25 @@ mod tests {
     #[test]
     fn json_history_leaves_results_out() {
         let run = sample_run("h", 0);
-        let text = history_json(std::slice::from_ref(&run));
+        let results = HashMap::from([(run.id.unwrap_or_default(), run.results.clone())]);
+        let text = history_json(std::slice::from_ref(&run), &results);
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(value[0].get("results").is_none());
         assert_eq!(value[0]["labels"], serde_json::json!(["DR9", "nightly"]));
+        let write = value[0]["write_throughput"].as_f64().unwrap();
+        assert!((write - 1e9 / 3.0).abs() < 1e-3, "{write}");
+        assert!(value[0]["read_throughput"].is_f64(), "{value}");
+        // a run without figures says so with null, as every JSON output does
+        let none: serde_json::Value =
+            serde_json::from_str(&history_json(std::slice::from_ref(&run), &HashMap::new()))
+                .unwrap();
+        assert!(none[0]["write_throughput"].is_null(), "{none}");
+        // the struct's order, as show and export write it, never sorted
+        let keys: Vec<&String> = value[0].as_object().unwrap().keys().collect();
+        assert_eq!(keys[..3], ["id", "uuid", "started_at"]);
+        assert_eq!(
+            keys[keys.len() - 2..],
+            ["write_throughput", "read_throughput"]
+        );
     }
 }

@@ -78,12 +78,12 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     }
 
     let mut out = listing.render(style);
-    let repeat = run.params.repeat;
-    out.push_str(&format!(
-        "{}, median of {repeat} repetition{} ± half their range",
-        unit.label(),
-        if repeat == 1 { "" } else { "s" }
-    ));
+    // one repetition is its own figure: no median, no range (its cells show none)
+    let figures = match run.params.repeat {
+        1 => "1 repetition".to_string(),
+        n => format!("median of {n} repetitions ± half their range"),
+    };
+    out.push_str(&format!("{}, {figures}", unit.label()));
     if run.params.iodepth > 1 {
         out.push_str(&format!(", queue depth {}", run.params.iodepth));
     }

@@ -141,16 +141,27 @@ fn state(state: &Option<MachineState>) -> String {
     )
 }
 
-/// A latency table row: file size, record size, test.
-type Cell = (ByteSize, ByteSize, TestKind);
+/// A latency table row: file size, record size, mode (cache/engine), test.
+type Cell = (ByteSize, ByteSize, String, TestKind);
 
-/// Median latency percentiles per test and size.
+/// Median latency percentiles per test, size and, in a run of several engines or cache
+/// modes, combination (each has latencies of its own).
 fn latency(run: &Run) -> Option<Listing> {
+    let combined = run.params.combined();
     let mut cells: BTreeMap<Cell, Vec<Latency>> = BTreeMap::new();
     for m in &run.results {
         if let Some(l) = m.latency_ns.as_deref().copied() {
+            let mode = match combined {
+                true => cells::mode(
+                    Some(m.cache.name()),
+                    Some(m.engine.name()),
+                    Some(1),
+                    Some(1),
+                ),
+                false => String::new(),
+            };
             cells
-                .entry((m.file_size, m.record_size, m.test))
+                .entry((m.file_size, m.record_size, mode, m.test))
                 .or_default()
                 .push(l);
         }
@@ -158,21 +169,34 @@ fn latency(run: &Run) -> Option<Listing> {
     if cells.is_empty() {
         return None;
     }
-    let mut listing =
-        Listing::new(&["File", "Record", "Test", "p50", "p99", "max"]).numeric(&[0, 1, 3, 4, 5]);
-    for ((file, record, test), values) in cells {
+    let mut headers = vec!["File", "Record"];
+    if combined {
+        headers.push("Mode");
+    }
+    let first_figure = headers.len() + 1;
+    headers.extend(["Test", "p50", "p99", "p99.9", "max"]);
+    let numeric: Vec<usize> = [0, 1]
+        .into_iter()
+        .chain(first_figure..headers.len())
+        .collect();
+    let mut listing = Listing::new(&headers).numeric(&numeric);
+    for ((file, record, mode, test), values) in cells {
         let median = |pick: fn(&Latency) -> u64| {
             let v: Vec<f64> = values.iter().map(|x| pick(x) as f64).collect();
             Summary::of(&v).map_or("-".into(), |s| format_nanos(s.median as u64))
         };
-        listing.push(vec![
-            file.to_string(),
-            record.to_string(),
+        let mut row = vec![file.to_string(), record.to_string()];
+        if combined {
+            row.push(mode);
+        }
+        row.extend([
             test.name().into(),
             median(|l| l.p50),
             median(|l| l.p99),
+            median(|l| l.p999),
             median(|l| l.max),
         ]);
+        listing.push(row);
     }
     Some(listing)
 }

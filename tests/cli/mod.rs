@@ -4,3 +4,5 @@
 mod manual;
 mod messages;
 mod output;
+mod readme;
+mod shapes;

@@ -31,6 +31,17 @@ pub fn iozone_process() -> Command {
     cmd
 }
 
+/// `iozone ARGS` on the database `db`, which must succeed; returns stdout.
+pub fn db_stdout(db: &Path, args: &[&str]) -> String {
+    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Runs `iozone ARGS -d DIR` to the end.
 pub fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
     iozone().args(args).arg("-d").arg(dir).output().unwrap()

@@ -100,7 +100,7 @@ fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
     assert_eq!(steps.len(), 1, "{report}");
     let step = &steps[0];
     assert_eq!(step["hostname"], "stepped");
-    assert_eq!(step["run_id"], 13, "the first run at the new level");
+    assert_eq!(step["id"], 13, "the first run at the new level");
     let change = step["change_pct"].as_f64().unwrap();
     assert!((change + 20.0).abs() < 3.0, "{step}");
     assert_eq!(

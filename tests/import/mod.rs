@@ -237,7 +237,7 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
         "{deep}"
     );
     // and the results table's note, as `run` prints it
-    assert!(deep.contains("half their range, queue depth 32;"), "{deep}");
+    assert!(deep.contains(", 1 repetition, queue depth 32;"), "{deep}");
     let shallow = show("1");
     assert!(shallow.contains("engine pread, 1 thread"), "{shallow}");
     assert!(!shallow.contains("queue depth"), "{shallow}");
@@ -312,6 +312,21 @@ fn bad_files_import_nothing_and_say_which() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("1 of 2 files could not be imported"), "{err}");
     assert_eq!(runs(&db).len(), 1);
+}
+
+#[test]
+fn a_label_with_a_comma_is_refused_and_nothing_imported() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let file = fixture("classic/486dx4-freebsd.txt");
+    let (code, _, err) = import(&db, &[file.to_str().unwrap(), "-l", "a,b"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("error: invalid value 'a,b' for '--label"),
+        "{err}"
+    );
+    assert!(err.contains("a label cannot hold a comma"), "{err}");
+    assert!(!db.exists(), "a refused import created {db:?}");
 }
 
 #[test]

@@ -28,6 +28,17 @@ fn unparseable_sizes() {
 }
 
 #[test]
+fn a_label_with_a_comma_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = expect_bad_input(
+        dir.path(),
+        &["run", "-s", "4k", "-r", "4k", "-l", "DR8,DR9"],
+    );
+    assert_says(&message, "invalid value 'DR8,DR9' for '--label");
+    assert_says(&message, "a label cannot hold a comma");
+}
+
+#[test]
 fn record_larger_than_file_or_not_dividing_it() {
     let dir = tempfile::tempdir().unwrap();
     let line = expect_bad_input(dir.path(), &["run", "1", "2M"]);

@@ -6,18 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{expect_bad_input, iozone, json};
-
-/// `iozone ARGS` on the database `db`, which must succeed; returns stdout.
-fn stdout(db: &Path, args: &[&str]) -> String {
-    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::common::{db_stdout as stdout, expect_bad_input, iozone, json};
 
 #[test]
 fn six_combinations_in_one_run_are_recorded_shown_and_compared() {

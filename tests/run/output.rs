@@ -48,6 +48,31 @@ fn classic_form_takes_a_decimal_size_in_megabytes() {
 }
 
 #[test]
+fn the_footer_speaks_of_a_range_only_when_there_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = |repeat: &str| {
+        let out = run_in(
+            dir.path(),
+            &["run", "-s", "64k", "-r", "4k", "-n", repeat, "-q"],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let one = table("1");
+    assert!(one.contains("/s, 1 repetition; 1 warm-up round"), "{one}");
+    assert!(!one.contains("range") && !one.contains('±'), "{one}");
+    let two = table("2");
+    assert!(
+        two.contains(", median of 2 repetitions ± half their range;"),
+        "{two}"
+    );
+}
+
+#[test]
 fn json_run_object_has_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
     let run = run_json_in(

@@ -111,11 +111,12 @@ fn show_prints_one_run_in_every_format() {
     let csv = scene.stdout(&["show", "latest", "--format", "csv"]);
     // header + 4 tests x 2 repetitions
     assert_eq!(csv.lines().count(), 9, "{csv}");
-    assert!(csv.starts_with("run_id,uuid,test,file_size"), "{csv}");
+    assert!(csv.starts_with("id,uuid,test,file_size"), "{csv}");
     let md = scene.stdout(&["show", "latest", "--format", "markdown"]);
     assert!(md.contains("| uuid") && md.contains(uuid), "{md}");
     let table = scene.stdout(&["show", "latest"]);
     assert!(table.contains("latency per operation"), "{table}");
+    assert!(table.contains("┆ p99.9 "), "{table}");
     assert!(table.contains("rewrite"), "{table}");
 }
 

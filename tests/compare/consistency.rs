@@ -1,0 +1,98 @@
+//! A row's verdict and its interval never contradict each other (issue 13.5): the
+//! interval is the test's own, so a regression lies wholly below zero, an improvement
+//! wholly above, an unchanged row within ±threshold and an inconclusive one not wholly
+//! within it. Checked on every row of real comparisons through the binary: runs against
+//! runs, and the paired parts of one run (two engines, two cache modes).
+
+use serde_json::Value;
+
+use super::{compare_json, record_run};
+
+/// Checks every row of one `compare --format json` document; returns their verdicts.
+fn verdicts_agree_with_intervals(comparison: &Value) -> Vec<String> {
+    let threshold = comparison["threshold_pct"].as_f64().unwrap();
+    let rows = comparison["rows"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{comparison}");
+    rows.iter()
+        .map(|row| {
+            let verdict = row["verdict"].as_str().unwrap();
+            let (low, high) = (
+                row["ci_low_pct"]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{row}")),
+                row["ci_high_pct"]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{row}")),
+            );
+            let change = row["change_pct"].as_f64().unwrap();
+            assert!(
+                low <= change && change <= high,
+                "change outside its interval: {row}"
+            );
+            let agrees = match verdict {
+                "regression" => high < 0.0,
+                "improvement" => low > 0.0,
+                "unchanged" => -threshold <= low && high <= threshold,
+                "inconclusive" => low < -threshold || high > threshold,
+                other => panic!("unknown verdict {other}: {row}"),
+            };
+            assert!(agrees, "{verdict} with the interval [{low}, {high}]: {row}");
+            verdict.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn every_verdict_agrees_with_its_interval() {
+    // the files go beside the build, on a disk: flush's fdatasync must cost something
+    // there (on a memory filesystem it would not, and nothing would regress)
+    let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let db = scratch.path().join("h.db");
+    let small = ["-s", "256k", "-r", "64k", "-n", "5", "-i", "write,read"];
+    // run 1: two engines × two cache modes, the paired case; then two runs a side of
+    // each cache mode, alternated, the unpaired one
+    let both = ["--engine", "posix,pread", "--cache", "buffered,flush"];
+    record_run(&db, scratch.path(), &[&small[..], &both].concat());
+    for _ in 0..2 {
+        for cache in ["buffered", "flush"] {
+            record_run(
+                &db,
+                scratch.path(),
+                &[&small[..], &["--cache", cache, "-l", cache]].concat(),
+            );
+        }
+    }
+    let mut verdicts = Vec::new();
+    for args in [
+        &[
+            "1,engine:posix",
+            "1,engine:pread",
+            "--ignore-param",
+            "engine",
+        ][..],
+        &[
+            "1,cache:buffered",
+            "1,cache:flush",
+            "--ignore-param",
+            "cache",
+        ],
+        &[
+            "1,cache:flush",
+            "1,cache:buffered",
+            "--ignore-param",
+            "cache",
+        ],
+        &["buffered", "flush", "--ignore-param", "cache"],
+        &["flush", "buffered", "--ignore-param", "cache"],
+    ] {
+        verdicts.extend(verdicts_agree_with_intervals(&compare_json(&db, args)));
+    }
+    // writes timed with fdatasync against writes into memory: both directions must
+    // have been checked, or the test checked nothing that could contradict
+    for needed in ["regression", "improvement"] {
+        assert!(
+            verdicts.iter().any(|v| v == needed),
+            "no {needed} among {verdicts:?}"
+        );
+    }
+}
