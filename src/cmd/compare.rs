@@ -77,24 +77,38 @@ fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<(Vec<Run>, Sid
 }
 
 /// A run on both sides is compared with itself: said once, on stderr, since nothing in
-/// the comparison would show it (`compare 1 1`, `compare DR9 latest`).
+/// the comparison would show it (`compare 1 1`, `compare DR9 latest`). Two parts of
+/// one run (`compare 42,engine:posix 42,engine:pread`) are not the run twice.
 pub(super) fn warn_overlap(shell: &Shell, base: &[Run], cand: &[Run]) {
+    use std::collections::BTreeSet;
+    type Parts = BTreeSet<(crate::model::EngineKind, crate::model::CacheMode)>;
+    let parts = |run: &Run| -> Parts { run.results.iter().map(|m| (m.engine, m.cache)).collect() };
     let ids = |runs: &[Run]| -> Vec<i64> {
         let mut ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
         ids.sort_unstable();
         ids
     };
-    let (base, cand) = (ids(base), ids(cand));
-    let both: Vec<String> = cand
+    let shares_a_part = |run: &Run| {
+        cand.iter()
+            .filter(|c| c.id.is_some() && c.id == run.id)
+            .any(|c| run.results.is_empty() || !parts(run).is_disjoint(&parts(c)))
+    };
+    let mut both: Vec<i64> = base
         .iter()
-        .filter(|id| base.contains(id))
-        .map(ToString::to_string)
+        .filter(|r| shares_a_part(r))
+        .filter_map(|r| r.id)
         .collect();
+    both.sort_unstable();
     if both.is_empty() {
         return;
     }
-    let which = both.join(", ");
-    shell.warn(match (base == cand, both.len()) {
+    let which = both
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let same = ids(base) == ids(cand) && ids(base) == both;
+    shell.warn(match (same, both.len()) {
         (true, _) => {
             format!("both sides select the same runs ({which}): each is compared with itself")
         }

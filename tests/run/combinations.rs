@@ -117,12 +117,27 @@ fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
         assert_eq!(row["engine"], Value::Null, "engine is ignored: {row}");
         assert_eq!(row["n_baseline"], 3, "posix's 3 rounds only: {row}");
         assert_eq!(row["n_candidate"], 3, "pread's 3 rounds only: {row}");
-        // the two parts shared their rounds: each round's ratio is the unit
+        // the two parts of one run, paired run by run
         assert_eq!(row["noise_source"], "paired: 3 rounds", "{row}");
         let (lo, hi) = (row["ci_low_pct"].as_f64(), row["ci_high_pct"].as_f64());
         assert!(lo.unwrap() <= row["change_pct"].as_f64().unwrap(), "{row}");
         assert!(hi.unwrap() >= row["change_pct"].as_f64().unwrap(), "{row}");
     }
+    // two parts of one run are not the run compared with itself
+    let out = iozone()
+        .env("IOZONE_DB", &db)
+        .args([
+            "compare",
+            "1,engine:posix",
+            "1,engine:pread",
+            "--ignore-param",
+            "engine",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("compared with itself"), "{stderr}");
     // without dropping the engine, the two parts have no row in common
     let out = iozone()
         .env("IOZONE_DB", &db)
