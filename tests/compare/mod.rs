@@ -1,6 +1,7 @@
 //! `compare` and `trend` end to end, on real runs and on planted histories.
 
 mod filesystems;
+mod groups;
 mod trend;
 mod width;
 
