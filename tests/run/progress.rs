@@ -115,17 +115,7 @@ fn a_long_measurement_shows_its_time_and_what_remains_and_ctrl_c_wipes_the_bar()
     // Ctrl-C, typed on the terminal
     child.stdin.as_mut().unwrap().write_all(b"\x03").unwrap();
     child.stdin.as_mut().unwrap().flush().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the run did not stop on Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = crate::common::wait_bounded(child, "the run did not stop on Ctrl-C");
     std::thread::sleep(Duration::from_millis(200)); // the reader drains what is left
     let out = drawn.lock().unwrap().clone();
     let text = String::from_utf8_lossy(&out);

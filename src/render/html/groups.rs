@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::rate;
-use super::throughput::{LineKey, RunLine, chart_line, legend_html, line_name};
+use super::throughput::{LineKey, RunLine, chart_line, legend_html, line_name, several_file_sizes};
 use crate::model::{Run, TestKind};
 use crate::render::SideInfo;
 use crate::render::svg::{self, Line, Point, Side, Spread, Stroke};
@@ -91,12 +91,7 @@ pub(super) fn group_lines(
     lines: &[RunLine],
     unit: RateUnit,
 ) -> (Vec<Line>, String) {
-    let several_files = lines
-        .iter()
-        .map(|l| l.file_size)
-        .collect::<BTreeSet<_>>()
-        .len()
-        > 1;
+    let several_files = several_file_sizes(lines);
     let mut chart = Vec::new();
     let mut legends = String::new();
     for side in [Side::Baseline, Side::Candidate] {

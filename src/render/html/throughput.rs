@@ -156,17 +156,22 @@ fn throughput_figure(
 
 /// A legend entry per run line, in the run's own colour.
 fn run_legend(lines: &[RunLine]) -> String {
-    let several_files = lines
-        .iter()
-        .map(|l| l.file_size)
-        .collect::<BTreeSet<_>>()
-        .len()
-        > 1;
+    let several_files = several_file_sizes(lines);
     let entries: Vec<(Stroke, String)> = lines
         .iter()
         .map(|l| (svg::style(l.index), line_name(l, several_files)))
         .collect();
     legend_html("legend", None, &entries)
+}
+
+/// Whether the lines are of more than one file size, which their names then say.
+pub(super) fn several_file_sizes(lines: &[RunLine]) -> bool {
+    lines
+        .iter()
+        .map(|l| l.file_size)
+        .collect::<BTreeSet<_>>()
+        .len()
+        > 1
 }
 
 /// A line as its legend entry names it: the run, then its file size when the chart has
