@@ -27,15 +27,16 @@ fi
 cargo build --release --quiet --bin iozone
 iozone=target/release/iozone
 
-# Real runs, small enough to take seconds: two groups that differ in cache mode, so
-# the comparison has something to say (sync makes writes slower).
+# Real runs, small enough to take seconds: two groups of five that differ in cache
+# mode, so the comparison has something to say (sync makes writes slower) and each
+# side is drawn as its median and range.
 export IOZONE_DB=$tmp/h.db
 mkdir -p "$tmp/data"
-for _ in 1 2 3; do
-  $iozone run -s 1M -r 4k,64k -n 5 -l A -q -d "$tmp/data" >/dev/null
+for _ in 1 2 3 4 5; do
+  $iozone run -s 1M -r 4k,64k -n 3 -l A -q -d "$tmp/data" >/dev/null
 done
-for _ in 1 2 3; do
-  $iozone run -s 1M -r 4k,64k -n 5 -l B --cache sync -q -d "$tmp/data" >/dev/null
+for _ in 1 2 3 4 5; do
+  $iozone run -s 1M -r 4k,64k -n 3 -l B --cache sync -q -d "$tmp/data" >/dev/null
 done
 
 # The groups differ in cache mode, which is part of the row key: without dropping it
@@ -88,7 +89,17 @@ for test in write read; do # the default tests include both
   grep -q "<h3>$test</h3>" "$dom" || fail "no $test chart in the DOM"
 done
 (( $(count '<svg') >= charts )) || fail "throughput figures without an svg"
-(( $(count '<ul class="legend">') == charts )) || fail "a throughput chart without its legend"
+# two groups: each chart has a legend, a median line and a band per side, and the
+# sides' colours differ
+for side in baseline candidate; do
+  (( $(count "<ul class=\"legend $side\">") == charts )) || fail "a throughput chart without the $side's legend"
+  (( $(count "<polyline class=\"series $side\"") >= charts )) || fail "a throughput chart without the $side's line"
+  (( $(count "<polygon class=\"band $side\"") >= charts )) || fail "a throughput chart without the $side's band"
+done
+colours() { grep -o "<polyline class=\"series $1\"[^>]*stroke=\"#[0-9a-f]*\"" "$dom" | grep -o '#[0-9a-f]*' | sort -u; }
+if [[ -n $(comm -12 <(colours baseline) <(colours candidate)) ]]; then
+  fail "the two sides share a colour"
+fi
 grep -q '<table class="rows">' "$dom" \
   || fail "no comparison table: A and B had no row in common (does 'report' take --ignore-param?)"
 grep -q 'class="chart changes"' "$dom" || fail "no change chart in the comparison"

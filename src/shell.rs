@@ -1,10 +1,13 @@
 //! Everything said on stderr: cargo-style status lines with a right-aligned verb,
 //! warnings, errors, and the progress bar. Data goes to stdout elsewhere.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::time::Duration;
 
 use console::style;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// When to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -100,8 +103,13 @@ impl Shell {
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 
-    /// A progress bar on stderr; hidden when stderr is not a terminal or with `-q`.
-    pub fn progress(&self, total: u64) -> ProgressBar {
+    /// A progress bar on stderr over `total` steps; hidden when stderr is not a terminal
+    /// or with `-q`. `within` says how far the current step has got, from 0 to 1: the
+    /// bar's own ticker reads it several times a second, so the bar, the elapsed time
+    /// and the estimate of what remains move during a long step too, not only between
+    /// steps. `finish_and_clear` stops the ticker and wipes the line, so whatever is
+    /// said next (the error after Ctrl-C) starts on a clean line.
+    pub fn progress(&self, total: u64, within: Arc<dyn Fn() -> f64 + Send + Sync>) -> ProgressBar {
         let visible = self.verbosity != Verbosity::Quiet && std::io::stderr().is_terminal();
         let target = if visible {
             ProgressDrawTarget::stderr()
@@ -109,14 +117,93 @@ impl Shell {
             ProgressDrawTarget::hidden()
         };
         let bar = ProgressBar::with_draw_target(Some(total), target);
+        let share = move |state: &ProgressState| {
+            let len = state.len().unwrap_or(0).max(1) as f64;
+            ((state.pos() as f64 + within().clamp(0.0, 1.0)) / len).clamp(0.0, 1.0)
+        };
+        let fill = share.clone();
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len} {wide_msg}",
+                "{prefix:>12.cyan.bold} [{bar}] {pos}/{len} {wide_msg} {timing}",
             )
             .expect("static progress template is valid")
-            .progress_chars("=> "),
+            .with_key(
+                "bar",
+                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&bar_text(fill(state), BAR_WIDTH));
+                },
+            )
+            .with_key(
+                "timing",
+                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&timing(state.elapsed(), share(state)));
+                },
+            ),
         );
         bar.set_prefix("Measuring");
+        if visible {
+            bar.enable_steady_tick(TICK);
+        }
         bar
+    }
+}
+
+/// How often the bar is redrawn while a step runs.
+const TICK: Duration = Duration::from_millis(250);
+const BAR_WIDTH: usize = 27;
+
+/// `=====>     `: the share done of a bar `width` wide.
+fn bar_text(done: f64, width: usize) -> String {
+    let filled = (done * width as f64).floor() as usize;
+    let mut text = "=".repeat(filled.min(width));
+    if filled < width {
+        text.push('>');
+        text.push_str(&" ".repeat(width - filled - 1));
+    }
+    text
+}
+
+/// `0:12, ~1:05 left`: the time so far and what remains at the pace so far, short
+/// enough to leave the message room; no estimate in the first second or before
+/// anything is done.
+fn timing(elapsed: Duration, done: f64) -> String {
+    let mut text = clock(elapsed.as_secs_f64());
+    if done > 0.0 && elapsed >= Duration::from_secs(1) {
+        let left = elapsed.as_secs_f64() * (1.0 - done) / done;
+        let _ = write!(text, ", ~{} left", clock(left));
+    }
+    text
+}
+
+/// `0:07`, `12:30`, `2:05:00`: seconds as a clock shows them.
+fn clock(secs: f64) -> String {
+    let secs = secs.round() as u64;
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    match h {
+        0 => format!("{m}:{s:02}"),
+        h => format!("{h}:{m:02}:{s:02}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_fills_with_the_share_done() {
+        assert_eq!(bar_text(0.0, 10), ">         ");
+        assert_eq!(bar_text(0.55, 10), "=====>    ");
+        assert_eq!(bar_text(1.0, 10), "==========");
+        assert!(bar_text(0.99, 27).len() == 27 && bar_text(0.0, 27).len() == 27);
+    }
+
+    #[test]
+    fn what_remains_is_estimated_at_the_pace_so_far() {
+        let secs = Duration::from_secs;
+        assert_eq!(timing(secs(0), 0.5), "0:00");
+        assert_eq!(timing(secs(20), 0.0), "0:20");
+        assert_eq!(timing(secs(20), 0.25), "0:20, ~1:00 left");
+        assert_eq!(timing(secs(90), 1.0), "1:30, ~0:00 left");
+        assert_eq!(timing(secs(60), 0.01), "1:00, ~1:39:00 left");
     }
 }

@@ -10,6 +10,7 @@ mod order;
 mod preflight;
 mod rounds;
 mod stale;
+mod tally;
 mod uring;
 mod worker;
 
@@ -20,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub use preflight::{Preflight, preflight};
 pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Outcome, Rounds, execute};
 pub use stale::remove_stale_files;
+pub use tally::Tally;
 
 use crate::model::{CacheMode, EngineKind, Measurement, RoundOrder, TestKind};
 use crate::units::ByteSize;
@@ -205,6 +207,11 @@ pub struct Step {
 pub trait Observer: Sync {
     fn step(&self, step: &Step);
     fn measured(&self, measurement: &Measurement, warmup: bool);
+    /// Where the workers count their operations while a phase is timed, for a display
+    /// that reads it from a thread of its own; `None` counts into nothing anyone reads.
+    fn tally(&self) -> Option<&Tally> {
+        None
+    }
 }
 
 /// Stops every worker at the next operation: set by a signal, or by a worker's failure.
@@ -419,6 +426,7 @@ pub(crate) fn measure_cell(
                     cancel: &cancel,
                     barrier: &barrier,
                     observer: (index == 0).then_some(observer),
+                    tally: observer.tally(),
                 };
                 scope.spawn(move || worker.run())
             })

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
@@ -16,7 +17,7 @@ use super::io::{Engine, RecordIo, Shape, WriteBack};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
 use super::uring::Uring;
-use super::{BenchError, Cancel, CellRound, Observer, Plan, Step};
+use super::{BenchError, Cancel, CellRound, Observer, Plan, Step, Tally};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
 
@@ -39,6 +40,8 @@ pub(crate) struct Worker<'a> {
     pub barrier: &'a Barrier,
     /// Only worker 0 reports progress, while the others wait at the barrier.
     pub observer: Option<&'a dyn Observer>,
+    /// Where every worker counts its operations while a phase is timed.
+    pub tally: Option<&'a Tally>,
 }
 
 /// What a phase does with each record it visits.
@@ -70,6 +73,13 @@ impl Worker<'_> {
         let mut buf = AlignedBuf::zeroed(self.cell.cell.record as usize);
         let mut timings = Vec::new();
         let mut error = None;
+        // counted into the tally's counter, or into this one that nobody reads: the
+        // timed loop stores either way, so it has no branch for it
+        let unread = AtomicU64::new(0);
+        let done = self
+            .tally
+            .and_then(|t| t.counter(self.index))
+            .unwrap_or(&unread);
         for (step, &test) in (self.cell.first_step..).zip(&plan.tests) {
             let engine = match error.is_none() && !self.cancel.is_set() {
                 true => self.prepare(test, &mut file, &pool).map_err(|e| {
@@ -79,6 +89,7 @@ impl Worker<'_> {
                 false => Err(()),
             };
             self.report(step, test);
+            done.store(0, Ordering::Relaxed);
             // Every worker reaches every barrier, failed or not, so none waits
             // forever. The first starts the phase together; the second keeps any
             // worker from preparing the next phase (creating, syncing, evicting
@@ -86,7 +97,7 @@ impl Worker<'_> {
             self.barrier.wait();
             let outcome = engine
                 .ok()
-                .map(|engine| self.measure(test, engine, &pool, &mut buf, file.path()));
+                .map(|engine| self.measure(test, engine, &pool, &mut buf, file.path(), done));
             self.barrier.wait();
             match outcome {
                 Some(Ok(t)) => timings.push(t),
@@ -106,6 +117,9 @@ impl Worker<'_> {
 
     fn report(&self, index: u64, test: TestKind) {
         if let Some(observer) = self.observer {
+            if let Some(tally) = self.tally {
+                tally.start_phase(self.cell.cell.file_size / self.cell.cell.record);
+            }
             observer.step(&Step {
                 index,
                 total: self.cell.total,
@@ -191,6 +205,7 @@ impl Worker<'_> {
         pool: &'p DataPool,
         buf: &mut AlignedBuf,
         path: &Path,
+        done: &AtomicU64,
     ) -> Result<PhaseTiming, BenchError> {
         let n = self.cell.cell.file_size / self.cell.cell.record;
         // every round (warm-up included) visits records in orders of its own
@@ -217,6 +232,7 @@ impl Worker<'_> {
             sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
             mix: Xoshiro256PlusPlus::seed_from_u64(seed),
             path,
+            done,
         };
         let start = Instant::now();
         match &mut engine {
@@ -262,11 +278,14 @@ struct Phase<'a> {
     sampler: Sampler,
     mix: Xoshiro256PlusPlus,
     path: &'a Path,
+    /// Operations done so far, for progress: one relaxed store each.
+    done: &'a AtomicU64,
 }
 
 impl Phase<'_> {
     /// The timed loop. Everything here runs once per operation, so it stays minimal:
-    /// a relaxed load for cancellation, the access order, the sampler's countdown.
+    /// a relaxed load for cancellation, the access order, the sampler's countdown, a
+    /// relaxed store of the operations done.
     fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
         let record = self.worker.cell.cell.record;
         let access = access(self.test);
@@ -293,6 +312,7 @@ impl Phase<'_> {
             if reading && verify {
                 self.check(r, self.buf)?;
             }
+            self.done.store(i + 1, Ordering::Relaxed);
         }
         self.end(access, io)
     }
@@ -343,6 +363,8 @@ impl Phase<'_> {
                     self.check(done.record, ring.data(done))?;
                 }
             }
+            self.done
+                .store(next - u64::from(ring.in_flight()), Ordering::Relaxed);
         }
         self.end(access, ring)
     }

@@ -80,6 +80,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
             (Some((b, c)), Some(cmp)) => Some((b, c, cmp)),
             _ => None,
         },
+        sides: sides.as_ref().map(|(b, c)| (b, c)),
         series,
         unit: args.units,
     };

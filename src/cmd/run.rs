@@ -104,8 +104,11 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     // the run starts when the measuring does: a wait for the database is not part of it
     run.started_at = now();
     let clock = Instant::now();
+    let tally = Arc::new(bench::Tally::for_plan(&plan));
+    let within = Arc::clone(&tally);
     let progress = Progress {
-        bar: shell.progress(plan.phase_count()),
+        bar: shell.progress(plan.phase_count(), Arc::new(move || within.phase_done())),
+        tally,
         shell,
         combined: plan.combined(),
         unit: args.units,
@@ -473,9 +476,11 @@ fn rounds_line(plan: &Plan) -> String {
     format!("{warmup}, then {rounds}, {}", plan.order.name())
 }
 
-/// Progress on stderr, updated by the engine between timed regions.
+/// Progress on stderr: the step and its message set by the engine between timed
+/// regions, the share of the step done read from the tally by the bar's ticker.
 struct Progress<'a> {
     bar: ProgressBar,
+    tally: Arc<bench::Tally>,
     shell: &'a Shell,
     /// Whether the run measures several (engine, cache mode) combinations, which each
     /// line then names.
@@ -496,6 +501,10 @@ impl Progress<'_> {
 }
 
 impl Observer for Progress<'_> {
+    fn tally(&self) -> Option<&bench::Tally> {
+        Some(&self.tally)
+    }
+
     fn step(&self, step: &Step) {
         self.bar.set_length(step.total);
         self.bar.set_position(step.index - 1);

@@ -360,3 +360,19 @@ pub fn spawn_until(
     }
     (child, stderr, line)
 }
+
+/// Waits for `child` to exit, at most two minutes (then kills it and fails, saying
+/// `what` did not happen): a bound against a hang, not a timing.
+pub fn wait_bounded(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -2,6 +2,7 @@
 
 mod consistency;
 mod filesystems;
+mod groups;
 mod trend;
 mod width;
 

@@ -14,6 +14,7 @@ use rustix::process::{Pid, Signal, kill_process};
 
 use crate::common::{
     Mount, assert_no_leftovers, iozone_process, leftovers, require_root, spawn_until_measuring,
+    wait_bounded,
 };
 
 /// Starts a long run in `dir` and returns once it has begun measuring.
@@ -32,17 +33,7 @@ fn finish(
     mut child: Child,
     mut stderr: BufReader<std::process::ChildStderr>,
 ) -> (Option<i32>, String) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the run did not stop");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_bounded(&mut child, "the run did not stop");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     (status.code(), rest)

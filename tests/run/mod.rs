@@ -6,6 +6,7 @@ mod faults;
 mod killed;
 mod matrix;
 mod output;
+mod progress;
 mod record;
 mod rounds;
 mod swapped;

@@ -134,7 +134,8 @@ fn change_chart(c: &Comparison) -> String {
     format!(
         "<figure class=\"chart changes\">\n<h3>Change per row</h3>\n{}\n<figcaption>Drops to the left, \
          gains to the right, with the 95% interval; red: regression, green: improvement, amber: \
-         inconclusive, grey: unchanged.</figcaption>\n</figure>\n",
+         inconclusive, grey: unchanged. An arrowhead at the edge marks a change or an interval cut \
+         there: its true value is printed on the right or shown on hovering.</figcaption>\n</figure>\n",
         chart.to_svg()
     )
 }

@@ -5,7 +5,9 @@ use chrono::{DateTime, Utc};
 
 use super::{SeriesHistory, empty, rate, utc};
 use crate::render::cells::{self, change};
-use crate::render::svg::{Axis, Level, Line, LineChart, Marker, Point, escape, seconds};
+use crate::render::svg::{
+    self, Axis, Level, Line, LineChart, Marker, Point, Spread, escape, seconds,
+};
 use crate::trend::{SeriesKey, Step};
 use crate::units::{RateUnit, count};
 
@@ -106,7 +108,11 @@ fn history_line(s: &SeriesHistory, unit: RateUnit) -> Line {
             ),
         })
         .collect();
-    Line { index: 0, points }
+    Line {
+        stroke: svg::style(0),
+        spread: Spread::Bars,
+        points,
+    }
 }
 
 fn step_marker(step: &Step) -> Marker {

@@ -8,6 +8,7 @@
 //! passes through [`escape`] on its way into the document.
 
 mod comparison;
+mod groups;
 mod history;
 mod runs;
 #[cfg(test)]
@@ -25,6 +26,7 @@ use crate::model::Run;
 use crate::trend::{SeriesKey, Step};
 use crate::units::{RateUnit, count};
 use comparison::comparison_section;
+use groups::Groups;
 use history::history_section;
 use runs::runs_section;
 use throughput::throughput_section;
@@ -36,6 +38,9 @@ pub struct ReportInput<'a> {
     /// Selected runs, with results, newest first.
     pub runs: &'a [Run],
     pub comparison: Option<(&'a SideInfo, &'a SideInfo, &'a Comparison)>,
+    /// The baseline's and the candidate's runs, when two groups were given (even if
+    /// they had nothing to compare): the charts then tell the two apart.
+    pub sides: Option<(&'a SideInfo, &'a SideInfo)>,
     /// History per series for the trend charts.
     pub series: Vec<SeriesHistory<'a>>,
     /// `--units`: the charts' unit, and the comparison table's; `Auto` charts in MiB/s
@@ -56,7 +61,8 @@ pub fn report_html(input: &ReportInput) -> String {
     let mut out = head(&input.title);
     out.push_str(&header(input));
     out.push_str(&runs_section(input.runs));
-    out.push_str(&throughput_section(input.runs, input.unit));
+    let groups = input.sides.map(|(b, c)| Groups::new(b, c));
+    out.push_str(&throughput_section(input.runs, groups.as_ref(), input.unit));
     out.push_str(&comparison_section(input.comparison, input.unit));
     out.push_str(&history_section(&input.series, input.unit));
     let _ = write!(
@@ -99,6 +105,8 @@ svg .tick, svg .bar-label, svg .bar-value { fill: #333; }
 svg .axis { font-size: 12px; fill: #555; }
 svg .step-label { font-size: 12px; font-weight: 600; }
 .legend { list-style: none; padding: 0; margin: .4rem 0; display: flex; flex-wrap: wrap; gap: 4px 20px; font-size: .85rem; }
+.legend.baseline, .legend.candidate { margin: .2rem 0; }
+.legend .side { font-weight: 600; min-width: 100%; }
 .legend svg { display: inline-block; vertical-align: middle; margin-right: 6px; }
 .empty { color: #666; font-style: italic; background: #fafafa; border: 1px dashed #ccc; padding: 10px 14px; }
 footer { margin-top: 3rem; border-top: 1px solid #ddd; padding-top: .5rem; }

@@ -14,7 +14,7 @@ use crate::store::tests::sample_run;
 use crate::units::ByteSize;
 
 /// A run with `reps` repetitions of every (test, record) at `level` bytes/s.
-fn run(id: i64, host: &str, label: &str, figures: &[(TestKind, u64, &[f64])]) -> Run {
+pub(super) fn run(id: i64, host: &str, label: &str, figures: &[(TestKind, u64, &[f64])]) -> Run {
     let mut run = sample_run(host, id * 10);
     run.id = Some(id);
     run.labels = vec![label.into()];
@@ -105,6 +105,7 @@ fn full_report(runs: &[Run], steps: &[Step], c: &Comparison, sides: &[SideInfo])
         generated_at: Utc.with_ymd_and_hms(2026, 12, 1, 8, 0, 0).unwrap(),
         runs,
         comparison: Some((&sides[0], &sides[1], c)),
+        sides: Some((&sides[0], &sides[1])),
         series: histories(runs, steps),
         unit: RateUnit::Auto,
     })
@@ -165,10 +166,15 @@ fn every_test_has_a_chart() {
 }
 
 #[test]
-fn the_legend_names_every_run() {
+fn the_legends_name_every_run() {
     let (html, runs) = sample_report();
-    let legend = html.split("<ul class=\"legend\">").nth(1).unwrap();
-    let legend = legend.split("</ul>").next().unwrap();
+    // a two-group report: a legend per side under each chart
+    let figure = html
+        .split("<figure class=\"chart throughput\">")
+        .nth(1)
+        .unwrap();
+    let legend = figure.split("</figure>").next().unwrap();
+    assert_eq!(legend.matches("<ul class=\"legend ").count(), 2, "{legend}");
     for run in &runs {
         assert!(legend.contains(&escape(&run_name(run))), "{legend}");
     }
@@ -182,8 +188,11 @@ fn the_legend_names_every_run() {
 fn a_run_of_several_engines_draws_a_line_for_each() {
     let mut combined = run(3, "bebox", "api", &[(TestKind::Write, 4096, &[1e9, 1.1e9])]);
     crate::store::tests::also_through(&mut combined, crate::model::EngineKind::Mmap, 2.0);
-    let html =
-        super::throughput::throughput_section(std::slice::from_ref(&combined), RateUnit::Auto);
+    let html = super::throughput::throughput_section(
+        std::slice::from_ref(&combined),
+        None,
+        RateUnit::Auto,
+    );
     let legend = html.split("<ul class=\"legend\">").nth(1).unwrap();
     let name = run_name(&combined);
     let first = format!(
@@ -217,6 +226,7 @@ fn hostile_text_is_escaped() {
         generated_at: Utc::now(),
         runs: std::slice::from_ref(&r),
         comparison: None,
+        sides: None,
         series: histories(std::slice::from_ref(&r), &steps),
         unit: RateUnit::Auto,
     });
@@ -300,6 +310,7 @@ fn history_and_html_show_the_same_run_cells() {
         generated_at: Utc::now(),
         runs: &runs,
         comparison: None,
+        sides: None,
         series: Vec::new(),
         unit: RateUnit::Auto,
     });
@@ -319,6 +330,7 @@ fn empty_input_renders_every_section() {
         generated_at: Utc::now(),
         runs: &[],
         comparison: None,
+        sides: None,
         series: Vec::new(),
         unit: RateUnit::Auto,
     });

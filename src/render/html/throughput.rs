@@ -1,27 +1,30 @@
 //! The report's throughput section: per test, each run's median throughput against
 //! record size, a line per run and file size (and per engine and cache mode, for a run
-//! of several), with a legend naming the runs.
+//! of several), with a legend naming the runs. In a two-group report the lines are
+//! drawn by side instead (see `groups.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use super::groups::{Groups, group_lines};
 use super::{empty, rate, utc};
 use crate::model::{CacheMode, EngineKind, Run, TestKind};
-use crate::render::svg::{self, Axis, Line, LineChart, Point, escape};
+use crate::render::svg::{self, Axis, Line, LineChart, Point, Spread, Stroke, escape};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit};
 
 /// What a run's line is drawn for: a file size, through an engine and cache mode.
-type LineKey = (ByteSize, EngineKind, CacheMode);
+pub(super) type LineKey = (ByteSize, EngineKind, CacheMode);
 
 /// One line of a throughput chart: a run at one file size, a summary per record size.
-struct RunLine<'a> {
-    run: &'a Run,
-    file_size: ByteSize,
+pub(super) struct RunLine<'a> {
+    pub run: &'a Run,
+    pub key: LineKey,
+    pub file_size: ByteSize,
     /// `flush/posix` for a run of several combinations; `None` for a run of one.
-    mode: Option<String>,
+    pub mode: Option<String>,
     index: usize,
-    points: BTreeMap<ByteSize, Summary>,
+    pub points: BTreeMap<ByteSize, Summary>,
 }
 
 /// A colour per (run, file size) for the whole report, so a run looks the same in every chart.
@@ -64,6 +67,7 @@ fn run_lines<'a>(
         for (key @ (file_size, engine, cache), points) in by_line {
             lines.push(RunLine {
                 run,
+                key,
                 file_size,
                 mode: run
                     .params
@@ -77,12 +81,18 @@ fn run_lines<'a>(
     lines
 }
 
-pub(super) fn throughput_section(runs: &[Run], unit: RateUnit) -> String {
+/// The section; with `groups`, each chart tells the baseline's runs from the candidate's.
+pub(super) fn throughput_section(runs: &[Run], groups: Option<&Groups>, unit: RateUnit) -> String {
+    let note = match groups {
+        Some(g) => g.note(),
+        None => "the thin bar spans the slowest to the fastest repetition".into(),
+    };
     let mut out = format!(
         "<section id=\"throughput\">\n<h2>Throughput against record size</h2>\n\
-         <p class=\"note\">Each point is the median of a run's repetitions, in {}; \
-         the thin bar spans the slowest to the fastest repetition. Record sizes on a log scale.</p>\n",
-        unit.label()
+         <p class=\"note\">Each point is the median of a run's repetitions, in {}; {}. \
+         Record sizes on a log scale.</p>\n",
+        unit.label(),
+        escape(&note)
     );
     let tests: BTreeSet<TestKind> = runs
         .iter()
@@ -96,62 +106,88 @@ pub(super) fn throughput_section(runs: &[Run], unit: RateUnit) -> String {
     }
     let indices = line_indices(runs);
     for test in tests {
-        out.push_str(&throughput_figure(
-            test,
-            &run_lines(runs, test, &indices),
-            unit,
-        ));
+        let lines = run_lines(runs, test, &indices);
+        out.push_str(&match groups {
+            Some(groups) => {
+                let (chart_lines, legend) = group_lines(groups, test, &lines, unit);
+                throughput_figure(test, &lines, chart_lines, &legend, unit)
+            }
+            None => {
+                let chart_lines = lines.iter().map(|l| chart_line(test, l, unit)).collect();
+                throughput_figure(test, &lines, chart_lines, &run_legend(&lines), unit)
+            }
+        });
     }
     out + "</section>\n"
 }
 
-fn throughput_figure(test: TestKind, lines: &[RunLine], unit: RateUnit) -> String {
-    let records: Vec<ByteSize> = lines
-        .iter()
-        .flat_map(|l| l.points.keys().copied())
-        .collect();
+fn throughput_figure(
+    test: TestKind,
+    runs: &[RunLine],
+    lines: Vec<Line>,
+    legend: &str,
+    unit: RateUnit,
+) -> String {
+    let records: Vec<ByteSize> = runs.iter().flat_map(|l| l.points.keys().copied()).collect();
     let top = lines
         .iter()
-        .flat_map(|l| l.points.values().map(|s| s.max / unit.bytes_per_sec()))
+        .flat_map(|l| {
+            l.points
+                .iter()
+                .map(|p| p.range.map_or(p.y, |r| r.1.max(p.y)))
+        })
         .fold(0.0, f64::max);
-    let several_files = lines
-        .iter()
-        .map(|l| l.file_size)
-        .collect::<BTreeSet<_>>()
-        .len()
-        > 1;
     let chart = LineChart {
         width: 720.0,
         height: 360.0,
         title: format!("{test}: throughput against record size"),
         x: Axis::log2_bytes(&records, "record size"),
         y: Axis::linear(0.0, top, 6, unit.label()),
-        lines: lines.iter().map(|l| chart_line(test, l, unit)).collect(),
+        lines,
         markers: Vec::new(),
         levels: Vec::new(),
     };
-    let legend: Vec<(usize, String)> = lines
-        .iter()
-        .map(|l| {
-            let mut name = run_name(l.run);
-            if several_files {
-                name = format!("{name} · {} file", l.file_size);
-            }
-            if let Some(mode) = &l.mode {
-                name = format!("{name} · {mode}");
-            }
-            (l.index, name)
-        })
-        .collect();
     format!(
-        "<figure class=\"chart throughput\">\n<h3>{}</h3>\n{}\n{}</figure>\n",
+        "<figure class=\"chart throughput\">\n<h3>{}</h3>\n{}\n{legend}</figure>\n",
         escape(test.name()),
         chart.to_svg(),
-        legend_html(&legend)
     )
 }
 
-fn chart_line(test: TestKind, line: &RunLine, unit: RateUnit) -> Line {
+/// A legend entry per run line, in the run's own colour.
+fn run_legend(lines: &[RunLine]) -> String {
+    let several_files = several_file_sizes(lines);
+    let entries: Vec<(Stroke, String)> = lines
+        .iter()
+        .map(|l| (svg::style(l.index), line_name(l, several_files)))
+        .collect();
+    legend_html("legend", None, &entries)
+}
+
+/// Whether the lines are of more than one file size, which their names then say.
+pub(super) fn several_file_sizes(lines: &[RunLine]) -> bool {
+    lines
+        .iter()
+        .map(|l| l.file_size)
+        .collect::<BTreeSet<_>>()
+        .len()
+        > 1
+}
+
+/// A line as its legend entry names it: the run, then its file size when the chart has
+/// several, then its mode when the run measured several.
+pub(super) fn line_name(line: &RunLine, several_files: bool) -> String {
+    let mut name = run_name(line.run);
+    if several_files {
+        name = format!("{name} · {} file", line.file_size);
+    }
+    if let Some(mode) = &line.mode {
+        name = format!("{name} · {mode}");
+    }
+    name
+}
+
+pub(super) fn chart_line(test: TestKind, line: &RunLine, unit: RateUnit) -> Line {
     let name = match &line.mode {
         Some(mode) => format!("{} · {mode}", run_name(line.run)),
         None => run_name(line.run),
@@ -175,19 +211,30 @@ fn chart_line(test: TestKind, line: &RunLine, unit: RateUnit) -> Line {
         })
         .collect();
     Line {
-        index: line.index,
+        stroke: svg::style(line.index),
+        spread: Spread::Bars,
         points,
     }
 }
 
-fn legend_html(entries: &[(usize, String)]) -> String {
-    let mut out = String::from("<ul class=\"legend\">");
-    for (index, name) in entries {
-        let (color, dash) = svg::style(*index);
+/// A legend list of class `class`, headed by `heading` when given: a short line in
+/// each entry's stroke, then its name.
+pub(super) fn legend_html(
+    class: &str,
+    heading: Option<&str>,
+    entries: &[(Stroke, String)],
+) -> String {
+    let mut out = format!("<ul class=\"{class}\">");
+    if let Some(heading) = heading {
+        let _ = write!(out, "<li class=\"side\">{}</li>", escape(heading));
+    }
+    for (stroke, name) in entries {
         let _ = write!(
             out,
             "<li><svg width=\"28\" height=\"10\" aria-hidden=\"true\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" \
-             stroke=\"{color}\" stroke-width=\"3\" stroke-dasharray=\"{dash}\"/></svg>{}</li>",
+             stroke=\"{}\" stroke-width=\"3\" stroke-dasharray=\"{}\"/></svg>{}</li>",
+            stroke.color,
+            stroke.dash,
             escape(name)
         );
     }

@@ -1,5 +1,6 @@
 //! The diverging bar chart of changes: drops to the left, gains to the right, the
-//! ±threshold band shaded, and changes beyond a cap cut at the edge.
+//! ±threshold band shaded, and changes and intervals beyond a cap cut at the edge with
+//! a mark saying so (their true values are in the tooltip).
 
 use std::fmt::Write;
 
@@ -139,7 +140,7 @@ impl BarChart {
             let dir = value.signum();
             let _ = write!(
                 out,
-                r#"<path d="M{} {}L{} {}L{} {}Z" fill="{}"/>"#,
+                r#"<path class="clip" d="M{} {}L{} {}L{} {}Z" fill="{}"/>"#,
                 px(b),
                 px(y + 2.0),
                 px(b + dir * 7.0),
@@ -152,13 +153,31 @@ impl BarChart {
         if let Some((lo, hi)) = bar.interval.filter(|(l, h)| l.is_finite() && h.is_finite()) {
             let _ = write!(
                 out,
-                r##"<path d="M{l} {m}H{h}M{l} {a}V{b}M{h} {a}V{b}" stroke="#222" stroke-width="1" fill="none"/>"##,
+                r##"<path d="M{l} {m}H{h}M{l} {a}V{b}M{h} {a}V{b}" stroke="#222" stroke-width="1" fill="none"><title>{tip}</title></path>"##,
                 l = px(x(lo)),
                 h = px(x(hi)),
                 m = px(mid),
                 a = px(mid - 3.0),
-                b = px(mid + 3.0)
+                b = px(mid + 3.0),
+                tip = escape(&bar.tip)
             );
+            // an end cut at the edge gets an open arrowhead pointing on past it
+            for (end, dir) in [(lo, -1.0), (hi, 1.0)] {
+                if end * dir > axis.hi {
+                    let e = x(end);
+                    let _ = write!(
+                        out,
+                        r##"<path class="clip interval" d="M{} {}L{} {}L{} {}" stroke="#222" stroke-width="1.5" fill="none"><title>{}</title></path>"##,
+                        px(e - dir * 6.0),
+                        px(mid - 5.0),
+                        px(e),
+                        px(mid),
+                        px(e - dir * 6.0),
+                        px(mid + 5.0),
+                        escape(&bar.tip)
+                    );
+                }
+            }
         }
     }
 }

@@ -1,9 +1,10 @@
-//! The line chart: a line per run or series with min–max bars at its points, and
-//! vertical step markers and horizontal levels drawn on top.
+//! The line chart: a line per run or series with its min–max range at each point (as
+//! bars, or as a shaded band for a group's median), and vertical step markers and
+//! horizontal levels drawn on top.
 
 use std::fmt::Write;
 
-use super::{Axis, Plot, escape, open_svg, px, style};
+use super::{Axis, Plot, Stroke, escape, open_svg, px};
 
 /// One point of a line: its position in axis units, an optional min–max bar, and
 /// the hover text.
@@ -15,9 +16,20 @@ pub struct Point {
     pub tip: String,
 }
 
+/// How a line's point ranges are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// A thin bar at each point: one run's slowest to fastest repetition.
+    Bars,
+    /// A translucent band joining the ranges: a group's spread, which several groups'
+    /// bands can overlap without hiding each other.
+    Band,
+}
+
 #[derive(Clone, Debug)]
 pub struct Line {
-    pub index: usize,
+    pub stroke: Stroke,
+    pub spread: Spread,
     pub points: Vec<Point>,
 }
 
@@ -37,7 +49,7 @@ pub struct Level {
     pub y: f64,
 }
 
-/// A line chart: lines drawn in `style(index)`, markers and levels on top.
+/// A line chart: bands under the lines, markers and levels on top.
 #[derive(Clone, Debug)]
 pub struct LineChart {
     pub width: f64,
@@ -82,6 +94,9 @@ impl LineChart {
                 px(x1),
                 px(y)
             );
+        }
+        for line in self.lines.iter().filter(|l| l.spread == Spread::Band) {
+            self.band(plot, line, &mut out);
         }
         for line in &self.lines {
             self.line(plot, line, &mut out);
@@ -134,8 +149,37 @@ impl LineChart {
         );
     }
 
+    /// The area between each point's low and high, left to right along the lows and
+    /// back along the highs.
+    fn band(&self, plot: Plot, line: &Line, out: &mut String) {
+        let ranged: Vec<(f64, (f64, f64))> = line
+            .points
+            .iter()
+            .filter_map(|p| Some((p.x, p.range?)))
+            .collect();
+        let lows = ranged.iter().map(|(x, (lo, _))| self.xy(plot, *x, *lo));
+        let highs = ranged
+            .iter()
+            .rev()
+            .map(|(x, (_, hi))| self.xy(plot, *x, *hi));
+        let outline: Vec<String> = lows
+            .chain(highs)
+            .map(|(x, y)| format!("{},{}", px(x), px(y)))
+            .collect();
+        if outline.is_empty() {
+            return;
+        }
+        let _ = write!(
+            out,
+            r#"<polygon class="band {class}" points="{}" fill="{color}" fill-opacity="0.18" stroke="{color}" stroke-opacity="0.5" stroke-width="0.8"/>"#,
+            outline.join(" "),
+            class = line.stroke.class,
+            color = line.stroke.color
+        );
+    }
+
     fn line(&self, plot: Plot, line: &Line, out: &mut String) {
-        let (color, dash) = style(line.index);
+        let Stroke { color, dash, class } = line.stroke;
         let path: Vec<String> = line
             .points
             .iter()
@@ -146,12 +190,12 @@ impl LineChart {
             .collect();
         let _ = write!(
             out,
-            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
+            r#"<polyline class="series {class}" points="{}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
             path.join(" ")
         );
         for p in &line.points {
             let (x, y) = self.xy(plot, p.x, p.y);
-            if let Some((lo, hi)) = p.range {
+            if let (Some((lo, hi)), Spread::Bars) = (p.range, line.spread) {
                 let (_, y0) = self.xy(plot, p.x, lo);
                 let (_, y1) = self.xy(plot, p.x, hi);
                 let _ = write!(

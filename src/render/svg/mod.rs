@@ -15,7 +15,7 @@ mod line_chart;
 
 pub use axis::{Axis, seconds};
 pub use bar_chart::{Bar, BarChart};
-pub use line_chart::{Level, Line, LineChart, Marker, Point};
+pub use line_chart::{Level, Line, LineChart, Marker, Point, Spread};
 
 /// Escapes text for HTML and SVG content and for attribute values in double or single quotes.
 pub fn escape(text: &str) -> String {
@@ -47,13 +47,62 @@ const PALETTE: [&str; 10] = [
 ];
 const DASHES: [&str; 3] = ["", "6 3", "2 3"];
 
-/// The colour and dash pattern of the `i`-th line.
-pub fn style(i: usize) -> (&'static str, &'static str) {
-    (
-        PALETTE[i % PALETTE.len()],
-        DASHES[(i / PALETTE.len()) % DASHES.len()],
-    )
+/// The two sides of a comparison each get a family of their own, dark to light, so
+/// which side a line belongs to is seen before which run it is.
+const BLUES: [&str; 4] = ["#08306b", "#2171b5", "#4292c6", "#6baed6"];
+const ORANGES: [&str; 4] = ["#7f2704", "#d94801", "#f16913", "#fd8d3c"];
+
+/// How a line is drawn: colour, dash pattern, and the class naming what it stands for
+/// (`run`, `baseline`, `candidate`), which the legend and the tests read too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stroke {
+    pub color: &'static str,
+    pub dash: &'static str,
+    pub class: &'static str,
 }
+
+/// The stroke of the `i`-th run's line when every run is its own colour.
+pub fn style(i: usize) -> Stroke {
+    Stroke {
+        color: PALETTE[i % PALETTE.len()],
+        dash: DASHES[(i / PALETTE.len()) % DASHES.len()],
+        class: "run",
+    }
+}
+
+/// Which side of a comparison a line belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Side {
+    Baseline,
+    Candidate,
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Baseline => "baseline",
+            Side::Candidate => "candidate",
+        }
+    }
+}
+
+/// The stroke of a line of `side`: shade `shade` of the side's family (darkest
+/// first), dash pattern `dash` (e.g. one per file size).
+pub fn side_style(side: Side, shade: usize, dash: usize) -> Stroke {
+    let family = match side {
+        Side::Baseline => &BLUES,
+        Side::Candidate => &ORANGES,
+    };
+    Stroke {
+        color: family[shade % family.len()],
+        dash: DASHES[dash % DASHES.len()],
+        class: side.name(),
+    }
+}
+
+/// How many shades a side's family has: more runs than this are drawn as the side's
+/// median with its range.
+pub const SHADES: usize = BLUES.len();
 
 /// The plot area inside the frame: room on the left for y labels, below for x labels.
 #[derive(Clone, Copy)]
@@ -159,7 +208,8 @@ mod tests {
             x: Axis::log2_bytes(&[ByteSize(4096)], "record"),
             y: Axis::linear(0.0, 0.0, 5, "MiB/s"),
             lines: vec![Line {
-                index: 0,
+                stroke: style(0),
+                spread: Spread::Bars,
                 points: vec![Point {
                     x: 12.0,
                     y: 0.0,
@@ -226,6 +276,42 @@ mod tests {
         let svg = chart.to_svg();
         assert!(svg.contains(">+1956.6%</text>") && svg.contains(">\u{2212}12.0%</text>"));
         assert_eq!(svg.matches("Z\" fill").count(), 1, "one arrowhead: {svg}");
+    }
+
+    #[test]
+    fn intervals_cut_at_the_cap_carry_a_clip_mark_and_their_true_value() {
+        let bar = |interval: (f64, f64), tip: &str| Bar {
+            label: "r".into(),
+            value: Some(-20.0),
+            interval: Some(interval),
+            color: "#b26a00",
+            tip: tip.into(),
+        };
+        let chart = BarChart {
+            width: 720.0,
+            title: "changes".into(),
+            threshold: 5.0,
+            bars: vec![
+                bar((-240.0, 130.0), "wide: [-240.0%, +130.0%]"),
+                bar((-30.0, -10.0), "narrow"),
+            ],
+        };
+        assert_eq!(chart.axis().hi, BAR_CAP);
+        let svg = chart.to_svg();
+        let marks: Vec<&str> = svg
+            .split(r#"<path class="clip interval""#)
+            .skip(1)
+            .collect();
+        assert_eq!(marks.len(), 2, "both ends of the wide interval: {svg}");
+        for mark in marks {
+            let mark = &mark[..mark.find("</path>").unwrap()];
+            assert!(
+                mark.contains("<title>wide: [-240.0%, +130.0%]</title>"),
+                "{mark}"
+            );
+        }
+        // the narrow interval is drawn whole: its bar and interval carry its tip, no mark does
+        assert_eq!(svg.matches("<title>narrow</title>").count(), 2, "{svg}");
     }
 
     #[test]
