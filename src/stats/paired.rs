@@ -11,9 +11,7 @@
 //! difference itself moves from run to run; the wider of the two errors is used, so
 //! several runs never claim more than they show.
 
-use super::runlevel::{
-    Effect, MEDIAN_VARIANCE_FACTOR, Noise, NoiseSource, POWER, RunLevel, quantile,
-};
+use super::runlevel::{Effect, MEDIAN_VARIANCE_FACTOR, Noise, NoiseSource, RunLevel, units_needed};
 
 /// The effect of the candidate parts over the baseline parts of the same runs, one
 /// pair of levels per run. `None` when no run has two repetitions a side.
@@ -59,20 +57,15 @@ pub fn within_runs_effect(pairs: &[(RunLevel, RunLevel)], confidence: f64) -> Op
 }
 
 /// About how many rounds (repetitions) in one run tell a change of `log_change` with
-/// [`POWER`] at `alpha`, given the two parts' spreads between repetitions (normal
-/// approximation, two-sided): each median varies as π/2 · s²/k.
+/// [`super::runlevel::POWER`] at `alpha`, given the two parts' spreads between
+/// repetitions: each median varies as π/2 · s²/k.
 pub fn rounds_needed(pairs: &[(RunLevel, RunLevel)], log_change: f64, alpha: f64) -> usize {
     let spread_sq = pairs
         .iter()
         .map(|(b, c)| b.spread.powi(2) + c.spread.powi(2))
         .sum::<f64>()
         / pairs.len().max(1) as f64;
-    if log_change.abs() <= 0.0 || !spread_sq.is_finite() {
-        return usize::MAX;
-    }
-    let z = quantile(None, 1.0 - alpha / 2.0) + quantile(None, POWER);
-    let k = MEDIAN_VARIANCE_FACTOR * spread_sq * (z / log_change.abs()).powi(2);
-    k.ceil().max(2.0) as usize
+    units_needed(MEDIAN_VARIANCE_FACTOR * spread_sq, log_change, alpha)
 }
 
 #[cfg(test)]

@@ -271,11 +271,19 @@ impl Effect {
 /// About how many runs a side detect a change of `log_change` with [`POWER`] at
 /// `alpha`, given a run's noise `sd` (normal approximation, two-sided).
 pub fn runs_needed(sd: f64, log_change: f64, alpha: f64) -> usize {
-    if log_change.abs() <= 0.0 || !sd.is_finite() {
+    // the difference of two sides' means of n runs varies as 2·sd²/n
+    units_needed(2.0 * sd * sd, log_change, alpha)
+}
+
+/// How many units (runs, rounds) tell `log_change` with [`POWER`] at `alpha` when the
+/// estimate from n of them varies as `variance / n` (normal approximation, two-sided);
+/// never fewer than 2, `usize::MAX` when nothing would.
+pub(super) fn units_needed(variance: f64, log_change: f64, alpha: f64) -> usize {
+    if log_change.abs() <= 0.0 || !variance.is_finite() {
         return usize::MAX;
     }
     let z = quantile(None, 1.0 - alpha / 2.0) + quantile(None, POWER);
-    let n = 2.0 * (z * sd / log_change.abs()).powi(2);
+    let n = variance * (z / log_change.abs()).powi(2);
     n.ceil().max(2.0) as usize
 }
 
