@@ -145,7 +145,8 @@ pub trait Store {
     fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError>;
 
     /// Ends a run begun with [`Store::begin_run`]: its status, end time and end state,
-    /// and its results and warm-up measurements, all in one transaction.
+    /// and its results and warm-up measurements, all in one transaction. A run that is
+    /// no longer `running` (it ended meanwhile) keeps the ending it has.
     fn finish_run(&mut self, id: i64, run: &Run) -> Result<(), StoreError>;
 
     /// Records a whole run at once, as import and benchmarks do. Returns its id; a run

@@ -189,7 +189,12 @@ pub fn finish_run(schema: &str, id: i64, run: &Run) -> Statement {
     }
     params.push((Kind::Integer, Value::Integer(id)));
     Statement {
-        sql: format!("UPDATE {schema}runs SET {} WHERE id = ?", sets.join(", ")),
+        // only a run still running: another process may have found this one dead from a
+        // snapshot taken just before it finished, and must not overwrite its ending
+        sql: format!(
+            "UPDATE {schema}runs SET {} WHERE id = ? AND status = 'running'",
+            sets.join(", ")
+        ),
         params,
     }
 }

@@ -181,7 +181,11 @@ fn sixteen_processes_record_into_postgresql_at_once() {
     let runs: Vec<Value> =
         serde_json::from_str(&ok(&pg.url, &["history", "--all", "--format", "json"])).unwrap();
     assert_eq!(runs.len(), 16);
-    assert!(runs.iter().all(|r| r["status"] == "complete"));
+    let statuses: Vec<&Value> = runs.iter().map(|r| &r["status"]).collect();
+    assert!(
+        runs.iter().all(|r| r["status"] == "complete"),
+        "{statuses:?}"
+    );
     let mut client = pg.client();
     let results: i64 = client
         .query_one("SELECT count(*) FROM iozone.results WHERE NOT warmup", &[])
