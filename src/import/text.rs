@@ -3,7 +3,7 @@
 //! becomes a complete [`Run`] once its measurements are in. It parses no format itself.
 
 use std::collections::BTreeMap;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 
 use chrono::{DateTime, Utc};
 
@@ -56,7 +56,7 @@ pub struct Draft {
     /// kept so that growing the table needs no look at the figures, hold it to 8 bytes a
     /// figure.
     index: hashbrown::HashTable<Slot>,
-    hasher: RandomState,
+    hasher: hashbrown::DefaultHashBuilder,
 }
 
 /// A figure's place in `results`, and its key's hash.
@@ -104,7 +104,7 @@ impl Draft {
             dir: None,
             results: Vec::new(),
             index: hashbrown::HashTable::new(),
-            hasher: RandomState::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
         }
     }
 

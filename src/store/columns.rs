@@ -66,8 +66,11 @@ pub fn select_list<T>(columns: &[Column<T>]) -> String {
 }
 
 /// The values an INSERT of `row` binds, in the order of [`inserted`].
-pub fn encode<T>(columns: &'static [Column<T>], row: &T) -> Vec<Value> {
-    inserted(columns).map(|c| (c.encode)(row)).collect()
+pub fn encode<'r, T>(
+    columns: &'static [Column<T>],
+    row: &'r T,
+) -> impl Iterator<Item = Value> + 'r {
+    inserted(columns).map(move |c| (c.encode)(row))
 }
 
 /// A model value from the values a SELECT of [`select_list`] read, in that order.

@@ -27,7 +27,7 @@ pub fn list_runs(schema: &str, filter: &RunFilter) -> Statement {
         sql.push_str(" AND ");
         sql.push_str(&clause);
         params.extend(values.into_iter().map(|value| match value {
-            Param::Text(t) => (Kind::Text, Value::Text(t)),
+            Param::Text(t) => (Kind::Text, Value::Text(t.into())),
             Param::Int(i) => (Kind::Integer, Value::Integer(i)),
             Param::Time(t) => (Kind::Time, Value::Time(t)),
         }));
@@ -111,12 +111,12 @@ pub fn labels_and_tags_rows(id: i64, run: &Run) -> [(&'static Table, Vec<Vec<Val
         .iter()
         .enumerate()
         .filter(|(_, label)| seen.insert(label.as_str()))
-        .map(|(position, label)| vec![id.into(), label.as_str().into(), (position as i64).into()])
+        .map(|(position, label)| vec![id.into(), label.clone().into(), (position as i64).into()])
         .collect();
     let tags = run
         .tags
         .iter()
-        .map(|(k, v)| vec![id.into(), k.as_str().into(), v.as_str().into()])
+        .map(|(k, v)| vec![id.into(), k.clone().into(), v.clone().into()])
         .collect();
     [(&LABELS, labels), (&TAGS, tags)]
 }
@@ -266,7 +266,8 @@ mod tests {
         let mut run = super::super::tests::sample_run("h", 0);
         run.labels = vec!["a".into(), "b".into(), "a".into()];
         let [(_, labels), _] = labels_and_tags_rows(3, &run);
-        let row = |label: &str, position: i64| vec![3i64.into(), label.into(), position.into()];
+        let row =
+            |label: &'static str, position: i64| vec![3i64.into(), label.into(), position.into()];
         assert_eq!(labels, [row("a", 0), row("b", 1)]);
     }
 }
