@@ -14,6 +14,7 @@ pub(super) const SQLITE: &[&str] = &[
     include_str!("../../migrations/0005_iodepth.sql"),
     include_str!("../../migrations/0006_combinations.sql"),
     include_str!("../../migrations/0007_run_process.sql"),
+    include_str!("../../migrations/0009_run_summaries.sql"),
 ];
 
 /// PostgreSQL's steps; the versions applied are rows of `iozone.schema_version`.
@@ -23,6 +24,7 @@ pub(super) const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0003_iodepth.sql"),
     include_str!("../../migrations/postgres/0004_combinations.sql"),
     include_str!("../../migrations/postgres/0005_run_process.sql"),
+    include_str!("../../migrations/postgres/0007_run_summaries.sql"),
 ];
 
 /// A database whose schema can be brought up to date.
