@@ -91,13 +91,11 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
     }
     if let Some((started_at, id)) = filter.after {
         let beyond = if filter.oldest_first { ">" } else { "<" };
+        // a row value, which both databases find through the (started_at, id) index;
+        // the same condition spelled with OR makes PostgreSQL read every run past it
         add(
-            format!("(r.started_at {beyond} ? OR (r.started_at = ? AND r.id {beyond} ?))"),
-            vec![
-                Param::Time(started_at),
-                Param::Time(started_at),
-                Param::Int(id),
-            ],
+            format!("(r.started_at, r.id) {beyond} (?, ?)"),
+            vec![Param::Time(started_at), Param::Int(id)],
         );
     }
     out
