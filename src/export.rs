@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::facts::Fact;
 use crate::model::{Latency, Measurement, Run};
-use crate::render::{self, Listing};
+use crate::render::{self, JsonArray, Listing};
 
 /// Tells our export from any other JSON on import.
 pub const FORMAT: &str = "iozone-export";
@@ -24,13 +24,49 @@ pub struct Export {
 }
 
 pub fn to_json(runs: Vec<Run>, exported_at: DateTime<Utc>) -> String {
-    crate::render::json(&Export {
-        format: FORMAT.into(),
-        version: VERSION,
-        exported_at,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        runs,
-    })
+    crate::render::json(&Export::header(exported_at, runs))
+}
+
+impl Export {
+    fn header(exported_at: DateTime<Utc>, runs: Vec<Run>) -> Export {
+        Export {
+            format: FORMAT.into(),
+            version: VERSION,
+            exported_at,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            runs,
+        }
+    }
+}
+
+/// The JSON export written a run at a time, with [`to_json`]'s bytes: a database of any
+/// size is exported in pages, never held whole.
+pub struct JsonExport {
+    runs: JsonArray,
+}
+
+impl JsonExport {
+    /// The export and its text up to the array of runs.
+    pub fn begin(exported_at: DateTime<Utc>) -> (JsonExport, String) {
+        let whole = crate::render::json(&Export::header(exported_at, Vec::new()));
+        // the runs are the header's last field: what precedes their empty array
+        let head = whole
+            .strip_suffix("[]\n}\n")
+            .expect("the runs end the export")
+            .to_string();
+        let runs = JsonArray::new(1);
+        (JsonExport { runs }, head)
+    }
+
+    /// The text of the next run.
+    pub fn run(&mut self, run: &Run) -> String {
+        self.runs.element(run)
+    }
+
+    /// The text that closes the export.
+    pub fn end(self) -> String {
+        self.runs.end() + "\n}\n"
+    }
 }
 
 /// Declares the CSV columns once: the enum the writer and the importer name them by,
@@ -156,13 +192,18 @@ impl CsvColumn {
 
 /// One line per result, every column of [`CsvColumn`].
 pub fn to_csv(runs: &[Run]) -> String {
+    csv_listing(runs).to_csv()
+}
+
+/// The lines of [`to_csv`] for `runs`: a page of them, when streamed.
+pub fn csv_listing(runs: &[Run]) -> Listing {
     let mut listing = Listing::new(CSV_COLUMNS);
     for run in runs {
         for m in &run.results {
             listing.push(CsvColumn::ALL.iter().map(|c| c.cell(run, m)).collect());
         }
     }
-    listing.to_csv()
+    listing
 }
 
 /// The result columns of `show --format csv`, after the run's id and UUID: the
@@ -196,4 +237,24 @@ pub fn results_csv(run: &Run) -> String {
         listing.push(row);
     }
     listing.to_csv()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::tests::sample_run;
+
+    #[test]
+    fn the_export_written_run_by_run_is_the_whole_export() {
+        let at = Utc::now();
+        for n in 0..3 {
+            let runs: Vec<Run> = (0..n).map(|i| sample_run("h", i)).collect();
+            let (mut export, mut text) = JsonExport::begin(at);
+            for run in &runs {
+                text.push_str(&export.run(run));
+            }
+            text.push_str(&export.end());
+            assert_eq!(text, to_json(runs, at), "{n} runs");
+        }
+    }
 }

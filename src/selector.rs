@@ -33,6 +33,12 @@ pub struct RunFilter {
     /// Runs at this queue depth.
     pub iodepth: Option<u32>,
     pub limit: Option<usize>,
+    /// Oldest first instead of newest first.
+    pub oldest_first: bool,
+    /// Only runs listed after this one (its start and id) in the listing's order: the
+    /// next page of a listing read a page at a time, found through the index rather
+    /// than by counting the runs before it.
+    pub after: Option<(DateTime<Utc>, i64)>,
 }
 
 /// One run, as the user names it.

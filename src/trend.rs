@@ -1,13 +1,14 @@
 //! Trends: each series of runs (same host, filesystem and parameters) in time order,
-//! and the runs where its level stepped up or down. Pure: runs in, steps out.
+//! and the runs where its level stepped up or down. Pure: runs and their summaries
+//! in (a run's median per row, never every repetition), steps out.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::model::{CacheMode, EngineKind, Run, TestKind};
-use crate::stats::{self, Summary};
+use crate::model::{CacheMode, EngineKind, RowSummary, Run, TestKind};
+use crate::stats;
 use crate::units::ByteSize;
 
 /// What makes runs comparable along time.
@@ -50,89 +51,80 @@ pub struct TrendReport {
     pub steps: Vec<Step>,
 }
 
-/// One point of a series: a run and its median for the series' row.
-struct Point<'a> {
-    run: &'a Run,
-    median: f64,
+/// A series' points in time order: (start, run id, median bytes/s of the run).
+pub type SeriesPoints = Vec<(DateTime<Utc>, Option<i64>, f64)>;
+
+/// Every series met so far, each with its points; [`Series::add_run`] adds a run's.
+#[derive(Default)]
+pub struct Series {
+    points: BTreeMap<SeriesKey, SeriesPoints>,
 }
 
-fn series(runs: &[Run]) -> BTreeMap<SeriesKey, Vec<Point<'_>>> {
-    let mut by_run: BTreeMap<(SeriesKey, usize), Vec<f64>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        for m in &run.results {
+impl Series {
+    /// Adds a run's points, one per row of its summaries with a median, from the
+    /// run's facts and parameters and the summary's own key (a run may have measured
+    /// several engines and cache modes: each is its own series).
+    pub fn add_run(&mut self, run: &Run, summaries: &[RowSummary]) {
+        for s in summaries {
+            let Some(median) = s.median else { continue };
             let key = SeriesKey {
                 hostname: run.host.hostname.clone(),
                 fs_type: run.filesystem.fs_type.clone(),
                 mount_point: run.filesystem.mount_point.clone(),
-                test: m.test,
-                file_size: m.file_size,
-                record_size: m.record_size,
-                // each measurement's own: a run may have measured several
-                cache: m.cache,
-                engine: m.engine,
+                test: s.test,
+                file_size: s.file_size,
+                record_size: s.record_size,
+                cache: s.cache,
+                engine: s.engine,
                 iodepth: run.params.iodepth,
                 threads: run.params.threads,
             };
-            by_run.entry((key, i)).or_default().push(m.throughput);
+            let point = (run.started_at, run.id, median);
+            self.points.entry(key).or_default().push(point);
         }
     }
-    let mut out: BTreeMap<SeriesKey, Vec<Point>> = BTreeMap::new();
-    for ((key, i), values) in by_run {
-        if let Some(s) = Summary::of(&values) {
-            out.entry(key).or_default().push(Point {
-                run: &runs[i],
-                median: s.median,
-            });
-        }
-    }
-    for points in out.values_mut() {
-        points.sort_by_key(|p| (p.run.started_at, p.run.id));
-    }
-    out
-}
 
-/// A series' points in time order: (start, run id, median bytes/s of the run).
-pub type SeriesPoints = Vec<(DateTime<Utc>, Option<i64>, f64)>;
-
-/// Every series among `runs`, with its points in time order.
-pub fn series_points(runs: &[Run]) -> Vec<(SeriesKey, SeriesPoints)> {
-    series(runs)
-        .into_iter()
-        .map(|(key, points)| {
-            let points = points
-                .iter()
-                .map(|p| (p.run.started_at, p.run.id, p.median))
-                .collect();
-            (key, points)
-        })
-        .collect()
+    /// Every series, with its points in time order.
+    pub fn into_points(self) -> Vec<(SeriesKey, SeriesPoints)> {
+        self.points
+            .into_iter()
+            .map(|(key, mut points)| {
+                points.sort_by_key(|&(started_at, id, _)| (started_at, id));
+                (key, points)
+            })
+            .collect()
+    }
 }
 
 /// Steps of at least `min_step` (a fraction) with `min_runs` runs on each side.
-pub fn find_steps(runs: &[Run], min_step: f64, min_runs: usize) -> TrendReport {
+pub fn find_steps(
+    series: &[(SeriesKey, SeriesPoints)],
+    min_step: f64,
+    min_runs: usize,
+) -> TrendReport {
     let mut report = TrendReport {
         series_examined: 0,
         series_too_short: 0,
         steps: Vec::new(),
     };
-    for (key, points) in series(runs) {
+    for (key, points) in series {
         if points.len() < 2 * min_runs {
             report.series_too_short += 1;
             continue;
         }
         report.series_examined += 1;
-        let values: Vec<f64> = points.iter().map(|p| p.median).collect();
+        let values: Vec<f64> = points.iter().map(|&(_, _, median)| median).collect();
         let found = stats::change_points(&values, min_step, min_runs);
         let bounds: Vec<usize> = std::iter::once(0)
             .chain(found.iter().map(|c| c.index))
             .chain(std::iter::once(values.len()))
             .collect();
         for (k, change) in found.iter().enumerate() {
-            let run = points[change.index].run;
+            let (started_at, run_id, _) = points[change.index];
             report.steps.push(Step {
                 series: key.clone(),
-                run_id: run.id,
-                started_at: run.started_at,
+                run_id,
+                started_at,
                 before: change.before,
                 after: change.after,
                 change_pct: change.change_pct,
@@ -150,10 +142,20 @@ pub fn find_steps(runs: &[Run], min_step: f64, min_runs: usize) -> TrendReport {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::Measurement;
     use crate::store::tests::sample_run;
+    use crate::store::tests::summaries::recomputed;
+
+    /// The series of `runs`, from summaries of their results.
+    pub(crate) fn series_points(runs: &[Run]) -> Vec<(SeriesKey, SeriesPoints)> {
+        let mut series = Series::default();
+        for run in runs {
+            series.add_run(run, &recomputed(&run.results));
+        }
+        series.into_points()
+    }
 
     fn series_of(levels: &[f64]) -> Vec<Run> {
         levels
@@ -188,7 +190,7 @@ mod tests {
     fn a_planted_step_is_found_at_its_run() {
         let mut levels = vec![100.0; 10];
         levels.extend(vec![80.0; 10]);
-        let report = find_steps(&series_of(&levels), 0.05, 3);
+        let report = find_steps(&series_points(&series_of(&levels)), 0.05, 3);
         assert_eq!(report.series_examined, 1);
         assert_eq!(report.steps.len(), 1, "{:?}", report.steps);
         let step = &report.steps[0];
@@ -199,14 +201,14 @@ mod tests {
 
     #[test]
     fn a_flat_series_has_no_step() {
-        let report = find_steps(&series_of(&[100.0; 20]), 0.05, 3);
+        let report = find_steps(&series_points(&series_of(&[100.0; 20])), 0.05, 3);
         assert_eq!(report.series_examined, 1);
         assert!(report.steps.is_empty(), "{:?}", report.steps);
     }
 
     #[test]
     fn short_series_are_counted_not_judged() {
-        let report = find_steps(&series_of(&[100.0, 50.0, 100.0]), 0.05, 3);
+        let report = find_steps(&series_points(&series_of(&[100.0, 50.0, 100.0])), 0.05, 3);
         assert_eq!((report.series_examined, report.series_too_short), (0, 1));
     }
 

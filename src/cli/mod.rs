@@ -197,6 +197,9 @@ pub struct ReportArgs {
     /// Runs charted when no selector is given (the newest)
     #[arg(long, default_value_t = model::DEFAULT_REPORT_LIMIT)]
     pub limit: usize,
+    /// History charts from every matching run, not the newest 1000
+    #[arg(long)]
+    pub all: bool,
     /// Where to write the HTML; - for stdout
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,
@@ -291,6 +294,12 @@ pub struct TrendArgs {
     /// Fewest runs on each side of a step (2 or more)
     #[arg(long, default_value_t = model::DEFAULT_MIN_RUNS, value_parser = parse_min_runs)]
     pub min_runs: u32,
+    /// At most this many runs (the newest)
+    #[arg(long, default_value_t = model::DEFAULT_TREND_LIMIT, conflicts_with = "all")]
+    pub limit: usize,
+    /// Every matching run
+    #[arg(long)]
+    pub all: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: ListFormat,

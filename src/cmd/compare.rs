@@ -2,7 +2,7 @@
 
 use super::Context;
 use crate::cli::{CompareArgs, IgnoreParam, ListFormat};
-use crate::compare::{self, Ignored, Options};
+use crate::compare::{self, Ignored, Options, PastRuns};
 use crate::model::Run;
 use crate::render::{self, SideInfo, TextStyle};
 use crate::selector::Selector;
@@ -42,8 +42,13 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         return Ok(());
     }
     let compared: Vec<Run> = base_runs.iter().chain(&cand_runs).cloned().collect();
-    let history = store::series_history(&*store, &compared)?;
-    let comparison = compare::compare(&base_runs, &cand_runs, &history, &options)?;
+    let (history, summaries) =
+        store::series_history(&*store, &compared, options.ignore.pools_rows())?;
+    let past = PastRuns {
+        runs: &history,
+        summaries: Some(&summaries),
+    };
+    let comparison = compare::compare(&base_runs, &cand_runs, past, &options)?;
     let text = match args.format {
         ListFormat::Json => render::compare_json(&base, &cand, &comparison),
         ListFormat::Csv => render::compare_csv(&comparison),

@@ -1,25 +1,51 @@
-//! `iozone export [filters] --format json|csv`: recorded runs, complete, oldest first.
+//! `iozone export [filters] --format json|csv`: recorded runs, complete, oldest first,
+//! written a page of runs at a time, so memory holds a page, not the database.
 
 use chrono::Utc;
 
 use super::Context;
 use crate::cli::{ExportArgs, ExportFormat};
-use crate::export;
+use crate::export::{self, JsonExport};
 use crate::store;
 
 pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
     let store = context.read_store()?;
-    let mut runs = store.list_runs(&super::run_filter(&args.filter, None))?;
+    let mut filter = super::run_filter(&args.filter, None);
     // oldest first: imported in this order, a new database numbers them as here
-    runs.reverse();
-    let runs = store::with_results(&*store, runs)?;
-    let count = runs.len();
-    let text = match args.format {
-        ExportFormat::Json => export::to_json(runs, Utc::now()),
-        ExportFormat::Csv => export::to_csv(&runs),
-    };
+    filter.oldest_first = true;
     let path = args.output.as_deref().unwrap_or("-".as_ref());
-    if super::write_output(path, &text)? {
+    let mut count = 0;
+    let to_file = super::stream_output(path, |out| {
+        let (mut json, head) = JsonExport::begin(Utc::now());
+        if args.format == ExportFormat::Json {
+            out.write(&head)?;
+        }
+        store::for_each_page(&*store, &filter, |runs| {
+            let runs = store::with_results(&*store, runs)?;
+            match args.format {
+                ExportFormat::Json => {
+                    for run in &runs {
+                        out.write(&json.run(run))?;
+                    }
+                }
+                ExportFormat::Csv => {
+                    let listing = export::csv_listing(&runs);
+                    out.write(&match count {
+                        0 => listing.to_csv(),
+                        _ => listing.to_csv_rows(),
+                    })?;
+                }
+            }
+            count += runs.len();
+            Ok::<_, anyhow::Error>(())
+        })?;
+        match args.format {
+            ExportFormat::Json => out.write(&json.end()),
+            ExportFormat::Csv if count == 0 => out.write(&export::to_csv(&[])),
+            ExportFormat::Csv => Ok(()),
+        }
+    })?;
+    if to_file {
         let runs = crate::units::count(count, "run");
         context
             .shell

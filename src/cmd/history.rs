@@ -1,33 +1,33 @@
-//! `iozone history`: filters → store query → listing.
+//! `iozone history`: filters → store query → listing. With `--all`, JSON and CSV are
+//! written a page of runs at a time, so memory holds a page, not the database.
 
 use super::Context;
 use crate::cli::{HistoryArgs, ListFormat};
-use crate::render;
+use crate::model::{Run, RunStatus};
+use crate::render::{self, JsonArray};
+use crate::selector::RunFilter;
+use crate::store::{self, Store};
 
 pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
     let store = context.read_store()?;
+    if args.all && matches!(args.format, ListFormat::Json | ListFormat::Csv) {
+        return stream(&*store, &super::run_filter(&args.filter, None), args.format);
+    }
     let limit = (!args.all).then_some(args.limit);
     // one more than shown: the footer says "more" only when there are more
     let filter = super::run_filter(&args.filter, limit.map(|l| l + 1));
     let mut runs = store.list_runs(&filter)?;
-    super::killed::show_as_aborted(&mut runs);
-    if filter.status == Some(crate::model::RunStatus::Running) {
-        runs.retain(|r| r.status == crate::model::RunStatus::Running);
-    }
+    as_listed(&filter, &mut runs);
     let more = limit.is_some_and(|l| runs.len() > l);
     runs.truncate(limit.unwrap_or(runs.len()));
     let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    // headline figures: measured rounds only, never warm-up
-    let results: std::collections::HashMap<_, _> = store
-        .results_of(&ids)?
-        .into_iter()
-        .map(|(id, r)| (id, r.results))
-        .collect();
+    // headline figures: from the summaries of the measured rounds
+    let summaries = store.summaries_of(&ids)?;
     let text = match args.format {
-        ListFormat::Json => render::history_json(&runs, &results),
-        ListFormat::Csv => render::history_csv(&runs, &results).to_csv(),
-        ListFormat::Markdown => render::history_listing(&runs, &results, args.units)
+        ListFormat::Json => render::history_json(&runs, &summaries),
+        ListFormat::Csv => render::history_csv(&runs, &summaries).to_csv(),
+        ListFormat::Markdown => render::history_listing(&runs, &summaries, args.units)
             .0
             .to_markdown(),
         ListFormat::Table => {
@@ -38,7 +38,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
                 );
                 return Ok(());
             }
-            render::history_listing(&runs, &results, args.units)
+            render::history_listing(&runs, &summaries, args.units)
                 .0
                 .render(shell.table_style())
         }
@@ -51,5 +51,56 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
         shell.status("Showing", format!("{newest}; --limit N or --all for more"));
     }
     super::print_stdout(&text)?;
+    Ok(())
+}
+
+/// Runs as `history` shows them: a run whose process was killed is aborted, and so no
+/// longer among those `--status running` asks for.
+fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
+    super::killed::show_as_aborted(runs);
+    if filter.status == Some(RunStatus::Running) {
+        runs.retain(|r| r.status == RunStatus::Running);
+    }
+}
+
+/// Every run `filter` selects, as JSON or CSV, written a page at a time.
+fn stream(store: &dyn Store, filter: &RunFilter, format: ListFormat) -> anyhow::Result<()> {
+    super::stream_output("-".as_ref(), |out| {
+        let mut array = JsonArray::new(0);
+        let mut pages = 0;
+        store::for_each_page(store, filter, |mut runs| {
+            as_listed(filter, &mut runs);
+            match format {
+                ListFormat::Csv => {
+                    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+                    let listing = render::history_csv(&runs, &store.summaries_of(&ids)?);
+                    out.write(&match pages {
+                        0 => listing.to_csv(),
+                        _ => listing.to_csv_rows(),
+                    })?;
+                }
+                _ => {
+                    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+                    let summaries = store.summaries_of(&ids)?;
+                    for run in &runs {
+                        let of_run = summaries.get(&run.id.unwrap_or_default());
+                        let element =
+                            render::history_json_element(run, of_run.map_or(&[], Vec::as_slice));
+                        out.write(&array.element(&element))?;
+                    }
+                }
+            }
+            pages += 1;
+            Ok::<_, anyhow::Error>(())
+        })?;
+        match format {
+            // the header alone, when no run matched
+            ListFormat::Csv if pages == 0 => {
+                out.write(&render::history_csv(&[], &Default::default()).to_csv())
+            }
+            ListFormat::Csv => Ok(()),
+            _ => out.write(&(array.end() + "\n")),
+        }
+    })?;
     Ok(())
 }

@@ -189,6 +189,75 @@ fn check_time_range(filter: &FilterArgs) -> anyhow::Result<()> {
     }
 }
 
+/// Where a streamed output goes, written as it is produced: stdout, or the file `-o`
+/// names (removed again when the output fails half-way, so no half file is left
+/// looking whole).
+pub(crate) struct Output {
+    out: Box<dyn Write>,
+    file: Option<std::path::PathBuf>,
+}
+
+impl Output {
+    pub(crate) fn open(path: &std::path::Path) -> anyhow::Result<Output> {
+        use anyhow::Context as _;
+        if path.as_os_str() == "-" {
+            return Ok(Output {
+                out: Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+                file: None,
+            });
+        }
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Output {
+            out: Box::new(std::io::BufWriter::new(file)),
+            file: Some(path.to_path_buf()),
+        })
+    }
+
+    /// Writes `text`; a file's error names it.
+    pub(crate) fn write(&mut self, text: &str) -> anyhow::Result<()> {
+        self.out
+            .write_all(text.as_bytes())
+            .map_err(|e| self.failed(e))
+    }
+
+    /// Flushes what is left; true when the output was a file.
+    pub(crate) fn finish(mut self) -> anyhow::Result<bool> {
+        self.out.flush().map_err(|e| self.failed(e))?;
+        Ok(self.file.is_some())
+    }
+
+    /// Removes what was written of a file: the output failed (or the command did).
+    pub(crate) fn abandon(self) {
+        if let Some(path) = &self.file {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    fn failed(&self, e: std::io::Error) -> anyhow::Error {
+        match &self.file {
+            Some(path) => anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
+            None => e.into(),
+        }
+    }
+}
+
+/// Streams into `path` (or stdout) what `write` produces, leaving no half file behind
+/// when it fails; true when the output was a file.
+pub(crate) fn stream_output(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut Output) -> anyhow::Result<()>,
+) -> anyhow::Result<bool> {
+    let mut output = Output::open(path)?;
+    match write(&mut output) {
+        Ok(()) => output.finish(),
+        Err(e) => {
+            output.abandon();
+            Err(e)
+        }
+    }
+}
+
 /// The filter flags as the store's filter; `limit` keeps the newest that many.
 pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
     RunFilter {
@@ -210,6 +279,7 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
         cache: None,
         iodepth: None,
         limit,
+        ..RunFilter::default()
     }
 }
 

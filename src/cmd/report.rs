@@ -5,7 +5,7 @@ use chrono::Utc;
 
 use super::Context;
 use crate::cli::ReportArgs;
-use crate::compare::{self, Options};
+use crate::compare::{self, Options, PastRuns};
 use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
 use crate::selector::Selector;
@@ -32,13 +32,9 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         super::compare::warn_overlap(shell, b, c);
     }
     let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
+    let options = options(&args);
     let comparison = match (&base, &cand) {
-        (Some(b), Some(c)) => match compare::compare(
-            b,
-            c,
-            &store::series_history(&*store, &[b.as_slice(), c.as_slice()].concat())?,
-            &options(&args),
-        ) {
+        (Some(b), Some(c)) => match compare_with_history(&*store, b, c, &options)? {
             Ok(comparison) => Some(comparison),
             Err(e) => {
                 context.shell.warn(format!(
@@ -54,14 +50,19 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         (Some(bs), Some(cs), Some(b), Some(c)) => Some((side(bs, b), side(cs, c))),
         _ => None,
     };
-    let history = history_runs(&*store, &args)?;
-    // trend's defaults: the report has no flags for them
+    // trend's window and defaults: the report has no flags for them but --all
+    let mut filter = super::run_filter(
+        &args.filter,
+        (!args.all).then_some(model::DEFAULT_TREND_LIMIT),
+    );
+    filter.status.get_or_insert(RunStatus::Complete);
+    let history = super::trend::series(&*store, &filter)?;
     let report = trend::find_steps(
         &history,
         model::DEFAULT_MIN_STEP_PCT / 100.0,
         model::DEFAULT_MIN_RUNS as usize,
     );
-    let mut series: Vec<SeriesHistory> = trend::series_points(&history)
+    let mut series: Vec<SeriesHistory> = history
         .into_iter()
         .filter(|(_, points)| points.len() >= 2)
         .map(|(key, points)| {
@@ -104,6 +105,23 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         ),
     );
     Ok(())
+}
+
+/// The comparison of `cand` against `base`, with the history of their series.
+fn compare_with_history(
+    store: &dyn Store,
+    base: &[Run],
+    cand: &[Run],
+    options: &Options,
+) -> anyhow::Result<Result<compare::Comparison, compare::CompareError>> {
+    let compared = [base, cand].concat();
+    let (history, summaries) =
+        store::series_history(store, &compared, options.ignore.pools_rows())?;
+    let past = PastRuns {
+        runs: &history,
+        summaries: Some(&summaries),
+    };
+    Ok(compare::compare(base, cand, past, options))
 }
 
 /// compare's defaults, with the parameters the user drops from the match.
@@ -158,11 +176,4 @@ fn charted_runs(
     let mut seen = std::collections::HashSet::new();
     runs.retain(|r| seen.insert(r.uuid));
     Ok(runs)
-}
-
-/// Every complete run matching the filters, with results, for the history charts.
-fn history_runs(store: &dyn Store, args: &ReportArgs) -> anyhow::Result<Vec<Run>> {
-    let mut filter = super::run_filter(&args.filter, None);
-    filter.status.get_or_insert(RunStatus::Complete);
-    Ok(store::with_results(store, store.list_runs(&filter)?)?)
 }

@@ -1,6 +1,7 @@
 //! `iozone sync --to URL | --from URL`: runs move between two databases by UUID, in
 //! batches of one transaction each, so a second sync moves nothing and an interrupted
-//! one resumes where it stopped.
+//! one resumes where it stopped. The source is read a page at a time: memory holds a
+//! page and a batch, not the database.
 
 use super::Context;
 use crate::cli::SyncArgs;
@@ -26,28 +27,46 @@ pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
         true => (local, remote),
         false => (remote, local),
     };
-    let mut runs = source.list_runs(&super::run_filter(&args.filter, None))?;
-    // oldest first, so the target numbers them in the order they ran
-    runs.reverse();
-    // a run still marked running is in progress (or was killed): it has no figures yet
-    let (running, runs): (Vec<Run>, Vec<Run>) = runs
-        .into_iter()
-        .partition(|r| r.status == RunStatus::Running);
+    // oldest first, so the target numbers them in the order they ran; read a page at a
+    // time, each batch's results only when it is sent
+    let mut filter = super::run_filter(&args.filter, None);
+    filter.oldest_first = true;
     let mut moved = 0;
     let mut present = 0;
-    for batch in runs.chunks(args.batch as usize) {
+    let mut running = 0;
+    let mut batch: Vec<Run> = Vec::new();
+    let batch_size = args.batch as usize;
+    let mut send = |batch: Vec<Run>| -> anyhow::Result<()> {
         let uuids: Vec<uuid::Uuid> = batch.iter().map(|r| r.uuid).collect();
         let known = target.known_uuids(&uuids)?;
         let missing: Vec<Run> = batch
-            .iter()
+            .into_iter()
             .filter(|r| !known.contains(&r.uuid))
-            .cloned()
             .collect();
         present += known.len();
         if !missing.is_empty() {
             let missing = store::with_results(&*source, missing)?;
             moved += target.save_runs(&missing)?;
         }
+        Ok(())
+    };
+    store::for_each_page(&*source, &filter, |runs| {
+        for run in runs {
+            // a run still marked running is in progress (or was killed): it has no
+            // figures yet
+            if run.status == RunStatus::Running {
+                running += 1;
+                continue;
+            }
+            batch.push(run);
+            if batch.len() == batch_size {
+                send(std::mem::take(&mut batch))?;
+            }
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    if !batch.is_empty() {
+        send(batch)?;
     }
     let mut message = format!(
         "{moved} run{} {} {} ({present} already there)",
@@ -55,10 +74,9 @@ pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
         if sending { "to" } else { "from" },
         remote_location.display()
     );
-    if !running.is_empty() {
+    if running > 0 {
         message.push_str(&format!(
-            "; {} still running or unfinished, not sent",
-            running.len()
+            "; {running} still running or unfinished, not sent"
         ));
     }
     shell.status("Synced", message);

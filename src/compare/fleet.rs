@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::environment::environment_changes;
-use super::{CompareError, Comparison, EnvChange, Options, Row, Verdict, compare};
+use super::{CompareError, Comparison, EnvChange, Options, PastRuns, Row, Verdict, compare};
 use crate::facts::Fact;
 use crate::model::{Run, TestKind};
 use crate::units::ByteSize;
@@ -105,7 +105,7 @@ pub fn compare_by(
         .filter_map(|(k, b)| cand.get(k).map(|c| (k, b, c)))
         .collect();
     let outcomes = in_parallel(&both, |(key, b, c)| {
-        ((*key).clone(), compare(b, c, &[], options))
+        ((*key).clone(), compare(b, c, PastRuns::default(), options))
     });
     let mut groups = Vec::new();
     let mut nothing_in_common = Vec::new();

@@ -32,11 +32,11 @@ mod simulation;
 mod tests;
 mod verdict;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use crate::model::{CacheMode, EngineKind, Run, TestKind};
+use crate::model::{CacheMode, EngineKind, RowSummary, Run, TestKind};
 use crate::stats::runlevel::History;
 use crate::units::ByteSize;
 
@@ -52,6 +52,34 @@ pub struct Ignored {
     pub iodepth: bool,
     pub threads: bool,
     pub file_size: bool,
+}
+
+impl Ignored {
+    /// Whether a run's figures of several summaries' rows (file sizes, engines, cache
+    /// modes) fall in one row of the comparison, so that its level there is not any one
+    /// summary's.
+    pub fn pools_rows(self) -> bool {
+        self.file_size || self.engine || self.cache
+    }
+}
+
+/// Other complete runs of the compared series, whose spread measures run-to-run noise:
+/// each with its results, or with its summaries by run id (what a run's level needs,
+/// read instead of every repetition; [`Ignored::pools_rows`] needs the results).
+#[derive(Clone, Copy, Default)]
+pub struct PastRuns<'a> {
+    pub runs: &'a [Run],
+    pub summaries: Option<&'a HashMap<i64, Vec<RowSummary>>>,
+}
+
+impl<'a> PastRuns<'a> {
+    /// Runs with their results loaded.
+    pub fn with_results(runs: &'a [Run]) -> PastRuns<'a> {
+        PastRuns {
+            runs,
+            summaries: None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -208,7 +236,7 @@ impl Comparison {
 pub fn compare(
     baseline: &[Run],
     candidate: &[Run],
-    history: &[Run],
+    history: PastRuns,
     options: &Options,
 ) -> Result<Comparison, CompareError> {
     options.validate()?;
@@ -219,7 +247,7 @@ pub fn compare(
         return Err(CompareError::NothingInCommon);
     }
     let compared: BTreeSet<uuid::Uuid> = baseline.iter().chain(candidate).map(|r| r.uuid).collect();
-    let noise = history_by_row(history, &compared, options.ignore);
+    let noise = history_by_row(&history, &compared, options.ignore);
     let none = History::default();
     let mut rows: Vec<Row> = common
         .iter()

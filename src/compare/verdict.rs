@@ -6,10 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use uuid::Uuid;
 
-use super::{Ignored, Options, Row, RowKey, TestSummary, Verdict};
-use crate::model::{RoundOrder, Run, TestKind};
+use super::{Ignored, Options, PastRuns, Row, RowKey, TestSummary, Verdict};
+use crate::model::{CacheMode, EngineKind, RoundOrder, Run, TestKind};
 use crate::stats::paired;
 use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, History, RunLevel};
+use crate::units::ByteSize;
 
 /// One side of a row: each run's level, and every repetition's figure.
 #[derive(Default)]
@@ -34,14 +35,18 @@ impl Side {
     }
 }
 
-fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey {
+/// What a figure of `run` was measured at: test, file size, record size, engine, cache.
+type Cell = (TestKind, ByteSize, ByteSize, EngineKind, CacheMode);
+
+fn row_key(run: &Run, cell: Cell, ignore: Ignored) -> RowKey {
+    let (test, file_size, record_size, engine, cache) = cell;
     let p = &run.params;
     RowKey {
-        test: m.test,
-        file_size: (!ignore.file_size).then_some(m.file_size),
-        record_size: m.record_size,
-        cache: (!ignore.cache).then_some(m.cache),
-        engine: (!ignore.engine).then_some(m.engine),
+        test,
+        file_size: (!ignore.file_size).then_some(file_size),
+        record_size,
+        cache: (!ignore.cache).then_some(cache),
+        engine: (!ignore.engine).then_some(engine),
         iodepth: (!ignore.iodepth).then_some(p.iodepth),
         threads: (!ignore.threads).then_some(p.threads),
     }
@@ -51,11 +56,32 @@ fn row_key(run: &Run, m: &crate::model::Measurement, ignore: Ignored) -> RowKey 
 fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
     let mut rows: BTreeMap<RowKey, Vec<f64>> = BTreeMap::new();
     for m in &run.results {
-        rows.entry(row_key(run, m, ignore))
+        let cell = (m.test, m.file_size, m.record_size, m.engine, m.cache);
+        rows.entry(row_key(run, cell, ignore))
             .or_default()
             .push(m.throughput);
     }
     rows
+}
+
+/// A history run's level per row key: from its summaries (the log of the median of
+/// its positive figures) when it has them and no dropped parameter pools several of
+/// its summaries' rows into one; from its results otherwise.
+fn levels(run: &Run, past: &PastRuns, ignore: Ignored) -> Vec<(RowKey, f64)> {
+    let summaries = past.summaries.and_then(|s| s.get(&run.id?));
+    match summaries {
+        Some(rows) if run.results.is_empty() && !ignore.pools_rows() => rows
+            .iter()
+            .filter_map(|s| {
+                let cell = (s.test, s.file_size, s.record_size, s.engine, s.cache);
+                Some((row_key(run, cell, ignore), s.positive_median?.ln()))
+            })
+            .collect(),
+        _ => per_run(run, ignore)
+            .into_iter()
+            .filter_map(|(key, repetitions)| Some((key, RunLevel::of(&repetitions)?.level)))
+            .collect(),
+    }
 }
 
 /// Every run of a side, by row key: runs stay apart, never pooled as one sample.
@@ -91,28 +117,26 @@ type SeriesId = (Option<String>, Option<String>, Option<String>);
 
 /// The history's run-to-run spread per row key, each series about its own mean.
 pub(super) fn history_by_row(
-    history: &[Run],
+    past: &PastRuns,
     compared: &BTreeSet<uuid::Uuid>,
     ignore: Ignored,
 ) -> BTreeMap<RowKey, History> {
-    let mut levels: BTreeMap<(RowKey, SeriesId), Vec<f64>> = BTreeMap::new();
-    for run in history.iter().filter(|r| !compared.contains(&r.uuid)) {
+    let mut by_series: BTreeMap<(RowKey, SeriesId), Vec<f64>> = BTreeMap::new();
+    for run in past.runs.iter().filter(|r| !compared.contains(&r.uuid)) {
         let series: SeriesId = (
             run.host.hostname.clone(),
             run.filesystem.fs_type.clone(),
             run.filesystem.mount_point.clone(),
         );
-        for (key, values) in per_run(run, ignore) {
-            if let Some(level) = RunLevel::of(&values) {
-                levels
-                    .entry((key, series.clone()))
-                    .or_default()
-                    .push(level.level);
-            }
+        for (key, level) in levels(run, past, ignore) {
+            by_series
+                .entry((key, series.clone()))
+                .or_default()
+                .push(level);
         }
     }
     let mut by_row: BTreeMap<RowKey, History> = BTreeMap::new();
-    for ((key, _), series_levels) in levels {
+    for ((key, _), series_levels) in by_series {
         by_row.entry(key).or_default().add_series(&series_levels);
     }
     by_row

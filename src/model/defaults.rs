@@ -49,6 +49,10 @@ pub const DEFAULT_MIN_STEP_PCT: f64 = 5.0;
 pub const DEFAULT_MIN_RUNS: u32 = 3;
 /// Runs `history` lists unless told otherwise (the newest).
 pub const DEFAULT_HISTORY_LIMIT: usize = 50;
+/// Runs `trend` and the history section of `report` look at unless told otherwise (the
+/// newest matching): a year of a host's nightly runs, or a few weeks of a small
+/// fleet's; enough for a step to stand out, few enough to read.
+pub const DEFAULT_TREND_LIMIT: usize = 1000;
 /// Runs `report` charts when no selector is given (the newest).
 pub const DEFAULT_REPORT_LIMIT: usize = 10;
 /// Runs `sync` sends per transaction.

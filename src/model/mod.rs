@@ -3,8 +3,10 @@
 
 mod defaults;
 mod process;
+mod summary;
 pub use defaults::*;
 pub use process::RunProcess;
+pub use summary::RowSummary;
 
 use std::collections::BTreeMap;
 use std::fmt;

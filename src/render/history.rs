@@ -9,26 +9,20 @@ use super::cells;
 use super::listing::Listing;
 use super::runs::{RunColumn, numeric_indices};
 use crate::facts::Fact;
-use crate::model::{Measurement, Params, Run, TestKind};
-use crate::stats::Summary;
+use crate::model::{Params, RowSummary, Run, TestKind};
 use crate::units::{ByteSize, RateUnit};
 
 /// The median throughput of `test` at the run's largest file size and record size,
 /// through its first engine and cache mode (a run of several has one headline: the
-/// combination named first on its command line, the run's `params.engine`/`cache`).
-pub fn headline(params: &Params, results: &[Measurement], test: TestKind) -> Option<f64> {
+/// combination named first on its command line, the run's `params.engine`/`cache`),
+/// from the run's summaries.
+pub fn headline(params: &Params, summaries: &[RowSummary], test: TestKind) -> Option<f64> {
     let first = (params.engine, params.cache);
-    let of_test: Vec<&Measurement> = results
+    summaries
         .iter()
-        .filter(|m| m.test == test && (m.engine, m.cache) == first)
-        .collect();
-    let largest = of_test.iter().map(|m| (m.file_size, m.record_size)).max()?;
-    let figures: Vec<f64> = of_test
-        .iter()
-        .filter(|m| (m.file_size, m.record_size) == largest)
-        .map(|m| m.throughput)
-        .collect();
-    Summary::of(&figures).map(|s| s.median)
+        .filter(|s| s.test == test && (s.engine, s.cache) == first)
+        .max_by_key(|s| (s.file_size, s.record_size))?
+        .median
 }
 
 pub fn local_time(t: &chrono::DateTime<chrono::Utc>) -> String {
@@ -51,14 +45,14 @@ const COLUMNS: [(&str, RunColumn); 9] = [
 /// For the terminal and Markdown: readable values, one rate unit for the whole listing.
 pub fn history_listing(
     runs: &[Run],
-    results: &HashMap<i64, Vec<Measurement>>,
+    summaries: &HashMap<i64, Vec<RowSummary>>,
     unit: RateUnit,
 ) -> (Listing, RateUnit) {
     let empty = Vec::new();
     let figures = |run: &Run, test| {
         headline(
             &run.params,
-            results.get(&run.id.unwrap_or_default()).unwrap_or(&empty),
+            summaries.get(&run.id.unwrap_or_default()).unwrap_or(&empty),
             test,
         )
     };
@@ -87,7 +81,7 @@ pub fn history_listing(
 }
 
 /// For CSV: raw values (RFC 3339 times, bytes, bytes per second) for other programs.
-pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Listing {
+pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> Listing {
     let mut listing = Listing::new(&[
         "id",
         "uuid",
@@ -113,7 +107,7 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
     ]);
     let empty = Vec::new();
     for run in runs {
-        let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
+        let res = summaries.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
         let rate = |test| cells::raw_or_empty(headline(&run.params, res, test));
         let join = |v: Vec<String>| v.join(";");
         let fact = |f: Fact| {
@@ -164,24 +158,30 @@ pub fn history_csv(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> Li
 /// `history --format json`: the run objects of README's "JSON output" in their own key
 /// order, without their results and warm-up rounds (not read for a listing), with the
 /// headline figures the table shows under the CSV's names (bytes/s, null for none).
-pub fn history_json(runs: &[Run], results: &HashMap<i64, Vec<Measurement>>) -> String {
+pub fn history_json(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> String {
     let empty = Vec::new();
     let values: Vec<serde_json::Value> = runs
         .iter()
         .map(|run| {
-            let mut value = serde_json::to_value(run).expect("runs serialize");
-            let res = results.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
-            if let Some(object) = value.as_object_mut() {
-                object.shift_remove("results");
-                object.shift_remove("warmup");
-                for (key, test) in HEADLINES {
-                    object.insert(key.into(), headline(&run.params, res, test).into());
-                }
-            }
-            value
+            let of_run = summaries.get(&run.id.unwrap_or_default());
+            history_json_element(run, of_run.unwrap_or(&empty))
         })
         .collect();
     super::json(&values)
+}
+
+/// One run of `history --format json` with its summaries (for [`super::JsonArray`]
+/// when streamed).
+pub fn history_json_element(run: &Run, summaries: &[RowSummary]) -> serde_json::Value {
+    let mut value = serde_json::to_value(run).expect("runs serialize");
+    if let Some(object) = value.as_object_mut() {
+        object.shift_remove("results");
+        object.shift_remove("warmup");
+        for (key, test) in HEADLINES {
+            object.insert(key.into(), headline(&run.params, summaries, test).into());
+        }
+    }
+    value
 }
 
 /// The headline figures' names in CSV and JSON, in their order.
@@ -194,6 +194,7 @@ const HEADLINES: [(&str, TestKind); 2] = [
 mod tests {
     use super::*;
     use crate::store::tests::sample_run;
+    use crate::store::tests::summaries::recomputed;
 
     #[test]
     fn headline_is_the_median_at_the_largest_sizes() {
@@ -204,24 +205,27 @@ mod tests {
         small.throughput = 1.0;
         run.results.push(small);
         // write repetitions at 4 KiB: 1e9/2, 1e9/3, 1e9/4 -> median 1e9/3
-        let h = headline(&run.params, &run.results, TestKind::Write).unwrap();
+        let h = headline(&run.params, &recomputed(&run.results), TestKind::Write).unwrap();
         assert!((h - 1e9 / 3.0).abs() < 1e-3, "{h}");
-        assert_eq!(headline(&run.params, &run.results, TestKind::Mix), None);
+        assert_eq!(
+            headline(&run.params, &recomputed(&run.results), TestKind::Mix),
+            None
+        );
         // a second engine's figures are not the run's headline
         let mut faster = run.results[0].clone();
         faster.engine = crate::model::EngineKind::Mmap;
         faster.throughput = 1e12;
         run.results.extend([faster.clone(), faster.clone(), faster]);
         run.params.engines = vec![run.params.engine, crate::model::EngineKind::Mmap];
-        let h = headline(&run.params, &run.results, TestKind::Write).unwrap();
+        let h = headline(&run.params, &recomputed(&run.results), TestKind::Write).unwrap();
         assert!((h - 1e9 / 3.0).abs() < 1e-3, "{h}");
     }
 
     #[test]
     fn json_history_leaves_results_out() {
         let run = sample_run("h", 0);
-        let results = HashMap::from([(run.id.unwrap_or_default(), run.results.clone())]);
-        let text = history_json(std::slice::from_ref(&run), &results);
+        let summaries = HashMap::from([(run.id.unwrap_or_default(), recomputed(&run.results))]);
+        let text = history_json(std::slice::from_ref(&run), &summaries);
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(value[0].get("results").is_none());
         assert_eq!(value[0]["labels"], serde_json::json!(["DR9", "nightly"]));

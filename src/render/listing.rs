@@ -293,13 +293,24 @@ impl Listing {
     }
 
     pub fn to_csv(&self) -> String {
+        self.csv(true)
+    }
+
+    /// The CSV of the rows alone, to follow an earlier page's (streamed listings).
+    pub fn to_csv_rows(&self) -> String {
+        self.csv(false)
+    }
+
+    fn csv(&self, header: bool) -> String {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let mut write = |record: &[String]| {
             writer
                 .write_record(record)
                 .expect("writing CSV to memory cannot fail")
         };
-        write(&self.headers);
+        if header {
+            write(&self.headers);
+        }
         for row in &self.rows {
             write(row);
         }

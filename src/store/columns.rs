@@ -16,7 +16,8 @@ pub use super::value::{Kind, Value};
 use super::value::{bits, json_of, name_of, opt_bits, set};
 
 use crate::model::{
-    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, Run, RunProcess, Source, TestKind,
+    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, RowSummary, Run, RunProcess, Source,
+    TestKind,
 };
 use crate::units::ByteSize;
 
@@ -394,6 +395,42 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
     column("lat_p999", Kind::Integer, |r| latency(r, |l| l.p999), |r, v| in_latency(r, v, |l, v| set(&mut l.p999, v.bits()))),
     column("lat_max", Kind::Integer, |r| latency(r, |l| l.max), |r, v| in_latency(r, v, |l, v| set(&mut l.max, v.bits()))),
     column("lat_samples", Kind::Integer, |r| latency(r, |l| l.samples), |r, v| in_latency(r, v, |l, v| set(&mut l.samples, v.bits()))),
+];
+
+// ---- summaries ----
+
+/// A row of `run_summaries`: a run's summary under one key, with the run's id. Only
+/// read: the database derives them (migration 0009's view).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    pub run_id: i64,
+    pub summary: RowSummary,
+}
+
+impl SummaryRow {
+    /// What a summary row decodes onto.
+    pub fn blank() -> SummaryRow {
+        SummaryRow {
+            run_id: 0,
+            summary: RowSummary::blank(),
+        }
+    }
+}
+
+/// The columns of `run_summaries`.
+#[rustfmt::skip]
+pub static SUMMARY_COLUMNS: &[Column<SummaryRow>] = &[
+    column("run_id", Kind::Integer, |r| r.run_id.into(), |r, v| set(&mut r.run_id, v.int())),
+    column("test", Kind::Text, |r| r.summary.test.name().into(), |r, v| set(&mut r.summary.test, v.name())),
+    column("file_size", Kind::Integer, |r| bits(r.summary.file_size.bytes()), |r, v| set(&mut r.summary.file_size, v.bits().map(ByteSize))),
+    column("record_size", Kind::Integer, |r| bits(r.summary.record_size.bytes()), |r, v| set(&mut r.summary.record_size, v.bits().map(ByteSize))),
+    column("engine", Kind::Text, |r| r.summary.engine.name().into(), |r, v| set(&mut r.summary.engine, v.name())),
+    column("cache", Kind::Text, |r| r.summary.cache.name().into(), |r, v| set(&mut r.summary.cache, v.name())),
+    column("repetitions", Kind::Integer, |r| r.summary.repetitions.into(), |r, v| set(&mut r.summary.repetitions, v.narrow())),
+    column("median", Kind::Real, |r| r.summary.median.into(), |r, v| set(&mut r.summary.median, v.opt_real())),
+    column("least", Kind::Real, |r| r.summary.least.into(), |r, v| set(&mut r.summary.least, v.opt_real())),
+    column("greatest", Kind::Real, |r| r.summary.greatest.into(), |r, v| set(&mut r.summary.greatest, v.opt_real())),
+    column("positive_median", Kind::Real, |r| r.summary.positive_median.into(), |r, v| set(&mut r.summary.positive_median, v.opt_real())),
 ];
 
 fn latency(row: &ResultRow, field: fn(&Latency) -> u64) -> Value {

@@ -89,12 +89,26 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
     if let Some(depth) = filter.iodepth {
         add("r.iodepth = ?".into(), vec![Param::Int(i64::from(depth))]);
     }
+    if let Some((started_at, id)) = filter.after {
+        let beyond = if filter.oldest_first { ">" } else { "<" };
+        // a row value, which both databases find through the (started_at, id) index;
+        // the same condition spelled with OR makes PostgreSQL read every run past it
+        add(
+            format!("(r.started_at, r.id) {beyond} (?, ?)"),
+            vec![Param::Time(started_at), Param::Int(id)],
+        );
+    }
     out
 }
 
-/// Newest first, then the limit: the end of every backend's `history` query.
+/// Newest first (or oldest first), then the limit: the end of every backend's
+/// `history` query.
 pub(super) fn order_and_limit(filter: &RunFilter) -> String {
-    let mut sql = " ORDER BY r.started_at DESC, r.id DESC".to_string();
+    let mut sql = match filter.oldest_first {
+        false => " ORDER BY r.started_at DESC, r.id DESC",
+        true => " ORDER BY r.started_at, r.id",
+    }
+    .to_string();
     if let Some(limit) = filter.limit {
         sql.push_str(&format!(" LIMIT {limit}"));
     }

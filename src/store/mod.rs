@@ -1,5 +1,8 @@
 //! The store: the only place that writes SQL. Runs go in raw (every repetition's
-//! figures) and come back as model values; summaries are derived by the caller.
+//! figures) and come back as model values. Beside the results, the database keeps a
+//! summary per run and row key (median, spread, count), derived from them in the same
+//! transaction, for the commands that walk many runs; anything else is derived by the
+//! caller.
 //!
 //! [`Store`] is the interface every backend implements; [`SqliteStore`] is the local
 //! one, a single file with nothing to start, and [`PgStore`] a fleet's server.
@@ -27,7 +30,7 @@ pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits};
 
-use crate::model::{Measurement, Run, RunStatus};
+use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{RunFilter, RunRef, Selector};
 
 /// Why the store could not do what was asked. Messages name the database and the way
@@ -172,6 +175,10 @@ pub trait Store {
     /// The results (and warm-up measurements) of several runs, by run id.
     fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError>;
 
+    /// The summaries of several runs' results (one per row key), by run id: every id
+    /// asked for has an entry.
+    fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError>;
+
     /// The id a reference (`42`, `latest`, `latest~2`, a UUID prefix) points to.
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError>;
 
@@ -279,15 +286,23 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
     Ok(runs)
 }
 
+/// Runs' summaries by run id.
+pub type Summaries = HashMap<i64, Vec<RowSummary>>;
+
 /// How many runs of each series' history measure run-to-run noise for `compare`.
 pub const HISTORY_RUNS: usize = 20;
 
 /// Other complete runs of the series `runs` belong to (host, filesystem type, engine,
-/// cache), with their results: for each series the [`HISTORY_RUNS`] most recent that
+/// cache), with their summaries by run id, and with their results too when
+/// `with_results` (a comparison that pools a run's rows needs them): for each series the [`HISTORY_RUNS`] most recent that
 /// started before the newest of `runs`, and when fewer than three did, the most
 /// recent of all. `runs` themselves are left out. Runs without a hostname have no
 /// series to look up.
-pub fn series_history(store: &dyn Store, runs: &[Run]) -> Result<Vec<Run>, StoreError> {
+pub fn series_history(
+    store: &dyn Store,
+    runs: &[Run],
+    with_results: bool,
+) -> Result<(Vec<Run>, Summaries), StoreError> {
     use std::collections::{BTreeSet, HashSet};
     let compared: HashSet<uuid::Uuid> = runs.iter().map(|r| r.uuid).collect();
     let newest = runs.iter().map(|r| r.started_at).max();
@@ -329,7 +344,42 @@ pub fn series_history(store: &dyn Store, runs: &[Run]) -> Result<Vec<Run>, Store
         }
         history.extend(found);
     }
-    with_results(store, history)
+    let ids: Vec<i64> = history.iter().filter_map(|r| r.id).collect();
+    let summaries = store.summaries_of(&ids)?;
+    if with_results {
+        history = self::with_results(store, history)?;
+    }
+    Ok((history, summaries))
+}
+
+/// Runs a page of a listing holds when it walks every run a filter selects: memory
+/// holds a page, never the whole database, and the round trips stay few.
+pub const PAGE: usize = 500;
+
+/// The runs `filter` selects (up to its limit), in its order, a page at a time: each
+/// page is read once `each` has done with the last one, after the last run seen (by
+/// start and id, through the index), so memory holds one page whatever the database.
+pub fn for_each_page<E: From<StoreError>>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    mut each: impl FnMut(Vec<Run>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut page = filter.clone();
+    let mut left = filter.limit;
+    loop {
+        page.limit = Some(left.map_or(PAGE, |l| l.min(PAGE)));
+        let runs = store.list_runs(&page)?;
+        let full = runs.len() == PAGE;
+        let Some(last) = runs.last() else {
+            return Ok(());
+        };
+        page.after = Some((last.started_at, last.id.unwrap_or_default()));
+        left = left.map(|l| l - runs.len());
+        each(runs)?;
+        if !full || left == Some(0) {
+            return Ok(());
+        }
+    }
 }
 
 /// `runs` (as listed, without results) with their results filled in.

@@ -8,10 +8,13 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::columns::{self, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
+use super::columns::{
+    self, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS,
+    SummaryRow, Value,
+};
 use super::filter::{self, Param};
 use super::{RunFilter, RunRef, RunResults, StoreError};
-use crate::model::{Run, RunStatus};
+use crate::model::{RowSummary, Run, RunStatus};
 
 /// A statement and its parameters, each with the kind of value its placeholder takes.
 pub struct Statement {
@@ -50,6 +53,35 @@ pub fn select_results(schema: &str, which_runs: &str) -> String {
         "SELECT {} FROM {schema}results WHERE {which_runs}",
         columns::select_list(RESULT_COLUMNS)
     )
+}
+
+/// The summaries of the runs `which_runs` picks (a condition on `run_id`).
+pub fn select_summaries(schema: &str, which_runs: &str) -> String {
+    format!(
+        "SELECT {} FROM {schema}run_summaries WHERE {which_runs}",
+        columns::select_list(SUMMARY_COLUMNS)
+    )
+}
+
+/// Derives the summaries of the runs `which_runs` picks (a condition on `run_id` with
+/// one parameter, which every statement takes) from their results, replacing any kept
+/// before: statements run in the transaction that wrote the results. The view holds the
+/// one definition of a summary (migration 0009) and reads the results of the runs
+/// marked pending alone, through the results' key.
+pub fn summarize(schema: &str, which_runs: &str) -> [String; 4] {
+    let columns = columns::select_list(SUMMARY_COLUMNS);
+    [
+        format!("DELETE FROM {schema}run_summaries WHERE {which_runs}"),
+        format!(
+            "INSERT INTO {schema}run_summaries_pending (run_id) \
+             SELECT run_id FROM (SELECT id AS run_id FROM {schema}runs) r WHERE {which_runs}"
+        ),
+        format!(
+            "INSERT INTO {schema}run_summaries ({columns}) SELECT {columns} \
+             FROM {schema}run_summary_source WHERE {which_runs}"
+        ),
+        format!("DELETE FROM {schema}run_summaries_pending WHERE {which_runs}"),
+    ]
 }
 
 /// The labels of the runs `which_runs` picks, each run's in the order they were given.
@@ -162,6 +194,20 @@ pub fn group_results(
         .into_iter()
         .map(|(id, rows)| (id, RunResults::from_flagged(rows)))
         .collect()
+}
+
+/// Summary rows grouped by run; every id asked for has an entry, empty when the run
+/// has no results.
+pub fn group_summaries(
+    ids: &[i64],
+    rows: impl IntoIterator<Item = SummaryRow>,
+) -> HashMap<i64, Vec<RowSummary>> {
+    let mut by_run: HashMap<i64, Vec<RowSummary>> =
+        ids.iter().map(|&id| (id, Vec::new())).collect();
+    for row in rows {
+        by_run.entry(row.run_id).or_default().push(row.summary);
+    }
+    by_run
 }
 
 /// Removes the record a spooled run stands in for: a run recorded under this UUID

@@ -78,19 +78,23 @@ fn planted(host: &str, day: i64, level: f64) -> Run {
     }
 }
 
-#[test]
-fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
-    let scratch = tempfile::tempdir().unwrap();
-    let db = scratch.path().join("h.db");
+/// A database in `dir` of two hosts' daily runs: "stepped", 12 days at 500 MB/s, then
+/// (a kernel update) 12 days at 400 MB/s; "flat", 24 days at 300 MB/s.
+fn stepped_and_flat(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("h.db");
     let mut s = store::open(&db).unwrap();
-    // host "stepped": 12 days at 500 MB/s, then a kernel update, 12 days at 400 MB/s
     let mut runs: Vec<Run> = (0..24)
         .map(|day| planted("stepped", day, if day < 12 { 500e6 } else { 400e6 }))
         .collect();
-    // host "flat": 24 days at 300 MB/s
     runs.extend((0..24).map(|day| planted("flat", day, 300e6)));
     s.save_runs(&runs).unwrap();
-    drop(s);
+    db
+}
+
+#[test]
+fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = stepped_and_flat(scratch.path());
 
     let (code, out, err) = iozone_db(&db, &["trend", "--format", "json"]);
     assert_eq!(code, Some(0), "{err}");
@@ -116,5 +120,80 @@ fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
     assert!(
         table.contains("stepped") && table.contains("-20"),
         "{table}"
+    );
+}
+
+#[test]
+fn trend_looks_at_a_window_of_runs_unless_told_all() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = stepped_and_flat(scratch.path());
+    let report = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = iozone_db(&db, &[&["trend", "--format", "json"], args].concat());
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    // the newest 10 runs: five of each host, too few to judge, and no step among them
+    let window = report(&["--limit", "10"]);
+    assert_eq!(window["series_too_short"], 2, "{window}");
+    assert_eq!(window["steps"].as_array().unwrap().len(), 0, "{window}");
+    for all in [report(&["--all"]), report(&[])] {
+        assert_eq!(all["steps"].as_array().unwrap().len(), 1, "{all}");
+    }
+    let (code, _, err) = iozone_db(&db, &["trend", "--limit", "10", "--all"]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+/// More runs than a page holds (500): listings read page by page say what one read
+/// of them all says, in the same order, each run once.
+#[test]
+fn listings_read_in_pages_are_the_whole_listing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let mut s = store::open(&db).unwrap();
+    let mut runs: Vec<Run> = (0..1100)
+        .map(|i| planted(&format!("h{}", i % 3), i % 90, 300e6 + i as f64))
+        .collect();
+    // runs that started at the same instant are told apart by id, across a page's end
+    let same = runs[550].started_at;
+    for run in &mut runs[495..510] {
+        run.started_at = same;
+    }
+    s.save_runs(&runs).unwrap();
+    drop(s);
+    let stdout = |args: &[&str]| {
+        let (code, out, err) = iozone_db(&db, args);
+        assert_eq!(code, Some(0), "{err}");
+        out
+    };
+    for format in ["json", "csv"] {
+        assert_eq!(
+            stdout(&["history", "--all", "--format", format]),
+            stdout(&["history", "--limit", "5000", "--format", format]),
+            "{format}"
+        );
+    }
+    let listed: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&["history", "--all", "--format", "json"])).unwrap();
+    let ids: Vec<u64> = listed.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!((ids.len(), unique.len()), (1100, 1100));
+    let export: serde_json::Value =
+        serde_json::from_str(&stdout(&["export", "--format", "json"])).unwrap();
+    let exported: Vec<&str> = export["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uuid"].as_str().unwrap())
+        .collect();
+    // oldest first: the history's order reversed
+    let newest_first: Vec<&str> = listed.iter().map(|r| r["uuid"].as_str().unwrap()).collect();
+    assert_eq!(exported, newest_first.into_iter().rev().collect::<Vec<_>>());
+    let csv = stdout(&["export", "--format", "csv"]);
+    assert_eq!(csv.lines().count(), 1 + 3 * 1100);
+    assert_eq!(
+        stdout(&["trend", "--all", "--format", "json"]),
+        stdout(&["trend", "--limit", "5000", "--format", "json"])
     );
 }

@@ -90,7 +90,7 @@ fn step(key: &SeriesKey, pct: f64) -> Step {
 
 /// The series of `runs` as `report` builds them, each with its steps.
 fn histories<'a>(runs: &[Run], steps: &'a [Step]) -> Vec<SeriesHistory<'a>> {
-    crate::trend::series_points(runs)
+    crate::trend::tests::series_points(runs)
         .into_iter()
         .map(|(key, points)| {
             let steps = steps.iter().filter(|s| s.series == key).collect();
@@ -127,7 +127,7 @@ fn sides() -> Vec<SideInfo> {
 /// A document with everything in it: two runs, a comparison, a series with a step.
 fn sample_report() -> (String, Vec<Run>) {
     let (base, cand) = two_sides();
-    let c = compare(&base, &cand, &[], &options()).unwrap();
+    let c = compare(&base, &cand, Default::default(), &options()).unwrap();
     let runs: Vec<Run> = cand.into_iter().chain(base).collect();
     let key = histories(&runs, &[])[0].key.clone();
     let steps = [step(&key, -18.2)];
@@ -270,7 +270,7 @@ fn terminal_and_html_show_the_same_change_interval_and_p_value() {
         ),
         run(2, "h", "b", &[(TestKind::Write, 4096, &[80e6, 81e6, 79e6])]),
     ];
-    let c = compare(&runs[..1], &runs[1..], &[], &options()).unwrap();
+    let c = compare(&runs[..1], &runs[1..], Default::default(), &options()).unwrap();
     let row = &c.rows[0];
     let sides = sides();
     let html = full_report(&runs, &[], &c, &sides);
@@ -302,7 +302,10 @@ fn history_and_html_show_the_same_run_cells() {
     )];
     runs[0].params.threads = 4;
     runs[0].params.cache = crate::model::CacheMode::Buffered;
-    let results = std::collections::HashMap::from([(7, runs[0].results.clone())]);
+    let results = std::collections::HashMap::from([(
+        7,
+        crate::store::tests::summaries::recomputed(&runs[0].results),
+    )]);
     let (listing, _) = crate::render::history_listing(&runs, &results, RateUnit::MiB);
     let text = listing.to_table();
     let html = report_html(&ReportInput {
@@ -354,7 +357,7 @@ fn degenerate_data_draws_without_nan() {
         &[(TestKind::Read, 4096, &[f64::NAN, f64::INFINITY])],
     );
     let runs = vec![zero, flat, odd];
-    let c = compare(&runs[..1], &runs[1..2], &[], &options()).unwrap();
+    let c = compare(&runs[..1], &runs[1..2], Default::default(), &options()).unwrap();
     let mut broken = c.clone();
     broken.rows[0].change_pct = f64::INFINITY;
     broken.rows[0].ci_low_pct = Some(f64::NAN);

@@ -29,7 +29,7 @@ use super::columns::ResultRow;
 use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
-use crate::model::{Run, RunStatus};
+use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long to wait for an unreachable server when the URL does not say
 /// (`connect_timeout=`): a benchmark should fail in bounded time, not hang.
@@ -264,6 +264,10 @@ impl Store for PgStore {
 
     fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
         self.read(|client| read::results(client, ids))
+    }
+
+    fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {
+        self.read(|client| read::summaries(client, ids))
     }
 
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError> {

@@ -12,8 +12,10 @@ use uuid::Uuid;
 use super::PgStore;
 use super::bind::{bound, numbered, params};
 use super::errors::{Fail, causes, one_line};
-use crate::model::Run;
-use crate::store::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
+use crate::model::{RowSummary, Run};
+use crate::store::columns::{
+    self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value,
+};
 use crate::store::statements::{self, Statement};
 use crate::store::{RunFilter, RunResults, StoreError};
 
@@ -69,14 +71,37 @@ pub(super) fn labels_and_tags(client: &mut Client, runs: &mut [Run]) -> Result<(
 
 /// The results of the runs `ids`; every id asked for has an entry.
 pub(super) fn results(client: &mut Client, ids: &[i64]) -> Result<HashMap<i64, RunResults>, Fail> {
-    let mut rows = Vec::new();
-    if !ids.is_empty() {
-        let sql = statements::select_results("iozone.", "run_id = ANY($1)");
-        for row in client.query(&sql, &[&ids])? {
-            rows.push(decode(&row, RESULT_COLUMNS, ResultRow::blank())?);
-        }
-    }
+    let sql = statements::select_results("iozone.", "run_id = ANY($1)");
+    let rows = rows_of(client, ids, &sql, RESULT_COLUMNS, ResultRow::blank())?;
     Ok(statements::group_results(ids, rows))
+}
+
+/// The summaries of the runs `ids`; every id asked for has an entry.
+pub(super) fn summaries(
+    client: &mut Client,
+    ids: &[i64],
+) -> Result<HashMap<i64, Vec<RowSummary>>, Fail> {
+    let sql = statements::select_summaries("iozone.", "run_id = ANY($1)");
+    let rows = rows_of(client, ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
+    Ok(statements::group_summaries(ids, rows))
+}
+
+/// The rows `sql` (a SELECT of `columns` for `run_id = ANY($1)`) finds for `ids`.
+fn rows_of<T: Clone>(
+    client: &mut Client,
+    ids: &[i64],
+    sql: &str,
+    columns: &[Column<T>],
+    blank: T,
+) -> Result<Vec<T>, Fail> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    client
+        .query(sql, &[&ids])?
+        .iter()
+        .map(|row| decode(row, columns, blank.clone()))
+        .collect()
 }
 
 /// Runs a shared statement (`?` placeholders); the rows it returns, if any.

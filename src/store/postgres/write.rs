@@ -167,7 +167,8 @@ pub(super) fn insert_runs(
     Ok(ids)
 }
 
-/// Inserts results, each with its run's id, in batches.
+/// Inserts results, each with its run's id, in batches, and derives the summaries of
+/// their runs from them.
 pub(super) fn insert_results(
     tx: &mut Transaction<'_>,
     rows: impl Iterator<Item = ResultRow>,
@@ -177,6 +178,13 @@ pub(super) fn insert_results(
         let chunk: Vec<&ResultRow> = chunk.iter().collect();
         let (sql, values) = batch("results", RESULT_COLUMNS, &chunk, "");
         tx.execute(&sql, &params(&values))?;
+    }
+    let mut ids: Vec<i64> = rows.iter().map(|r| r.run_id).collect();
+    ids.dedup();
+    for chunk in ids.chunks(CHUNK) {
+        for sql in statements::summarize("iozone.", "run_id = ANY($1)") {
+            tx.execute(&sql, &[&chunk])?;
+        }
     }
     Ok(())
 }

@@ -22,11 +22,11 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use self::bind::{decode, values};
 use self::schema::{Schema, identify, user_version};
-use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow};
+use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
 use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
-use crate::model::{Run, RunStatus};
+use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
 /// `IOZONE_BUSY_TIMEOUT` (seconds) says otherwise.
@@ -207,16 +207,33 @@ impl SqliteStore {
     }
 
     fn results(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, RunResults>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&statements::select_results("", "run_id = ?"))?;
+        let sql = statements::select_results("", "run_id = ?");
+        let rows = self.rows_of(ids, &sql, RESULT_COLUMNS, ResultRow::blank())?;
+        Ok(statements::group_results(ids, rows))
+    }
+
+    fn summaries(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, Vec<RowSummary>>> {
+        let sql = statements::select_summaries("", "run_id = ?");
+        let rows = self.rows_of(ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
+        Ok(statements::group_summaries(ids, rows))
+    }
+
+    /// The rows `sql` (a SELECT of `columns` for one `run_id = ?`) finds for each of `ids`.
+    fn rows_of<T: Clone>(
+        &self,
+        ids: &[i64],
+        sql: &str,
+        columns: &[columns::Column<T>],
+        blank: T,
+    ) -> rusqlite::Result<Vec<T>> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
         let mut rows = Vec::new();
         for &id in ids {
-            for row in stmt.query_map([id], |r| decode(r, RESULT_COLUMNS, ResultRow::blank()))? {
+            for row in stmt.query_map([id], |r| decode(r, columns, blank.clone()))? {
                 rows.push(row?);
             }
         }
-        Ok(statements::group_results(ids, rows))
+        Ok(rows)
     }
 }
 
@@ -381,6 +398,10 @@ impl Store for SqliteStore {
         self.results(ids).map_err(|e| self.err(e))
     }
 
+    fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {
+        self.summaries(ids).map_err(|e| self.err(e))
+    }
+
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError> {
         let found: Vec<i64> = match statements::resolve("", reference) {
             Some(statement) => {
@@ -484,7 +505,8 @@ fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
 /// 2.34 G at 256.
 const ROWS_PER_INSERT: usize = 32;
 
-/// Inserts a run's measured results and its warm-up rounds' (flagged).
+/// Inserts a run's measured results and its warm-up rounds' (flagged), and derives
+/// its summaries from them.
 fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
     let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
     let row_placeholders = format!("({})", vec!["?"; names.len()].join(", "));
@@ -516,6 +538,9 @@ fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()>
         } else {
             conn.prepare_cached(&insert(chunk.len()))?.execute(values)?;
         }
+    }
+    for sql in statements::summarize("", "run_id = ?") {
+        conn.prepare_cached(&sql)?.execute([id])?;
     }
     Ok(())
 }

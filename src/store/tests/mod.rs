@@ -64,6 +64,7 @@ mod connection;
 mod runs;
 mod schema;
 mod server;
+pub(crate) mod summaries;
 
 use server::{PgDatabase, test_server};
 
@@ -285,6 +286,53 @@ impl Backend {
                     )
                     .unwrap();
             }
+        }
+    }
+
+    /// The tables' prefix in SQL.
+    fn schema(&self) -> &'static str {
+        match self {
+            Backend::Sqlite { .. } => "",
+            Backend::Postgres(_) => "iozone.",
+        }
+    }
+
+    /// Runs SQL on the database from outside the store (foreign keys on, as the store
+    /// has them).
+    fn execute(&self, sql: &str) {
+        match self {
+            Backend::Sqlite { path, .. } => {
+                let conn = Connection::open(path).unwrap();
+                conn.pragma_update(None, "foreign_keys", true).unwrap();
+                conn.execute_batch(sql).unwrap();
+            }
+            Backend::Postgres(db) => db.client().batch_execute(sql).unwrap(),
+        }
+    }
+
+    /// How many runs have summaries.
+    fn summary_runs(&self) -> usize {
+        let sql = format!(
+            "SELECT count(DISTINCT run_id) FROM {}run_summaries",
+            self.schema()
+        );
+        let count: i64 = match self {
+            Backend::Sqlite { path, .. } => Connection::open(path)
+                .unwrap()
+                .query_row(&sql, [], |r| r.get(0))
+                .unwrap(),
+            Backend::Postgres(db) => db.client().query_one(&sql, &[]).unwrap().get(0),
+        };
+        count as usize
+    }
+
+    /// Records `version` as the schema's, as if the later steps had not been applied.
+    fn set_version_back(&self, version: usize) {
+        match self {
+            Backend::Sqlite { .. } => self.set_version(version),
+            Backend::Postgres(_) => self.execute(&format!(
+                "DELETE FROM iozone.schema_version WHERE version > {version}"
+            )),
         }
     }
 

@@ -1,0 +1,153 @@
+//! Per-run summaries: derived when results are written (whole runs, live runs,
+//! batches), backfilled by the migration for runs recorded before it, gone with their
+//! run and derived again when it is imported again; each checked against one
+//! recomputed here from the repetitions, on both backends.
+
+use super::*;
+use crate::stats::Summary;
+use crate::stats::runlevel::RunLevel;
+
+on_every_backend!(
+    summaries_match_the_repetitions_through_deletes_and_reimports,
+    the_migration_backfills_the_summaries_of_earlier_runs,
+);
+
+/// The summaries of `results`, computed from the repetitions as the readers of the
+/// summaries would: `Summary` for the median and spread, `RunLevel` for the level.
+pub(crate) fn recomputed(results: &[Measurement]) -> Vec<RowSummary> {
+    let mut groups: BTreeMap<_, Vec<f64>> = BTreeMap::new();
+    for m in results {
+        groups
+            .entry((m.test, m.file_size, m.record_size, m.engine, m.cache))
+            .or_default()
+            .push(m.throughput);
+    }
+    groups
+        .into_iter()
+        .map(|((test, file_size, record_size, engine, cache), figures)| {
+            let summary = Summary::of(&figures);
+            RowSummary {
+                test,
+                file_size,
+                record_size,
+                engine,
+                cache,
+                repetitions: figures.len() as u32,
+                median: summary.map(|s| s.median),
+                least: summary.map(|s| s.min),
+                greatest: summary.map(|s| s.max),
+                positive_median: RunLevel::of(&figures).map(|l| l.median),
+            }
+        })
+        .collect()
+}
+
+/// Sorted as [`recomputed`] returns them.
+fn sorted(mut rows: Vec<RowSummary>) -> Vec<RowSummary> {
+    rows.sort_by_key(|r| (r.test, r.file_size, r.record_size, r.engine, r.cache));
+    rows
+}
+
+/// Runs whose summaries differ in every way a summary can: odd and even counts, two
+/// engines, a zero and an infinite figure, a single repetition, no results at all.
+fn varied_runs() -> Vec<Run> {
+    let mut runs = Vec::new();
+    for i in 0..12 {
+        let mut run = sample_run(&format!("host{}", i % 3), i);
+        match i % 6 {
+            0 => {}
+            1 => also_through(&mut run, EngineKind::Mmap, 1.7),
+            // four repetitions: the median is the mean of the middle two
+            2 => {
+                let mut fourth = run.results[0].clone();
+                fourth.repetition = 4;
+                fourth.throughput = 3.3e8;
+                run.results.push(fourth);
+            }
+            3 => {
+                run.results[0].throughput = 0.0;
+                run.results[2].throughput = f64::INFINITY;
+            }
+            4 => run.results.truncate(2),
+            _ => {
+                run.results.clear();
+                run.warmup.clear();
+            }
+        }
+        for (k, m) in run.results.iter_mut().enumerate() {
+            if m.throughput.is_finite() && m.throughput > 0.0 {
+                m.throughput *= 1.0 + (i as f64 * 7.0 + k as f64) / 1000.0;
+            }
+        }
+        runs.push(run);
+    }
+    runs
+}
+
+/// Every recorded run's summaries, against those recomputed from its results.
+fn assert_summaries_match(store: &dyn Store) -> usize {
+    let ids: Vec<i64> = store
+        .list_runs(&RunFilter::default())
+        .unwrap()
+        .iter()
+        .filter_map(|r| r.id)
+        .collect();
+    let results = store.results_of(&ids).unwrap();
+    let summaries = store.summaries_of(&ids).unwrap();
+    for id in &ids {
+        assert_eq!(
+            sorted(summaries[id].clone()),
+            recomputed(&results[id].results),
+            "run {id}"
+        );
+    }
+    ids.len()
+}
+
+fn summaries_match_the_repetitions_through_deletes_and_reimports(backend: &Backend) {
+    let mut store = backend.open();
+    let runs = varied_runs();
+    store.save_run(&runs[0]).unwrap();
+    store.save_runs(&runs[1..8]).unwrap();
+    // a live run: begun without results, finished with them
+    let id = store.begin_run(&runs[8]).unwrap();
+    assert_eq!(store.summaries_of(&[id]).unwrap()[&id], []);
+    store.finish_run(id, &runs[8]).unwrap();
+    store.save_runs(&runs[9..]).unwrap();
+    assert_eq!(assert_summaries_match(&*store), runs.len());
+    assert!(!store.summaries_of(&[id]).unwrap()[&id].is_empty());
+
+    // runs deleted take their summaries with them; imported again, they get new ones
+    let deleted = [&runs[1], &runs[3], &runs[8]];
+    backend.execute(&format!(
+        "DELETE FROM {}runs WHERE uuid IN ({})",
+        backend.schema(),
+        deleted
+            .iter()
+            .map(|r| format!("'{}'", r.uuid))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    // two of `varied_runs` have no results, so no summaries
+    assert_eq!(backend.summary_runs(), runs.len() - deleted.len() - 2);
+    let again: Vec<Run> = deleted.iter().map(|r| (*r).clone()).collect();
+    assert_eq!(store.save_runs(&again).unwrap(), deleted.len());
+    assert_eq!(assert_summaries_match(&*store), runs.len());
+    assert_eq!(backend.summary_runs(), runs.len() - 2);
+}
+
+fn the_migration_backfills_the_summaries_of_earlier_runs(backend: &Backend) {
+    let mut store = backend.open();
+    store.save_runs(&varied_runs()).unwrap();
+    drop(store);
+    // the database as it was before the summaries' step
+    let schema = backend.schema();
+    backend.execute(&format!(
+        "DROP VIEW {schema}run_summary_source; DROP TABLE {schema}run_summaries; \
+         DROP TABLE {schema}run_summaries_pending"
+    ));
+    backend.set_version_back(backend.latest() - 1);
+    let store = backend.open();
+    assert_eq!(store.check().unwrap().schema_version, backend.latest());
+    assert_eq!(assert_summaries_match(&*store), varied_runs().len());
+}
