@@ -6,7 +6,7 @@
 -- instead of every repetition. They are derived, never the only copy: the view below
 -- is their one definition: the transaction that writes a run's results marks the run
 -- pending, inserts its summaries from the view and clears the mark; this step does the
--- same for every run recorded before.
+-- same for every run recorded before. A run with one figure per key keeps none (below).
 --
 -- A median is the middle figure, or the mean of the two middle ones, (a + b) / 2 as
 -- the program computes it (not avg(), which may sum with compensation); figures that
@@ -75,6 +75,9 @@ CREATE TABLE run_summaries (
     PRIMARY KEY (run_id, test, file_size, record_size, engine, cache)
 ) WITHOUT ROWID;
 
-INSERT INTO run_summaries_pending (run_id) SELECT id FROM runs;
+-- A run whose every measured figure is its first repetition has one figure per key,
+-- which is its own summary: no rows are kept for it (readers summarize its results).
+INSERT INTO run_summaries_pending (run_id)
+SELECT DISTINCT run_id FROM results WHERE warmup = 0 AND repetition <> 1;
 INSERT INTO run_summaries SELECT * FROM run_summary_source;
 DELETE FROM run_summaries_pending;

@@ -146,13 +146,12 @@ pub(crate) mod tests {
     use super::*;
     use crate::model::Measurement;
     use crate::store::tests::sample_run;
-    use crate::store::tests::summaries::recomputed;
 
     /// The series of `runs`, from summaries of their results.
     pub(crate) fn series_points(runs: &[Run]) -> Vec<(SeriesKey, SeriesPoints)> {
         let mut series = Series::default();
         for run in runs {
-            series.add_run(run, &recomputed(&run.results));
+            series.add_run(run, &crate::model::RowSummary::of(&run.results));
         }
         series.into_points()
     }

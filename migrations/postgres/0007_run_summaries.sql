@@ -6,7 +6,8 @@
 -- the history of `compare`) read these instead of every repetition. They are derived,
 -- never the only copy: the view below is their one definition: the transaction that
 -- writes a run's results marks the run pending, inserts its summaries from the view
--- and clears the mark; this step does the same for every run recorded before.
+-- and clears the mark; this step does the same for every run recorded before. A run
+-- with one figure per key keeps none (below).
 --
 -- A median is the middle figure, or the mean of the two middle ones, (a + b) / 2 as
 -- the program computes it (not avg(), which may sum with compensation); figures that
@@ -73,6 +74,9 @@ CREATE TABLE iozone.run_summaries (
     PRIMARY KEY (run_id, test, file_size, record_size, engine, cache)
 );
 
-INSERT INTO iozone.run_summaries_pending (run_id) SELECT id FROM iozone.runs;
+-- A run whose every measured figure is its first repetition has one figure per key,
+-- which is its own summary: no rows are kept for it (readers summarize its results).
+INSERT INTO iozone.run_summaries_pending (run_id)
+SELECT DISTINCT run_id FROM iozone.results WHERE NOT warmup AND repetition <> 1;
 INSERT INTO iozone.run_summaries SELECT * FROM iozone.run_summary_source;
 DELETE FROM iozone.run_summaries_pending;

@@ -134,12 +134,7 @@ fn history_read_from_summaries_measures_the_noise_its_results_do() {
     }
     let summaries: HashMap<i64, Vec<RowSummary>> = history
         .iter()
-        .map(|r| {
-            (
-                r.id.unwrap(),
-                crate::store::tests::summaries::recomputed(&r.results),
-            )
-        })
+        .map(|r| (r.id.unwrap(), crate::model::RowSummary::of(&r.results)))
         .collect();
     let bare: Vec<Run> = history
         .iter()

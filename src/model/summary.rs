@@ -1,8 +1,11 @@
 //! A run's summary per row key: what the commands that walk many runs read instead of
-//! every repetition. Derived from the results by the store (one SQL definition, the
-//! view of migration 0009), never the only copy of anything.
+//! every repetition. Derived from the results by the store (in SQL, the view of
+//! migration 0009, for the runs that keep summary rows; here, [`RowSummary::of`], for
+//! those whose figures are their own summaries), never the only copy of anything.
 
-use super::{CacheMode, EngineKind, TestKind};
+use super::{CacheMode, EngineKind, Measurement, TestKind};
+use crate::stats::Summary;
+use crate::stats::runlevel::RunLevel;
 use crate::units::ByteSize;
 
 /// The measured repetitions of one run under one key (test, file size, record size,
@@ -27,6 +30,45 @@ pub struct RowSummary {
 }
 
 impl RowSummary {
+    /// The summaries of `results` (measured figures, warm-up left out), a row per key
+    /// in key order: `Summary` for the median and spread, `RunLevel` for the level, as
+    /// the readers of the summaries compute them from repetitions.
+    pub fn of(results: &[Measurement]) -> Vec<RowSummary> {
+        let mut groups: std::collections::BTreeMap<_, Vec<f64>> = Default::default();
+        for m in results {
+            groups
+                .entry((m.test, m.file_size, m.record_size, m.engine, m.cache))
+                .or_default()
+                .push(m.throughput);
+        }
+        groups
+            .into_iter()
+            .map(|((test, file_size, record_size, engine, cache), figures)| {
+                let summary = Summary::of(&figures);
+                RowSummary {
+                    test,
+                    file_size,
+                    record_size,
+                    engine,
+                    cache,
+                    repetitions: figures.len() as u32,
+                    median: summary.map(|s| s.median),
+                    least: summary.map(|s| s.min),
+                    greatest: summary.map(|s| s.max),
+                    positive_median: RunLevel::of(&figures).map(|l| l.median),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a run with these measured figures keeps summary rows: not when every
+    /// figure is its key's first repetition (one figure per key, as every imported
+    /// run has), whose summary is the figure itself. Deriving and keeping millions of
+    /// rows that repeat the results would double an import's time and size.
+    pub fn kept_for<'a>(results: impl IntoIterator<Item = &'a Measurement>) -> bool {
+        results.into_iter().any(|m| m.repetition != 1)
+    }
+
     /// What a summary row decodes onto: every field a column sets is overwritten.
     pub fn blank() -> RowSummary {
         RowSummary {

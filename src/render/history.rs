@@ -194,7 +194,6 @@ const HEADLINES: [(&str, TestKind); 2] = [
 mod tests {
     use super::*;
     use crate::store::tests::sample_run;
-    use crate::store::tests::summaries::recomputed;
 
     #[test]
     fn headline_is_the_median_at_the_largest_sizes() {
@@ -205,10 +204,19 @@ mod tests {
         small.throughput = 1.0;
         run.results.push(small);
         // write repetitions at 4 KiB: 1e9/2, 1e9/3, 1e9/4 -> median 1e9/3
-        let h = headline(&run.params, &recomputed(&run.results), TestKind::Write).unwrap();
+        let h = headline(
+            &run.params,
+            &crate::model::RowSummary::of(&run.results),
+            TestKind::Write,
+        )
+        .unwrap();
         assert!((h - 1e9 / 3.0).abs() < 1e-3, "{h}");
         assert_eq!(
-            headline(&run.params, &recomputed(&run.results), TestKind::Mix),
+            headline(
+                &run.params,
+                &crate::model::RowSummary::of(&run.results),
+                TestKind::Mix
+            ),
             None
         );
         // a second engine's figures are not the run's headline
@@ -217,14 +225,22 @@ mod tests {
         faster.throughput = 1e12;
         run.results.extend([faster.clone(), faster.clone(), faster]);
         run.params.engines = vec![run.params.engine, crate::model::EngineKind::Mmap];
-        let h = headline(&run.params, &recomputed(&run.results), TestKind::Write).unwrap();
+        let h = headline(
+            &run.params,
+            &crate::model::RowSummary::of(&run.results),
+            TestKind::Write,
+        )
+        .unwrap();
         assert!((h - 1e9 / 3.0).abs() < 1e-3, "{h}");
     }
 
     #[test]
     fn json_history_leaves_results_out() {
         let run = sample_run("h", 0);
-        let summaries = HashMap::from([(run.id.unwrap_or_default(), recomputed(&run.results))]);
+        let summaries = HashMap::from([(
+            run.id.unwrap_or_default(),
+            crate::model::RowSummary::of(&run.results),
+        )]);
         let text = history_json(std::slice::from_ref(&run), &summaries);
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(value[0].get("results").is_none());

@@ -210,6 +210,28 @@ pub fn group_summaries(
     by_run
 }
 
+/// The runs among `summaries` that keep no summary rows: without results, or with one
+/// figure per key (`RowSummary::kept_for`).
+pub fn without_summaries(summaries: &HashMap<i64, Vec<RowSummary>>) -> Vec<i64> {
+    let mut ids: Vec<i64> = summaries
+        .iter()
+        .filter(|(_, rows)| rows.is_empty())
+        .map(|(&id, _)| id)
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The summaries of runs that keep none, computed from their results.
+pub fn summarize_results(
+    summaries: &mut HashMap<i64, Vec<RowSummary>>,
+    results: HashMap<i64, RunResults>,
+) {
+    for (id, r) in results {
+        summaries.insert(id, RowSummary::of(&r.results));
+    }
+}
+
 /// Removes the record a spooled run stands in for: a run recorded under this UUID
 /// without results, as `running` or `failed` (left when the final write of a measured
 /// run failed) or `aborted` (found dead since). Only a complete run replaces it; `None`

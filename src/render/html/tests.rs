@@ -302,10 +302,8 @@ fn history_and_html_show_the_same_run_cells() {
     )];
     runs[0].params.threads = 4;
     runs[0].params.cache = crate::model::CacheMode::Buffered;
-    let results = std::collections::HashMap::from([(
-        7,
-        crate::store::tests::summaries::recomputed(&runs[0].results),
-    )]);
+    let results =
+        std::collections::HashMap::from([(7, crate::model::RowSummary::of(&runs[0].results))]);
     let (listing, _) = crate::render::history_listing(&runs, &results, RateUnit::MiB);
     let text = listing.to_table();
     let html = report_html(&ReportInput {

@@ -83,7 +83,10 @@ pub(super) fn summaries(
 ) -> Result<HashMap<i64, Vec<RowSummary>>, Fail> {
     let sql = statements::select_summaries("iozone.", "run_id = ANY($1)");
     let rows = rows_of(client, ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
-    Ok(statements::group_summaries(ids, rows))
+    let mut summaries = statements::group_summaries(ids, rows);
+    let unkept = statements::without_summaries(&summaries);
+    statements::summarize_results(&mut summaries, results(client, &unkept)?);
+    Ok(summaries)
 }
 
 /// The rows `sql` (a SELECT of `columns` for `run_id = ANY($1)`) finds for `ids`.

@@ -179,7 +179,12 @@ pub(super) fn insert_results(
         let (sql, values) = batch("results", RESULT_COLUMNS, &chunk, "");
         tx.execute(&sql, &params(&values))?;
     }
-    let mut ids: Vec<i64> = rows.iter().map(|r| r.run_id).collect();
+    // the runs that keep summary rows (`RowSummary::kept_for`)
+    let mut ids: Vec<i64> = rows
+        .iter()
+        .filter(|r| !r.warmup && r.measurement.repetition != 1)
+        .map(|r| r.run_id)
+        .collect();
     ids.dedup();
     for chunk in ids.chunks(CHUNK) {
         for sql in statements::summarize("iozone.", "run_id = ANY($1)") {

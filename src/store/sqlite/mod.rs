@@ -215,7 +215,10 @@ impl SqliteStore {
     fn summaries(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, Vec<RowSummary>>> {
         let sql = statements::select_summaries("", "run_id = ?");
         let rows = self.rows_of(ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
-        Ok(statements::group_summaries(ids, rows))
+        let mut summaries = statements::group_summaries(ids, rows);
+        let unkept = statements::without_summaries(&summaries);
+        statements::summarize_results(&mut summaries, self.results(&unkept)?);
+        Ok(summaries)
     }
 
     /// The rows `sql` (a SELECT of `columns` for one `run_id = ?`) finds for each of `ids`.
@@ -539,8 +542,10 @@ fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()>
             conn.prepare_cached(&insert(chunk.len()))?.execute(values)?;
         }
     }
-    for sql in statements::summarize("", "run_id = ?") {
-        conn.prepare_cached(&sql)?.execute([id])?;
+    if RowSummary::kept_for(&run.results) {
+        for sql in statements::summarize("", "run_id = ?") {
+            conn.prepare_cached(&sql)?.execute([id])?;
+        }
     }
     Ok(())
 }

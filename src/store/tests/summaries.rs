@@ -1,60 +1,29 @@
 //! Per-run summaries: derived when results are written (whole runs, live runs,
 //! batches), backfilled by the migration for runs recorded before it, gone with their
 //! run and derived again when it is imported again; each checked against one
-//! recomputed here from the repetitions, on both backends.
+//! recomputed from the repetitions by `RowSummary::of`, on both backends.
 
 use super::*;
-use crate::stats::Summary;
-use crate::stats::runlevel::RunLevel;
 
 on_every_backend!(
     summaries_match_the_repetitions_through_deletes_and_reimports,
     the_migration_backfills_the_summaries_of_earlier_runs,
 );
 
-/// The summaries of `results`, computed from the repetitions as the readers of the
-/// summaries would: `Summary` for the median and spread, `RunLevel` for the level.
-pub(crate) fn recomputed(results: &[Measurement]) -> Vec<RowSummary> {
-    let mut groups: BTreeMap<_, Vec<f64>> = BTreeMap::new();
-    for m in results {
-        groups
-            .entry((m.test, m.file_size, m.record_size, m.engine, m.cache))
-            .or_default()
-            .push(m.throughput);
-    }
-    groups
-        .into_iter()
-        .map(|((test, file_size, record_size, engine, cache), figures)| {
-            let summary = Summary::of(&figures);
-            RowSummary {
-                test,
-                file_size,
-                record_size,
-                engine,
-                cache,
-                repetitions: figures.len() as u32,
-                median: summary.map(|s| s.median),
-                least: summary.map(|s| s.min),
-                greatest: summary.map(|s| s.max),
-                positive_median: RunLevel::of(&figures).map(|l| l.median),
-            }
-        })
-        .collect()
-}
-
-/// Sorted as [`recomputed`] returns them.
+/// Sorted as [`RowSummary::of`] returns them.
 fn sorted(mut rows: Vec<RowSummary>) -> Vec<RowSummary> {
     rows.sort_by_key(|r| (r.test, r.file_size, r.record_size, r.engine, r.cache));
     rows
 }
 
 /// Runs whose summaries differ in every way a summary can: odd and even counts, two
-/// engines, a zero and an infinite figure, a single repetition, no results at all.
+/// engines, a zero and an infinite figure, a single repetition, one figure per key (no
+/// rows kept), no results at all.
 fn varied_runs() -> Vec<Run> {
     let mut runs = Vec::new();
-    for i in 0..12 {
+    for i in 0..14 {
         let mut run = sample_run(&format!("host{}", i % 3), i);
-        match i % 6 {
+        match i % 7 {
             0 => {}
             1 => also_through(&mut run, EngineKind::Mmap, 1.7),
             // four repetitions: the median is the mean of the middle two
@@ -69,6 +38,8 @@ fn varied_runs() -> Vec<Run> {
                 run.results[2].throughput = f64::INFINITY;
             }
             4 => run.results.truncate(2),
+            // one figure per key: its own summary, no rows kept
+            5 => run.results.retain(|m| m.repetition == 1),
             _ => {
                 run.results.clear();
                 run.warmup.clear();
@@ -97,7 +68,7 @@ fn assert_summaries_match(store: &dyn Store) -> usize {
     for id in &ids {
         assert_eq!(
             sorted(summaries[id].clone()),
-            recomputed(&results[id].results),
+            RowSummary::of(&results[id].results),
             "run {id}"
         );
     }
@@ -128,12 +99,18 @@ fn summaries_match_the_repetitions_through_deletes_and_reimports(backend: &Backe
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    // two of `varied_runs` have no results, so no summaries
-    assert_eq!(backend.summary_runs(), runs.len() - deleted.len() - 2);
+    // runs without results, or with one figure per key, keep no summary rows
+    let keeping = |runs: &[&Run]| {
+        runs.iter()
+            .filter(|r| RowSummary::kept_for(&r.results))
+            .count()
+    };
+    let all: Vec<&Run> = runs.iter().collect();
+    assert_eq!(backend.summary_runs(), keeping(&all) - keeping(&deleted));
     let again: Vec<Run> = deleted.iter().map(|r| (*r).clone()).collect();
     assert_eq!(store.save_runs(&again).unwrap(), deleted.len());
     assert_eq!(assert_summaries_match(&*store), runs.len());
-    assert_eq!(backend.summary_runs(), runs.len() - 2);
+    assert_eq!(backend.summary_runs(), keeping(&all));
 }
 
 fn the_migration_backfills_the_summaries_of_earlier_runs(backend: &Backend) {
