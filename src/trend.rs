@@ -2,6 +2,7 @@
 //! and the runs where its level stepped up or down. Pure: runs and their summaries
 //! in (a run's median per row, never every repetition), steps out.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -55,9 +56,15 @@ pub struct TrendReport {
 pub type SeriesPoints = Vec<(DateTime<Utc>, Option<i64>, f64)>;
 
 /// Every series met so far, each with its points; [`Series::add_run`] adds a run's.
+/// Kept compact, as `trend --all` holds a point per run and row of the whole history
+/// (2,000,000 for 100,000 runs of 20 rows): a point is the run's place in `runs` and
+/// its median, 16 bytes, and each series becomes [`SeriesPoints`] only when it is
+/// examined.
 #[derive(Default)]
 pub struct Series {
-    points: BTreeMap<SeriesKey, SeriesPoints>,
+    /// Each run added: when it started, and its id.
+    runs: Vec<(DateTime<Utc>, Option<i64>)>,
+    points: BTreeMap<SeriesKey, Vec<(u32, f64)>>,
 }
 
 impl Series {
@@ -65,6 +72,8 @@ impl Series {
     /// run's facts and parameters and the summary's own key (a run may have measured
     /// several engines and cache modes: each is its own series).
     pub fn add_run(&mut self, run: &Run, summaries: &[RowSummary]) {
+        let at = u32::try_from(self.runs.len()).expect("fewer than 4 billion runs");
+        self.runs.push((run.started_at, run.id));
         for s in summaries {
             let Some(median) = s.median else { continue };
             let key = SeriesKey {
@@ -79,26 +88,31 @@ impl Series {
                 iodepth: run.params.iodepth,
                 threads: run.params.threads,
             };
-            let point = (run.started_at, run.id, median);
-            self.points.entry(key).or_default().push(point);
+            self.points.entry(key).or_default().push((at, median));
         }
     }
 
-    /// Every series, with its points in time order.
-    pub fn into_points(self) -> Vec<(SeriesKey, SeriesPoints)> {
-        self.points
-            .into_iter()
-            .map(|(key, mut points)| {
-                points.sort_by_key(|&(started_at, id, _)| (started_at, id));
-                (key, points)
-            })
-            .collect()
+    /// Every series, with its points in time order, each made as it is reached.
+    pub fn into_points(self) -> impl Iterator<Item = (SeriesKey, SeriesPoints)> {
+        let runs = self.runs;
+        self.points.into_iter().map(move |(key, compact)| {
+            let mut points: SeriesPoints = compact
+                .into_iter()
+                .map(|(at, median)| {
+                    let (started_at, id) = runs[at as usize];
+                    (started_at, id, median)
+                })
+                .collect();
+            points.sort_by_key(|&(started_at, id, _)| (started_at, id));
+            (key, points)
+        })
     }
 }
 
-/// Steps of at least `min_step` (a fraction) with `min_runs` runs on each side.
-pub fn find_steps(
-    series: &[(SeriesKey, SeriesPoints)],
+/// Steps of at least `min_step` (a fraction) with `min_runs` runs on each side, in
+/// series taken one at a time (owned as `trend` makes them, or borrowed).
+pub fn find_steps<K: Borrow<SeriesKey>, P: Borrow<SeriesPoints>>(
+    series: impl IntoIterator<Item = (K, P)>,
     min_step: f64,
     min_runs: usize,
 ) -> TrendReport {
@@ -108,6 +122,7 @@ pub fn find_steps(
         steps: Vec::new(),
     };
     for (key, points) in series {
+        let (key, points) = (key.borrow(), points.borrow());
         if points.len() < 2 * min_runs {
             report.series_too_short += 1;
             continue;
@@ -153,7 +168,7 @@ pub(crate) mod tests {
         for run in runs {
             series.add_run(run, &crate::model::RowSummary::of(&run.results));
         }
-        series.into_points()
+        series.into_points().collect()
     }
 
     fn series_of(levels: &[f64]) -> Vec<Run> {
@@ -189,7 +204,7 @@ pub(crate) mod tests {
     fn a_planted_step_is_found_at_its_run() {
         let mut levels = vec![100.0; 10];
         levels.extend(vec![80.0; 10]);
-        let report = find_steps(&series_points(&series_of(&levels)), 0.05, 3);
+        let report = find_steps(series_points(&series_of(&levels)), 0.05, 3);
         assert_eq!(report.series_examined, 1);
         assert_eq!(report.steps.len(), 1, "{:?}", report.steps);
         let step = &report.steps[0];
@@ -200,14 +215,14 @@ pub(crate) mod tests {
 
     #[test]
     fn a_flat_series_has_no_step() {
-        let report = find_steps(&series_points(&series_of(&[100.0; 20])), 0.05, 3);
+        let report = find_steps(series_points(&series_of(&[100.0; 20])), 0.05, 3);
         assert_eq!(report.series_examined, 1);
         assert!(report.steps.is_empty(), "{:?}", report.steps);
     }
 
     #[test]
     fn short_series_are_counted_not_judged() {
-        let report = find_steps(&series_points(&series_of(&[100.0, 50.0, 100.0])), 0.05, 3);
+        let report = find_steps(series_points(&series_of(&[100.0, 50.0, 100.0])), 0.05, 3);
         assert_eq!((report.series_examined, report.series_too_short), (0, 1));
     }
 

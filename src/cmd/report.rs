@@ -56,9 +56,11 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         (!args.all).then_some(model::DEFAULT_TREND_LIMIT),
     );
     filter.status.get_or_insert(RunStatus::Complete);
-    let history = super::trend::series(&*store, &filter)?;
+    let history: Vec<_> = super::trend::series(&*store, &filter)?
+        .into_points()
+        .collect();
     let report = trend::find_steps(
-        &history,
+        history.iter().map(|(key, points)| (key, points)),
         model::DEFAULT_MIN_STEP_PCT / 100.0,
         model::DEFAULT_MIN_RUNS as usize,
     );

@@ -6,7 +6,7 @@ use crate::model::RunStatus;
 use crate::render::{self, TextStyle};
 use crate::selector::RunFilter;
 use crate::store::{self, Store, StoreError};
-use crate::trend::{self, SeriesKey, SeriesPoints};
+use crate::trend;
 
 pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
@@ -14,7 +14,11 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     let mut filter = super::run_filter(&args.filter, (!args.all).then_some(args.limit));
     filter.status.get_or_insert(RunStatus::Complete);
     let series = series(&*store, &filter)?;
-    let report = trend::find_steps(&series, args.min_step / 100.0, args.min_runs as usize);
+    let report = trend::find_steps(
+        series.into_points(),
+        args.min_step / 100.0,
+        args.min_runs as usize,
+    );
     let text = match args.format {
         ListFormat::Json => render::json(&report),
         ListFormat::Csv => render::trend_csv(&report),
@@ -27,10 +31,7 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
 
 /// The series of the runs `filter` selects, from their summaries, read a page of runs
 /// at a time: what is kept is a point per run and row, never a run or a repetition.
-pub(super) fn series(
-    store: &dyn Store,
-    filter: &RunFilter,
-) -> Result<Vec<(SeriesKey, SeriesPoints)>, StoreError> {
+pub(super) fn series(store: &dyn Store, filter: &RunFilter) -> Result<trend::Series, StoreError> {
     let mut series = trend::Series::default();
     store::for_each_page(store, filter, |runs| {
         let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
@@ -42,5 +43,5 @@ pub(super) fn series(
         }
         Ok::<_, StoreError>(())
     })?;
-    Ok(series.into_points())
+    Ok(series)
 }
