@@ -11,8 +11,12 @@ use crate::store::{self, Store};
 pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
     let store = context.read_store()?;
-    if args.all && matches!(args.format, ListFormat::Json | ListFormat::Csv) {
-        return stream(&*store, &super::run_filter(&args.filter, None), args.format);
+    if args.all {
+        let filter = super::run_filter(&args.filter, None);
+        return match args.format {
+            ListFormat::Json | ListFormat::Csv => stream(&*store, &filter, args.format),
+            text => every_run_as_text(&*store, &filter, text, args.units, context),
+        };
     }
     let limit = (!args.all).then_some(args.limit);
     // one more than shown: the footer says "more" only when there are more
@@ -61,6 +65,37 @@ fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
     if filter.status == Some(RunStatus::Running) {
         runs.retain(|r| r.status == RunStatus::Running);
     }
+}
+
+/// Every run `filter` selects as a table or Markdown, gathered a page at a time as
+/// text: the columns are as wide as their widest cell, so nothing is written before
+/// the last page.
+fn every_run_as_text(
+    store: &dyn Store,
+    filter: &RunFilter,
+    format: ListFormat,
+    units: crate::units::RateUnit,
+    context: &Context,
+) -> anyhow::Result<()> {
+    let mut rows = render::HistoryRows::default();
+    store::for_each_page(store, filter, |mut runs| {
+        as_listed(filter, &mut runs);
+        let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+        rows.add(&runs, &store.summaries_of(&ids)?);
+        Ok::<_, anyhow::Error>(())
+    })?;
+    if rows.is_empty() && format == ListFormat::Table {
+        let location = store.location();
+        (context.shell).status("History", format!("no runs recorded in {location} match"));
+        return Ok(());
+    }
+    let (listing, _) = rows.into_listing(units);
+    let text = match format {
+        ListFormat::Markdown => listing.to_markdown(),
+        _ => listing.render(context.shell.table_style()),
+    };
+    super::print_stdout(&text)?;
+    Ok(())
 }
 
 /// Every run `filter` selects, as JSON or CSV, written a page at a time.

@@ -48,36 +48,56 @@ pub fn history_listing(
     summaries: &HashMap<i64, Vec<RowSummary>>,
     unit: RateUnit,
 ) -> (Listing, RateUnit) {
-    let empty = Vec::new();
-    let figures = |run: &Run, test| {
-        headline(
-            &run.params,
-            summaries.get(&run.id.unwrap_or_default()).unwrap_or(&empty),
-            test,
-        )
-    };
-    let unit = unit.resolve(runs.iter().flat_map(|r| {
-        [figures(r, TestKind::Write), figures(r, TestKind::Read)]
-            .into_iter()
-            .flatten()
-    }));
-    let write_col = format!("write {}", unit.label());
-    let read_col = format!("read {}", unit.label());
-    let mut headers: Vec<&str> = COLUMNS.iter().map(|(header, _)| *header).collect();
-    headers.extend([write_col.as_str(), read_col.as_str()]);
-    let mut numeric = numeric_indices(&COLUMNS);
-    numeric.extend([COLUMNS.len(), COLUMNS.len() + 1]);
-    let mut listing = Listing::new(&headers).numeric(&numeric);
-    for run in runs {
-        let rate = |test| figures(run, test).map_or("-".into(), |r| unit.format(r));
-        let mut row: Vec<String> = COLUMNS
-            .iter()
-            .map(|(_, column)| column.cell(run, local_time))
-            .collect();
-        row.extend([rate(TestKind::Write), rate(TestKind::Read)]);
-        listing.push(row);
+    let mut rows = HistoryRows::default();
+    rows.add(runs, summaries);
+    rows.into_listing(unit)
+}
+
+/// The rows of [`history_listing`] gathered a page of runs at a time: each run's cells
+/// and headline figures, not the run or its summaries, so that `history --all` holds
+/// text, not the database. The rate unit is chosen once every figure is in.
+#[derive(Default)]
+pub struct HistoryRows {
+    cells: Vec<Vec<String>>,
+    figures: Vec<[Option<f64>; 2]>,
+}
+
+impl HistoryRows {
+    pub fn add(&mut self, runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) {
+        let empty = Vec::new();
+        for run in runs {
+            let of_run = summaries.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
+            let figure = |test| headline(&run.params, of_run, test);
+            self.figures
+                .push([figure(TestKind::Write), figure(TestKind::Read)]);
+            self.cells.push(
+                COLUMNS
+                    .iter()
+                    .map(|(_, column)| column.cell(run, local_time))
+                    .collect(),
+            );
+        }
     }
-    (listing, unit)
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    pub fn into_listing(self, unit: RateUnit) -> (Listing, RateUnit) {
+        let unit = unit.resolve(self.figures.iter().flatten().flatten().copied());
+        let write_col = format!("write {}", unit.label());
+        let read_col = format!("read {}", unit.label());
+        let mut headers: Vec<&str> = COLUMNS.iter().map(|(header, _)| *header).collect();
+        headers.extend([write_col.as_str(), read_col.as_str()]);
+        let mut numeric = numeric_indices(&COLUMNS);
+        numeric.extend([COLUMNS.len(), COLUMNS.len() + 1]);
+        let mut listing = Listing::new(&headers).numeric(&numeric);
+        for (mut row, figures) in self.cells.into_iter().zip(self.figures) {
+            row.extend(figures.map(|f| f.map_or("-".into(), |r| unit.format(r))));
+            listing.push(row);
+        }
+        (listing, unit)
+    }
 }
 
 /// For CSV: raw values (RFC 3339 times, bytes, bytes per second) for other programs.

@@ -21,7 +21,9 @@ mod trend;
 pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
 pub use fleet::{fleet_csv, fleet_json, fleet_text};
-pub use history::{headline, history_csv, history_json, history_json_element, history_listing};
+pub use history::{
+    HistoryRows, headline, history_csv, history_json, history_json_element, history_listing,
+};
 pub use html::{ReportInput, SeriesHistory, report_html};
 pub use json_array::JsonArray;
 pub use listing::{Listing, TextStyle};
