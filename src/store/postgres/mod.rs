@@ -114,6 +114,11 @@ impl PgStore {
             // so an administrator sees who is connected (pg_stat_activity)
             config.application_name("iozone");
         }
+        if config.get_options().is_none() {
+            // every query reads rows by key; compiling one (the server does above a
+            // cost the planner reaches on a large table) costs more than it saves
+            config.options("-c jit=off");
+        }
         if config.get_keepalives_idle() == DRIVER_KEEPALIVES_IDLE {
             config.keepalives_idle(KEEPALIVES_IDLE);
         }
