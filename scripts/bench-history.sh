@@ -51,6 +51,7 @@ walk() {
 walks() {
   echo
   walk 'history --all --format json' "$iozone" history --all --format json
+  walk 'history --all (table)' "$iozone" history --all
   walk 'export --format json' "$iozone" export --format json
   walk 'trend' "$iozone" trend
   walk 'trend --all' "$iozone" trend --all

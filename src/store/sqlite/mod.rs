@@ -229,12 +229,26 @@ impl SqliteStore {
         columns: &[columns::Column<T>],
         blank: T,
     ) -> rusqlite::Result<Vec<T>> {
+        // One read transaction for all: a statement run on its own takes and drops
+        // the database's read lock (fcntl, the WAL index) each time, a fifth of the
+        // time of reading a page of 500 runs. Deferred, so a read-only file is fine.
+        let read = match self.conn.is_autocommit() {
+            true => Some(rusqlite::Transaction::new_unchecked(
+                &self.conn,
+                TransactionBehavior::Deferred,
+            )?),
+            false => None,
+        };
         let mut stmt = self.conn.prepare_cached(sql)?;
         let mut rows = Vec::new();
         for &id in ids {
             for row in stmt.query_map([id], |r| decode(r, columns, blank.clone()))? {
                 rows.push(row?);
             }
+        }
+        drop(stmt);
+        if let Some(read) = read {
+            read.commit()?;
         }
         Ok(rows)
     }
