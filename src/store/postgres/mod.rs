@@ -13,6 +13,7 @@ mod bind;
 mod errors;
 mod migrate;
 mod read;
+mod tls;
 mod write;
 
 use std::cell::RefCell;
@@ -20,10 +21,10 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use postgres::{Client, Config};
-use postgres_native_tls::MakeTlsConnector;
 use uuid::Uuid;
 
-use self::errors::{Fail, connect_reason, flatten, one_line, scrub, unechoed, use_reason};
+use self::errors::{Fail, connect_reason, one_line, scrub, unechoed, use_reason};
+use self::tls::LazyTls;
 use self::write::CHUNK;
 use super::columns::ResultRow;
 use super::migrate::POSTGRES as MIGRATIONS;
@@ -189,8 +190,6 @@ impl PgStore {
 /// Connects, TLS as the URL's `sslmode` says (the server's certificate is verified
 /// against the system's roots), or says why not.
 fn dial(config: Config) -> Result<Client, String> {
-    let tls = native_tls::TlsConnector::new()
-        .map_err(|e| format!("cannot set up TLS: {}", flatten(&e.to_string())))?;
     let timeout = config
         .get_connect_timeout()
         .copied()
@@ -201,10 +200,9 @@ fn dial(config: Config) -> Result<Client, String> {
     // per host, as the driver tries them in turn.
     let deadline = timeout * config.get_hosts().len().max(1) as u32;
     let (send, receive) = std::sync::mpsc::channel();
-    let tls = MakeTlsConnector::new(tls);
     std::thread::spawn(move || {
         // a late connection is dropped (and closed) when nobody waits any more
-        let _ = send.send(config.connect(tls));
+        let _ = send.send(config.connect(LazyTls));
     });
     match receive.recv_timeout(deadline) {
         Ok(Ok(client)) => Ok(client),
