@@ -23,8 +23,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     };
     options.validate()?;
     let store = context.read_store()?;
-    let (base_runs, base) = side(&*store, &args.baseline)?;
-    let (cand_runs, cand) = side(&*store, &args.candidate)?;
+    let ((base_runs, base), (cand_runs, cand)) = both_sides(&*store, &args, context)?;
     warn_overlap(shell, &base_runs, &cand_runs);
     if let Some(by) = args.by {
         let fleet = compare::compare_by(&base_runs, &cand_runs, &options, by)?;
@@ -67,7 +66,27 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<(Vec<Run>, SideInfo)> {
+/// The two sides, read at once: the candidate on a connection of its own. Each may be
+/// thousands of runs with every repetition (`--by host` across a fleet), and a server,
+/// or SQLite's readers, serve two readers in parallel. The baseline's error is told
+/// first, as when they were read one after the other.
+fn both_sides(
+    store: &dyn Store,
+    args: &CompareArgs,
+    context: &Context,
+) -> anyhow::Result<(Side, Side)> {
+    std::thread::scope(|scope| {
+        let candidate = scope.spawn(|| side(&*context.read_store()?, &args.candidate));
+        let baseline = side(store, &args.baseline);
+        let candidate = candidate.join().expect("reading a side does not panic");
+        Ok((baseline?, candidate?))
+    })
+}
+
+/// A side's runs, with what the output says of it.
+type Side = (Vec<Run>, SideInfo);
+
+fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<Side> {
     let mut runs = store::select_runs(store, selector)?;
     // `engine:` and `cache:` pick measurements too, so one side can be one part of a
     // run that measured several: `compare 42,engine:posix 42,engine:pread`
