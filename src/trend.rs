@@ -116,11 +116,7 @@ pub fn find_steps<K: Borrow<SeriesKey>, P: Borrow<SeriesPoints>>(
     min_step: f64,
     min_runs: usize,
 ) -> TrendReport {
-    let mut report = TrendReport {
-        series_examined: 0,
-        series_too_short: 0,
-        steps: Vec::new(),
-    };
+    let mut report = TrendReport::empty();
     for (key, points) in series {
         let (key, points) = (key.borrow(), points.borrow());
         if points.len() < 2 * min_runs {
@@ -148,12 +144,38 @@ pub fn find_steps<K: Borrow<SeriesKey>, P: Borrow<SeriesPoints>>(
             });
         }
     }
-    report.steps.sort_by(|a, b| {
-        a.change_pct
-            .partial_cmp(&b.change_pct)
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    report.sort_steps();
     report
+}
+
+impl TrendReport {
+    /// A report of nothing examined yet, for [`TrendReport::add`].
+    pub fn empty() -> TrendReport {
+        TrendReport {
+            series_examined: 0,
+            series_too_short: 0,
+            steps: Vec::new(),
+        }
+    }
+
+    /// Adds the report of other series (those of another host, in host order): the
+    /// steps stay in the order one report of every series would list them.
+    pub fn add(&mut self, other: TrendReport) {
+        self.series_examined += other.series_examined;
+        self.series_too_short += other.series_too_short;
+        self.steps.extend(other.steps);
+        self.sort_steps();
+    }
+
+    /// The largest drops first; a stable sort, so steps of equal change keep the
+    /// series' order.
+    fn sort_steps(&mut self) {
+        self.steps.sort_by(|a, b| {
+            a.change_pct
+                .partial_cmp(&b.change_pct)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
 }
 
 #[cfg(test)]

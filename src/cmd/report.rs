@@ -56,7 +56,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         (!args.all).then_some(model::DEFAULT_TREND_LIMIT),
     );
     filter.status.get_or_insert(RunStatus::Complete);
-    let history: Vec<_> = super::trend::series(&*store, &filter)?
+    let history: Vec<_> = super::trend::series(&*store, &filter, |_| true)?
         .into_points()
         .collect();
     let report = trend::find_steps(

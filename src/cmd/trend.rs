@@ -13,12 +13,17 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     let store = context.read_store()?;
     let mut filter = super::run_filter(&args.filter, (!args.all).then_some(args.limit));
     filter.status.get_or_insert(RunStatus::Complete);
-    let series = series(&*store, &filter)?;
-    let report = trend::find_steps(
-        series.into_points(),
-        args.min_step / 100.0,
-        args.min_runs as usize,
-    );
+    let steps = |series: trend::Series| {
+        trend::find_steps(
+            series.into_points(),
+            args.min_step / 100.0,
+            args.min_runs as usize,
+        )
+    };
+    let report = match args.all {
+        true => host_by_host(&*store, &filter, steps)?,
+        false => steps(series(&*store, &filter, |_| true)?),
+    };
     let text = match args.format {
         ListFormat::Json => render::json(&report),
         ListFormat::Csv => render::trend_csv(&report),
@@ -29,11 +34,46 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The series of the runs `filter` selects, from their summaries, read a page of runs
-/// at a time: what is kept is a point per run and row, never a run or a repetition.
-pub(super) fn series(store: &dyn Store, filter: &RunFilter) -> Result<trend::Series, StoreError> {
-    let mut series = trend::Series::default();
+/// The steps of every series of the runs `filter` selects, one host's series at a
+/// time: a series never spans two hosts, so memory holds the points of the largest
+/// host's history, not of the database (20,000,000 points, 546 MiB, for 1,000,000
+/// runs). Hosts come in the order one walk would give their series (a series key
+/// begins with its host), so the report is the same; the runs are listed once more.
+fn host_by_host(
+    store: &dyn Store,
+    filter: &RunFilter,
+    steps: impl Fn(trend::Series) -> trend::TrendReport,
+) -> Result<trend::TrendReport, StoreError> {
+    let mut hosts = std::collections::BTreeSet::new();
     store::for_each_page(store, filter, |runs| {
+        hosts.extend(runs.into_iter().map(|r| r.host.hostname));
+        Ok::<_, StoreError>(())
+    })?;
+    let mut report = trend::TrendReport::empty();
+    for host in hosts {
+        // runs without a host are picked out of the whole walk
+        let of_host = RunFilter {
+            host: host.clone().or(filter.host.clone()),
+            ..filter.clone()
+        };
+        report.add(steps(series(store, &of_host, |run| {
+            run.host.hostname == host
+        })?));
+    }
+    Ok(report)
+}
+
+/// The series of the runs `filter` selects (those `keep` keeps), from their summaries,
+/// read a page of runs at a time: what is kept is a point per run and row, never a run
+/// or a repetition.
+pub(super) fn series(
+    store: &dyn Store,
+    filter: &RunFilter,
+    keep: impl Fn(&crate::model::Run) -> bool,
+) -> Result<trend::Series, StoreError> {
+    let mut series = trend::Series::default();
+    store::for_each_page(store, filter, |mut runs| {
+        runs.retain(&keep);
         let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
         let summaries = store.summaries_of(&ids)?;
         for run in &runs {

@@ -143,6 +143,46 @@ fn trend_looks_at_a_window_of_runs_unless_told_all() {
     assert_eq!(code, Some(2), "{err}");
 }
 
+/// `trend --all` walks the history host by host (so that memory holds one host's
+/// points): its report is the one a single walk of every run gives, steps of equal
+/// and different sizes on several hosts and on runs that name no host included.
+#[test]
+fn trend_all_host_by_host_is_the_report_of_one_walk() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let mut s = store::open(&db).unwrap();
+    let mut runs = Vec::new();
+    for (host, before, after) in [
+        ("b-host", 500e6, 400e6),
+        ("a-host", 500e6, 400e6),
+        ("c-host", 300e6, 300e6),
+        ("d-host", 200e6, 260e6),
+        ("", 700e6, 500e6),
+    ] {
+        for day in 0..24 {
+            let mut run = planted(host, day, if day < 12 { before } else { after });
+            if host.is_empty() {
+                run.host.hostname = None;
+            }
+            runs.push(run);
+        }
+    }
+    s.save_runs(&runs).unwrap();
+    drop(s);
+    for format in ["json", "table"] {
+        let (code, all, err) = iozone_db(&db, &["trend", "--all", "--format", format]);
+        assert_eq!(code, Some(0), "{err}");
+        let (code, one_walk, err) =
+            iozone_db(&db, &["trend", "--limit", "500", "--format", format]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(all, one_walk, "{format}");
+    }
+    let (_, json, _) = iozone_db(&db, &["trend", "--all", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["series_examined"], 5, "{report}");
+    assert_eq!(report["steps"].as_array().unwrap().len(), 4, "{report}");
+}
+
 /// More runs than a page holds (500): listings read page by page say what one read
 /// of them all says, in the same order, each run once.
 #[test]
