@@ -23,7 +23,13 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     };
     options.validate()?;
     let store = context.read_store()?;
-    let ((base_runs, base), (cand_runs, cand)) = both_sides(&*store, &args, context)?;
+    let ((base_runs, base), (cand_runs, cand)) = match args.by {
+        Some(_) => both_sides(&*store, &args, context)?,
+        None => (
+            side(&*store, &args.baseline)?,
+            side(&*store, &args.candidate)?,
+        ),
+    };
     warn_overlap(shell, &base_runs, &cand_runs);
     if let Some(by) = args.by {
         let fleet = compare::compare_by(&base_runs, &cand_runs, &options, by)?;
@@ -66,10 +72,11 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The two sides, read at once: the candidate on a connection of its own. Each may be
-/// thousands of runs with every repetition (`--by host` across a fleet), and a server,
-/// or SQLite's readers, serve two readers in parallel. The baseline's error is told
-/// first, as when they were read one after the other.
+/// The two sides of a fleet comparison, read at once: the candidate on a connection of
+/// its own. Each may be thousands of runs with every repetition (`--by host`), and a
+/// server, or SQLite's readers, serve two readers in parallel; for a few runs the
+/// second connection would cost more than it saves. The baseline's error is told
+/// first, as when they are read one after the other.
 fn both_sides(
     store: &dyn Store,
     args: &CompareArgs,
