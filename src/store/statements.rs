@@ -210,26 +210,23 @@ pub fn group_summaries(
     by_run
 }
 
-/// The runs among `summaries` that keep no summary rows: without results, or with one
-/// figure per key (`RowSummary::kept_for`).
-pub fn without_summaries(summaries: &HashMap<i64, Vec<RowSummary>>) -> Vec<i64> {
-    let mut ids: Vec<i64> = summaries
+/// Fills in the summaries of the runs that keep no summary rows (without results, or
+/// with one figure per key: `RowSummary::kept_for`) from their results, which
+/// `results_of` reads.
+pub fn summarize_unkept<E>(
+    summaries: &mut HashMap<i64, Vec<RowSummary>>,
+    results_of: impl FnOnce(&[i64]) -> Result<HashMap<i64, RunResults>, E>,
+) -> Result<(), E> {
+    let mut unkept: Vec<i64> = summaries
         .iter()
         .filter(|(_, rows)| rows.is_empty())
         .map(|(&id, _)| id)
         .collect();
-    ids.sort_unstable();
-    ids
-}
-
-/// The summaries of runs that keep none, computed from their results.
-pub fn summarize_results(
-    summaries: &mut HashMap<i64, Vec<RowSummary>>,
-    results: HashMap<i64, RunResults>,
-) {
-    for (id, r) in results {
+    unkept.sort_unstable();
+    for (id, r) in results_of(&unkept)? {
         summaries.insert(id, RowSummary::of(&r.results));
     }
+    Ok(())
 }
 
 /// Removes the record a spooled run stands in for: a run recorded under this UUID

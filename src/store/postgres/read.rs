@@ -84,8 +84,7 @@ pub(super) fn summaries(
     let sql = statements::select_summaries("iozone.", "run_id = ANY($1)");
     let rows = rows_of(client, ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
     let mut summaries = statements::group_summaries(ids, rows);
-    let unkept = statements::without_summaries(&summaries);
-    statements::summarize_results(&mut summaries, results(client, &unkept)?);
+    statements::summarize_unkept(&mut summaries, |unkept| results(client, unkept))?;
     Ok(summaries)
 }
 

@@ -13,7 +13,7 @@ use super::PgStore;
 use super::bind::{array, params};
 use super::errors::{Fail, is_lost};
 use super::read::known;
-use crate::model::Run;
+use crate::model::{RowSummary, Run};
 use crate::store::StoreError;
 use crate::store::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
 use crate::store::statements::{self, LABELS, TAGS, Table};
@@ -179,10 +179,10 @@ pub(super) fn insert_results(
         let (sql, values) = batch("results", RESULT_COLUMNS, &chunk, "");
         tx.execute(&sql, &params(&values))?;
     }
-    // the runs that keep summary rows (`RowSummary::kept_for`)
+    // the runs that keep summary rows
     let mut ids: Vec<i64> = rows
         .iter()
-        .filter(|r| !r.warmup && r.measurement.repetition != 1)
+        .filter(|r| !r.warmup && RowSummary::kept_for([&r.measurement]))
         .map(|r| r.run_id)
         .collect();
     ids.dedup();

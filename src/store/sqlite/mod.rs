@@ -216,8 +216,7 @@ impl SqliteStore {
         let sql = statements::select_summaries("", "run_id = ?");
         let rows = self.rows_of(ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
         let mut summaries = statements::group_summaries(ids, rows);
-        let unkept = statements::without_summaries(&summaries);
-        statements::summarize_results(&mut summaries, self.results(&unkept)?);
+        statements::summarize_unkept(&mut summaries, |unkept| self.results(unkept))?;
         Ok(summaries)
     }
 
