@@ -149,8 +149,8 @@ pub fn find_steps<K: Borrow<SeriesKey>, P: Borrow<SeriesPoints>>(
 }
 
 impl TrendReport {
-    /// A report of nothing examined yet, for [`TrendReport::add`].
-    pub fn empty() -> TrendReport {
+    /// A report of nothing examined yet.
+    fn empty() -> TrendReport {
         TrendReport {
             series_examined: 0,
             series_too_short: 0,
@@ -158,13 +158,17 @@ impl TrendReport {
         }
     }
 
-    /// Adds the report of other series (those of another host, in host order): the
-    /// steps stay in the order one report of every series would list them.
-    pub fn add(&mut self, other: TrendReport) {
-        self.series_examined += other.series_examined;
-        self.series_too_short += other.series_too_short;
-        self.steps.extend(other.steps);
-        self.sort_steps();
+    /// One report of the series of `parts` (those of each host, in host order), its
+    /// steps in the order one report of every series would list them.
+    pub fn merged(parts: impl IntoIterator<Item = TrendReport>) -> TrendReport {
+        let mut report = TrendReport::empty();
+        for part in parts {
+            report.series_examined += part.series_examined;
+            report.series_too_short += part.series_too_short;
+            report.steps.extend(part.steps);
+        }
+        report.sort_steps();
+        report
     }
 
     /// The largest drops first; a stable sort, so steps of equal change keep the

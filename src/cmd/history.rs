@@ -105,18 +105,17 @@ fn stream(store: &dyn Store, filter: &RunFilter, format: ListFormat) -> anyhow::
         let mut pages = 0;
         store::for_each_page(store, filter, |mut runs| {
             as_listed(filter, &mut runs);
+            let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+            let summaries = store.summaries_of(&ids)?;
             match format {
                 ListFormat::Csv => {
-                    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-                    let listing = render::history_csv(&runs, &store.summaries_of(&ids)?);
+                    let listing = render::history_csv(&runs, &summaries);
                     out.write(&match pages {
                         0 => listing.to_csv(),
                         _ => listing.to_csv_rows(),
                     })?;
                 }
                 _ => {
-                    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-                    let summaries = store.summaries_of(&ids)?;
                     for run in &runs {
                         let of_run = summaries.get(&run.id.unwrap_or_default());
                         let element =

@@ -49,18 +49,19 @@ fn host_by_host(
         hosts.extend(runs.into_iter().map(|r| r.host.hostname));
         Ok::<_, StoreError>(())
     })?;
-    let mut report = trend::TrendReport::empty();
-    for host in hosts {
+    let parts = hosts.into_iter().map(|host| {
         // runs without a host are picked out of the whole walk
         let of_host = RunFilter {
             host: host.clone().or(filter.host.clone()),
             ..filter.clone()
         };
-        report.add(steps(series(store, &of_host, |run| {
+        Ok(steps(series(store, &of_host, |run| {
             run.host.hostname == host
-        })?));
-    }
-    Ok(report)
+        })?))
+    });
+    Ok(trend::TrendReport::merged(
+        parts.collect::<Result<Vec<_>, StoreError>>()?,
+    ))
 }
 
 /// The series of the runs `filter` selects (those `keep` keeps), from their summaries,
