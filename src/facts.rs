@@ -9,7 +9,7 @@ use crate::model::{Filesystem, Host};
 use crate::units::ByteSize;
 
 /// One recorded fact about the host or the filesystem under the measured directory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Fact {
     Hostname,
     Os,

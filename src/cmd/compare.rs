@@ -32,7 +32,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     };
     warn_overlap(shell, &base_runs, &cand_runs);
     if let Some(by) = args.by {
-        let fleet = compare::compare_by(&base_runs, &cand_runs, &options, by)?;
+        let fleet = compare::compare_by(base_runs, cand_runs, &options, by)?;
         let text = match args.format {
             ListFormat::Json => render::fleet_json(&base, &cand, &fleet),
             ListFormat::Csv => render::fleet_csv(&fleet),

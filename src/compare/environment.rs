@@ -52,14 +52,32 @@ fn measured(run: &Run, name: fn(&Measurement) -> &'static str, fallback: &str) -
     }
 }
 
-/// The facts compared between sides, by their JSON path: the host and filesystem
-/// facts above, the parameters that are not part of the row key, and the machine's
-/// state.
-fn facts(run: &Run) -> Vec<(String, Option<String>)> {
+/// What a compared value is: a host or filesystem fact, or another field of a run's
+/// JSON. Its path is spelled only for the differences found: a fleet comparison reads
+/// 41 values of each of thousands of runs.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Field {
+    Fact(Fact),
+    Other(&'static str),
+}
+
+impl Field {
+    /// The path in a run's JSON.
+    fn path(self) -> String {
+        match self {
+            Field::Fact(fact) => fact.path(),
+            Field::Other(path) => path.to_string(),
+        }
+    }
+}
+
+/// The facts compared between sides: the host and filesystem facts above, the
+/// parameters that are not part of the row key, and the machine's state.
+fn facts(run: &Run) -> Vec<(Field, Option<String>)> {
     let (h, f, p) = (&run.host, &run.filesystem, &run.params);
     let environment = COMPARED
         .into_iter()
-        .map(|fact| (fact.path(), fact.value(h, f).raw()));
+        .map(|fact| (Field::Fact(fact), fact.value(h, f).raw()));
     let others = [
         // what the side's measurements went through: one part of a run of several
         // (`42,engine:posix`) is that engine alone
@@ -85,7 +103,7 @@ fn facts(run: &Run) -> Vec<(String, Option<String>)> {
         ("machine.at_end", machine(&run.state_at_end, h.cpus)),
         ("tool_version", Some(run.tool_version.clone())),
     ]
-    .map(|(path, value)| (path.to_string(), value));
+    .map(|(path, value)| (Field::Other(path), value));
     environment.chain(others).collect()
 }
 
@@ -102,7 +120,7 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
 
 pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<EnvChange> {
     let collect = |runs: &[Run]| {
-        let mut values: BTreeMap<String, BTreeSet<Option<String>>> = BTreeMap::new();
+        let mut values: BTreeMap<Field, BTreeSet<Option<String>>> = BTreeMap::new();
         for run in runs {
             for (field, value) in facts(run) {
                 values.entry(field).or_default().insert(value);
@@ -130,7 +148,7 @@ pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<En
                 .get(&field)
                 .map(|v| v.iter().cloned().collect())
                 .unwrap_or_default(),
-            field,
+            field: field.path(),
         })
         .collect()
 }

@@ -86,16 +86,18 @@ pub struct FleetComparison {
 /// Compares each group (host, filesystem type, kernel) on its own: the fleet view
 /// after a rollout. Groups are compared in parallel; each is an ordinary comparison.
 pub fn compare_by(
-    baseline: &[Run],
-    candidate: &[Run],
+    baseline: Vec<Run>,
+    candidate: Vec<Run>,
     options: &Options,
     by: GroupBy,
 ) -> Result<FleetComparison, CompareError> {
     options.validate()?;
-    let split = |runs: &[Run]| {
+    let environment_changes = environment_changes(&baseline, &candidate);
+    // moved into their groups, not copied: each side is every repetition of its runs
+    let split = |runs: Vec<Run>| {
         let mut groups: BTreeMap<String, Vec<Run>> = BTreeMap::new();
         for run in runs {
-            groups.entry(by.key(run)).or_default().push(run.clone());
+            groups.entry(by.key(&run)).or_default().push(run);
         }
         groups
     };
@@ -140,7 +142,7 @@ pub fn compare_by(
             .cloned()
             .collect(),
         nothing_in_common,
-        environment_changes: environment_changes(baseline, candidate),
+        environment_changes,
         groups,
         threshold_pct: options.threshold * 100.0,
         alpha: options.alpha,
@@ -242,7 +244,7 @@ mod tests {
             alpha: 0.05,
             ignore: Ignored::default(),
         };
-        let fleet = compare_by(&before, &after, &options, GroupBy::Host).unwrap();
+        let fleet = compare_by(before, after, &options, GroupBy::Host).unwrap();
         assert_eq!(fleet.groups.len(), 3);
         assert_eq!(fleet.groups[0].key, "c");
         assert_eq!(fleet.groups[0].verdict, Verdict::Regression);

@@ -27,15 +27,15 @@ pub struct Column<T> {
     pub kind: Kind,
     /// Written by the database (the run's id): read, never inserted.
     pub generated: bool,
-    pub encode: fn(&T) -> Value,
-    pub decode: fn(&mut T, Value) -> Result<(), String>,
+    pub encode: fn(&T) -> Value<'static>,
+    pub decode: fn(&mut T, Value<'_>) -> Result<(), String>,
 }
 
 const fn column<T>(
     name: &'static str,
     kind: Kind,
-    encode: fn(&T) -> Value,
-    decode: fn(&mut T, Value) -> Result<(), String>,
+    encode: fn(&T) -> Value<'static>,
+    decode: fn(&mut T, Value<'_>) -> Result<(), String>,
 ) -> Column<T> {
     Column {
         name,
@@ -70,21 +70,29 @@ pub fn select_list<T>(columns: &[Column<T>]) -> String {
 pub fn encode<'r, T>(
     columns: &'static [Column<T>],
     row: &'r T,
-) -> impl Iterator<Item = Value> + 'r {
+) -> impl Iterator<Item = Value<'static>> + 'r {
     inserted(columns).map(move |c| (c.encode)(row))
 }
 
-/// A model value from the values a SELECT of [`select_list`] read, in that order.
-pub fn decode<T>(
+/// A model value from a row that selected every one of `columns`, in order: `read`
+/// gives column `idx`'s value of its kind (its error, the driver's, ends the decoding),
+/// `bad` makes the error of a value that cannot become the model's. Each value is read
+/// as it is decoded, so a driver's text is borrowed, not copied.
+pub fn decode<'v, T, E>(
     columns: &[Column<T>],
     mut blank: T,
-    values: impl IntoIterator<Item = Value>,
-) -> Result<T, DecodeError> {
-    for (c, value) in columns.iter().zip(values) {
-        (c.decode)(&mut blank, value).map_err(|problem| DecodeError {
-            column: c.name,
-            problem,
-        })?;
+    mut read: impl FnMut(usize, Kind) -> Result<Value<'v>, E>,
+    bad: impl FnOnce(usize, DecodeError) -> E,
+) -> Result<T, E> {
+    for (idx, c) in columns.iter().enumerate() {
+        let value = read(idx, c.kind)?;
+        if let Err(problem) = (c.decode)(&mut blank, value) {
+            let error = DecodeError {
+                column: c.name,
+                problem,
+            };
+            return Err(bad(idx, error));
+        }
     }
     Ok(blank)
 }
@@ -100,7 +108,7 @@ pub fn named<T>(columns: &'static [Column<T>], name: &str) -> &'static Column<T>
 // ---- runs ----
 
 /// The parameters an imported file did not state, as a JSON list; null when all were.
-fn unstated(run: &Run) -> Value {
+fn unstated(run: &Run) -> Value<'static> {
     let p = &run.params;
     let missing: Vec<&str> = [
         ("seed", p.seed.is_none()),
@@ -298,7 +306,7 @@ pub const FINISHED_COLUMNS: &[&str] = &[
     "state_at_end",
 ];
 
-fn source<T: Into<Value>>(run: &Run, field: impl Fn(&Source) -> T) -> Value {
+fn source<T: Into<Value<'static>>>(run: &Run, field: impl Fn(&Source) -> T) -> Value<'static> {
     run.source.as_ref().map(field).into()
 }
 
@@ -433,7 +441,7 @@ pub static SUMMARY_COLUMNS: &[Column<SummaryRow>] = &[
     column("positive_median", Kind::Real, |r| r.summary.positive_median.into(), |r, v| set(&mut r.summary.positive_median, v.opt_real())),
 ];
 
-fn latency(row: &ResultRow, field: fn(&Latency) -> u64) -> Value {
+fn latency(row: &ResultRow, field: fn(&Latency) -> u64) -> Value<'static> {
     opt_bits(row.measurement.latency_ns.as_deref().map(field))
 }
 
@@ -464,33 +472,48 @@ mod tests {
         }
     }
 
+    /// A reader of `row`'s values, as a driver's would read them back.
+    fn encoded<T>(
+        columns: &'static [Column<T>],
+        row: &T,
+    ) -> impl FnMut(usize, Kind) -> Result<Value<'static>, DecodeError> {
+        let values: Vec<Value> = columns.iter().map(|c| (c.encode)(row)).collect();
+        move |idx, _| Ok(values[idx].clone())
+    }
+
     #[test]
     fn a_run_and_its_results_come_back_from_their_values() {
         let mut run = super::super::tests::sample_run("h", 0);
         run.id = Some(7);
-        let values = RUN_COLUMNS.iter().map(|c| (c.encode)(&run));
-        let mut back = decode(RUN_COLUMNS, Run::default(), values).unwrap();
+        let mut back = decode(
+            RUN_COLUMNS,
+            Run::default(),
+            encoded(RUN_COLUMNS, &run),
+            |_, e| e,
+        )
+        .unwrap();
         back.labels = run.labels.clone();
         back.tags = run.tags.clone();
         back.results = run.results.clone();
         back.warmup = run.warmup.clone();
         assert_eq!(back, run);
         for row in ResultRow::of_run(7, &run) {
-            let values = RESULT_COLUMNS.iter().map(|c| (c.encode)(&row));
-            assert_eq!(
-                decode(RESULT_COLUMNS, ResultRow::blank(), values).unwrap(),
-                row
-            );
+            let values = encoded(RESULT_COLUMNS, &row);
+            let back = decode(RESULT_COLUMNS, ResultRow::blank(), values, |_, e| e);
+            assert_eq!(back.unwrap(), row);
         }
     }
 
     #[test]
     fn a_value_iozone_did_not_write_names_its_column() {
-        let values = RESULT_COLUMNS.iter().map(|c| match c.name {
-            "test" => Value::Text("sideways".into()),
-            _ => (c.encode)(&ResultRow::blank()),
-        });
-        let err = decode(RESULT_COLUMNS, ResultRow::blank(), values).unwrap_err();
+        let values = |idx: usize, _| {
+            let c = &RESULT_COLUMNS[idx];
+            Ok(match c.name {
+                "test" => Value::Text("sideways".into()),
+                _ => (c.encode)(&ResultRow::blank()),
+            })
+        };
+        let err = decode(RESULT_COLUMNS, ResultRow::blank(), values, |_, e| e).unwrap_err();
         assert_eq!(
             err.to_string(),
             "column test holds 'sideways', which this iozone cannot read"

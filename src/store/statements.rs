@@ -19,7 +19,7 @@ use crate::model::{RowSummary, Run, RunStatus};
 /// A statement and its parameters, each with the kind of value its placeholder takes.
 pub struct Statement {
     pub sql: String,
-    pub params: Vec<(Kind, Value)>,
+    pub params: Vec<(Kind, Value<'static>)>,
 }
 
 /// The `history` query: the runs `filter` selects, newest first.
@@ -136,7 +136,7 @@ pub const TAGS: Table = Table {
 
 /// The rows of [`LABELS`] and of [`TAGS`] for a run recorded as `id`: labels keep the
 /// order they were given in, and a label given twice keeps its first position.
-pub fn labels_and_tags_rows(id: i64, run: &Run) -> [(&'static Table, Vec<Vec<Value>>); 2] {
+pub fn labels_and_tags_rows(id: i64, run: &Run) -> [(&'static Table, Vec<Vec<Value<'static>>>); 2] {
     let mut seen = std::collections::HashSet::new();
     let labels = run
         .labels

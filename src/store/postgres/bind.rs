@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::store::columns::{Kind, Value};
 
 /// `value` as a parameter of the type its column, of `kind`, has.
-pub(super) fn bound(kind: Kind, value: &Value) -> Box<dyn ToSql + Sync> {
+pub(super) fn bound(kind: Kind, value: &Value<'static>) -> Box<dyn ToSql + Sync> {
     match value.clone() {
         Value::Null => match kind {
             Kind::Integer => Box::new(None::<i64>),
@@ -30,11 +30,14 @@ pub(super) fn bound(kind: Kind, value: &Value) -> Box<dyn ToSql + Sync> {
 }
 
 /// A batch's values of one column, of `kind`, as one array parameter.
-pub(super) fn array(kind: Kind, values: impl Iterator<Item = Value>) -> Box<dyn ToSql + Sync> {
+pub(super) fn array(
+    kind: Kind,
+    values: impl Iterator<Item = Value<'static>>,
+) -> Box<dyn ToSql + Sync> {
     fn of<T: ToSql + Sync + 'static>(
         kind: Kind,
-        values: impl Iterator<Item = Value>,
-        pick: fn(Value) -> Result<T, Value>,
+        values: impl Iterator<Item = Value<'static>>,
+        pick: fn(Value<'static>) -> Result<T, Value<'static>>,
     ) -> Box<dyn ToSql + Sync> {
         let picked: Vec<Option<T>> = values
             .map(|v| match v {

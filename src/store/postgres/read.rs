@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{FromSql, ToSql};
 use postgres::{Client, GenericClient, Row};
 use uuid::Uuid;
@@ -99,11 +100,15 @@ fn rows_of<T: Clone>(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    client
-        .query(sql, &[&ids])?
-        .iter()
-        .map(|row| decode(row, columns, blank.clone()))
-        .collect()
+    // decoded as they arrive: collecting the rows first held every one of them at once
+    // (a fleet comparison's side is 100,000 rows, and faulting in their memory was
+    // a third of its time)
+    let mut decoded = Vec::new();
+    let mut rows = client.query_raw(sql, [&ids])?;
+    while let Some(row) = rows.next()? {
+        decoded.push(decode(&row, columns, blank.clone())?);
+    }
+    Ok(decoded)
 }
 
 /// Runs a shared statement (`?` placeholders); the rows it returns, if any.
@@ -164,12 +169,12 @@ fn get<'a, T: FromSql<'a>>(row: &'a Row, idx: usize) -> Result<T, Fail> {
     })
 }
 
-/// Column `idx` as a value of `kind`.
-fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value, Fail> {
+/// Column `idx` as a value of `kind`; text borrowed from the row.
+fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
     Ok(match kind {
         Kind::Integer => get::<Option<i64>>(row, idx)?.into(),
         Kind::Real => get::<Option<f64>>(row, idx)?.into(),
-        Kind::Text => get::<Option<String>>(row, idx)?.into(),
+        Kind::Text => get::<Option<&str>>(row, idx)?.into(),
         Kind::Bool => get::<Option<bool>>(row, idx)?.into(),
         Kind::Time => get::<Option<DateTime<Utc>>>(row, idx)?.into(),
         Kind::Uuid => get::<Option<Uuid>>(row, idx)?.into(),
@@ -178,10 +183,6 @@ fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value, Fail> {
 
 /// A model value from a row that selected every one of `columns`, in order.
 pub(super) fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> Result<T, Fail> {
-    let values = columns
-        .iter()
-        .enumerate()
-        .map(|(idx, c)| read(row, idx, c.kind))
-        .collect::<Result<Vec<_>, _>>()?;
-    columns::decode(columns, blank, values).map_err(|e| Fail::Bad(e.to_string()))
+    let read = |idx, kind| read(row, idx, kind);
+    columns::decode(columns, blank, read, |_, e| Fail::Bad(e.to_string()))
 }

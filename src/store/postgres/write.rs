@@ -100,7 +100,10 @@ fn batch<T>(
 }
 
 /// A batch insert of plain rows (labels, tags) into `table`.
-fn batch_rows(table: &Table, rows: Vec<Vec<Value>>) -> (String, Vec<Box<dyn ToSql + Sync>>) {
+fn batch_rows(
+    table: &Table,
+    rows: Vec<Vec<Value<'static>>>,
+) -> (String, Vec<Box<dyn ToSql + Sync>>) {
     let values = (table.columns.iter().enumerate())
         .map(|(i, (_, kind))| array(*kind, rows.iter().map(|row| row[i].clone())))
         .collect();
@@ -151,7 +154,8 @@ pub(super) fn insert_runs(
             .filter_map(|(run, id)| id.map(|id| (id, *run)))
     };
     // every added run's labels in one statement, and its tags in another
-    let mut tables: [(&Table, Vec<Vec<Value>>); 2] = [(&LABELS, Vec::new()), (&TAGS, Vec::new())];
+    let mut tables: [(&Table, Vec<Vec<Value<'static>>>); 2] =
+        [(&LABELS, Vec::new()), (&TAGS, Vec::new())];
     for (id, run) in added() {
         let rows = statements::labels_and_tags_rows(id, run);
         for ((_, all), (_, rows)) in tables.iter_mut().zip(rows) {

@@ -11,7 +11,7 @@ use crate::store::statements::Statement;
 /// A shared statement's parameters, bound in order.
 pub(super) fn values(
     statement: &Statement,
-) -> rusqlite::ParamsFromIter<impl Iterator<Item = &Value>> {
+) -> rusqlite::ParamsFromIter<impl Iterator<Item = &Value<'static>>> {
     rusqlite::params_from_iter(statement.params.iter().map(|(_, v)| v))
 }
 
@@ -20,7 +20,7 @@ fn timestamp(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Nanos, true)
 }
 
-impl rusqlite::ToSql for Value {
+impl rusqlite::ToSql for Value<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         use rusqlite::types::Value as Sql;
         Ok(match self {
@@ -35,40 +35,43 @@ impl rusqlite::ToSql for Value {
     }
 }
 
-/// Column `idx` of `row` as a value of `kind`.
-fn read(row: &Row, idx: usize, kind: Kind) -> rusqlite::Result<Value> {
+/// Column `idx` of `row` as a value of `kind`; text borrowed from the row.
+fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
     let conversion = |e: Box<dyn std::error::Error + Send + Sync>| {
         rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e)
     };
     Ok(match kind {
         Kind::Integer => row.get::<_, Option<i64>>(idx)?.into(),
         Kind::Real => row.get::<_, Option<f64>>(idx)?.into(),
-        Kind::Text => row.get::<_, Option<String>>(idx)?.into(),
+        Kind::Text => text(row, idx)?.into(),
         Kind::Bool => row.get::<_, Option<bool>>(idx)?.into(),
-        Kind::Time => match row.get::<_, Option<String>>(idx)? {
+        Kind::Time => match text(row, idx)? {
             None => Value::Null,
-            Some(text) => DateTime::parse_from_rfc3339(&text)
+            Some(text) => DateTime::parse_from_rfc3339(text)
                 .map(|t| Value::Time(t.with_timezone(&Utc)))
                 .map_err(|e| conversion(Box::new(e)))?,
         },
-        Kind::Uuid => match row.get::<_, Option<String>>(idx)? {
+        Kind::Uuid => match text(row, idx)? {
             None => Value::Null,
-            Some(text) => uuid::Uuid::parse_str(&text)
+            Some(text) => uuid::Uuid::parse_str(text)
                 .map(Value::Uuid)
                 .map_err(|e| conversion(Box::new(e)))?,
         },
     })
 }
 
+/// Text column `idx`, borrowed from the row (null as `None`).
+fn text<'r>(row: &'r Row, idx: usize) -> rusqlite::Result<Option<&'r str>> {
+    match row.get_ref(idx)? {
+        ValueRef::Null => Ok(None),
+        value => value.as_str().map(Some).map_err(rusqlite::Error::from),
+    }
+}
+
 /// A model value from a row that selected every one of `columns`, in order.
 pub(super) fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> rusqlite::Result<T> {
-    let values = columns
-        .iter()
-        .enumerate()
-        .map(|(idx, c)| read(row, idx, c.kind))
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    columns::decode(columns, blank, values).map_err(|e| {
-        let idx = columns.iter().position(|c| c.name == e.column);
-        rusqlite::Error::FromSqlConversionFailure(idx.unwrap_or_default(), Type::Text, Box::new(e))
+    let read = |idx, kind| read(row, idx, kind);
+    columns::decode(columns, blank, read, |idx, e| {
+        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e))
     })
 }
