@@ -7,7 +7,7 @@ use crate::model::Run;
 use crate::render::{self, SideInfo, TextStyle};
 use crate::selector::Selector;
 use crate::shell::Shell;
-use crate::store::{self, Store};
+use crate::store::{self, Detail, Store};
 
 /// `--fail-on-regression` and something regressed: main exits 1, quietly.
 #[derive(Debug, thiserror::Error)]
@@ -94,7 +94,8 @@ fn both_sides(
 type Side = (Vec<Run>, SideInfo);
 
 fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<Side> {
-    let mut runs = store::select_runs(store, selector)?;
+    // a comparison reads figures, never latency, bytes or time
+    let mut runs = store::select_runs(store, selector, Detail::Figures)?;
     // `engine:` and `cache:` pick measurements too, so one side can be one part of a
     // run that measured several: `compare 42,engine:posix 42,engine:pread`
     for run in &mut runs {

@@ -21,7 +21,7 @@ pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
             out.write(&head)?;
         }
         store::for_each_page(&*store, &filter, |runs| {
-            let runs = store::with_results(&*store, runs)?;
+            let runs = store::with_results(&*store, runs, store::Detail::Full)?;
             match args.format {
                 ExportFormat::Json => {
                     for run in &runs {

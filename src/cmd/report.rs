@@ -9,7 +9,7 @@ use crate::compare::{self, Options, PastRuns};
 use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
 use crate::selector::Selector;
-use crate::store::{self, Store};
+use crate::store::{self, Detail, Store};
 use crate::trend;
 
 /// History charts drawn at most: the series with the most runs.
@@ -21,12 +21,12 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     let base = args
         .baseline
         .as_ref()
-        .map(|s| store::select_runs(&*store, s))
+        .map(|s| store::select_runs(&*store, s, Detail::Full))
         .transpose()?;
     let cand = args
         .candidate
         .as_ref()
-        .map(|s| store::select_runs(&*store, s))
+        .map(|s| store::select_runs(&*store, s, Detail::Full))
         .transpose()?;
     if let (Some(b), Some(c)) = (&base, &cand) {
         super::compare::warn_overlap(shell, b, c);
@@ -170,7 +170,7 @@ fn charted_runs(
                     store.location()
                 );
             }
-            store::with_results(store, runs)?
+            store::with_results(store, runs, store::Detail::Full)?
         }
         (Some(b), c) => c.unwrap_or_default().iter().chain(b).cloned().collect(),
     };

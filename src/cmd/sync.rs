@@ -45,7 +45,7 @@ pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
             .collect();
         present += known.len();
         if !missing.is_empty() {
-            let missing = store::with_results(&*source, missing)?;
+            let missing = store::with_results(&*source, missing, store::Detail::Full)?;
             moved += target.save_runs(&missing)?;
         }
         Ok(())

@@ -367,7 +367,31 @@ impl ResultRow {
     }
 }
 
-/// The columns of `results`.
+/// How much of each result a read returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Every column.
+    Full,
+    /// What a comparison or a summary reads: the key and the throughput. Bytes,
+    /// elapsed time and latency are left zero and unknown: a fleet comparison reads
+    /// 200,000 results, and these were half of every row it decoded.
+    Figures,
+}
+
+impl Detail {
+    /// The columns of `results` read.
+    pub fn columns(self) -> &'static [Column<ResultRow>] {
+        match self {
+            Detail::Full => RESULT_COLUMNS,
+            Detail::Figures => &RESULT_COLUMNS[..FIGURE_COLUMNS],
+        }
+    }
+}
+
+/// How many of the first [`RESULT_COLUMNS`] are [`Detail::Figures`]'.
+const FIGURE_COLUMNS: usize = 9;
+
+/// The columns of `results`, the figures' first.
 #[rustfmt::skip]
 pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
     column("run_id", Kind::Integer, |r| r.run_id.into(), |r, v| set(&mut r.run_id, v.int())),
@@ -378,9 +402,9 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
     column("repetition", Kind::Integer, |r| r.measurement.repetition.into(), |r, v| set(&mut r.measurement.repetition, v.narrow())),
     column("engine", Kind::Text, |r| r.measurement.engine.name().into(), |r, v| set(&mut r.measurement.engine, v.name())),
     column("cache", Kind::Text, |r| r.measurement.cache.name().into(), |r, v| set(&mut r.measurement.cache, v.name())),
+    column("throughput", Kind::Real, |r| r.measurement.throughput.into(), |r, v| set(&mut r.measurement.throughput, v.real())),
     column("bytes", Kind::Integer, |r| bits(r.measurement.bytes), |r, v| set(&mut r.measurement.bytes, v.bits())),
     column("elapsed_ns", Kind::Integer, |r| bits(r.measurement.elapsed_ns), |r, v| set(&mut r.measurement.elapsed_ns, v.bits())),
-    column("throughput", Kind::Real, |r| r.measurement.throughput.into(), |r, v| set(&mut r.measurement.throughput, v.real())),
     // the latency is five columns, null together when it was not measured
     column(
         "lat_p50",
@@ -502,6 +526,21 @@ mod tests {
             let back = decode(RESULT_COLUMNS, ResultRow::blank(), values, |_, e| e);
             assert_eq!(back.unwrap(), row);
         }
+    }
+
+    #[test]
+    fn figures_are_the_key_and_the_throughput() {
+        let names: Vec<&str> = Detail::Figures.columns().iter().map(|c| c.name).collect();
+        let key = [
+            "run_id",
+            "warmup",
+            "test",
+            "file_size",
+            "record_size",
+            "repetition",
+        ];
+        assert_eq!(names[..6], key);
+        assert_eq!(names[6..], ["engine", "cache", "throughput"]);
     }
 
     #[test]

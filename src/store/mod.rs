@@ -26,6 +26,7 @@ mod value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+pub use columns::Detail;
 pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits};
@@ -172,8 +173,12 @@ pub trait Store {
     /// One run with all its results.
     fn load_run(&self, id: i64) -> Result<Option<Run>, StoreError>;
 
-    /// The results (and warm-up measurements) of several runs, by run id.
-    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError>;
+    /// The results (and warm-up measurements) of several runs, by run id, in `detail`.
+    fn results_of(
+        &self,
+        ids: &[i64],
+        detail: Detail,
+    ) -> Result<HashMap<i64, RunResults>, StoreError>;
 
     /// The summaries of several runs' results (one per row key), by run id: every id
     /// asked for has an entry.
@@ -214,11 +219,15 @@ impl RunResults {
     }
 }
 
-/// The complete runs a selector picks, with their results, newest first. A run that is
+/// The complete runs a selector picks, with their results in `detail`, newest first. A run that is
 /// not complete (aborted, failed, still running) is an error when the selector names it
 /// (`10`, `latest`) or when nothing else matched, so that the user learns which runs
 /// those were rather than that nothing matched; a filter's other matches leave it out.
-pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, StoreError> {
+pub fn select_runs(
+    store: &dyn Store,
+    selector: &Selector,
+    detail: Detail,
+) -> Result<Vec<Run>, StoreError> {
     let mut ids: Vec<i64> = selector
         .refs
         .iter()
@@ -274,7 +283,7 @@ pub fn select_runs(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, S
         });
     }
     let wanted: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    let mut results = store.results_of(&wanted)?;
+    let mut results = store.results_of(&wanted, detail)?;
     for run in &mut runs {
         if run.results.is_empty() {
             results
@@ -346,7 +355,8 @@ pub fn series_history(
     }
     // a comparison that reads the history's results never looks at its summaries
     if with_results {
-        return Ok((self::with_results(store, history)?, Summaries::new()));
+        let history = self::with_results(store, history, Detail::Figures)?;
+        return Ok((history, Summaries::new()));
     }
     let ids: Vec<i64> = history.iter().filter_map(|r| r.id).collect();
     let summaries = store.summaries_of(&ids)?;
@@ -383,10 +393,14 @@ pub fn for_each_page<E: From<StoreError>>(
     }
 }
 
-/// `runs` (as listed, without results) with their results filled in.
-pub fn with_results(store: &dyn Store, mut runs: Vec<Run>) -> Result<Vec<Run>, StoreError> {
+/// `runs` (as listed, without results) with their results filled in, in `detail`.
+pub fn with_results(
+    store: &dyn Store,
+    mut runs: Vec<Run>,
+    detail: Detail,
+) -> Result<Vec<Run>, StoreError> {
     let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    let mut results = store.results_of(&ids)?;
+    let mut results = store.results_of(&ids, detail)?;
     for run in &mut runs {
         results
             .remove(&run.id.unwrap_or_default())

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::columns::{
-    self, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS,
-    SummaryRow, Value,
+    self, Detail, FINISHED_COLUMNS, Kind, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow,
+    Value,
 };
 use super::filter::{self, Param};
 use super::{RunFilter, RunRef, RunResults, StoreError};
@@ -47,11 +47,11 @@ pub fn select_runs(schema: &str) -> String {
     )
 }
 
-/// The results of the runs `which_runs` picks (a condition on `run_id`).
-pub fn select_results(schema: &str, which_runs: &str) -> String {
+/// The results of the runs `which_runs` picks (a condition on `run_id`), in `detail`.
+pub fn select_results(schema: &str, which_runs: &str, detail: Detail) -> String {
     format!(
         "SELECT {} FROM {schema}results WHERE {which_runs}",
-        columns::select_list(RESULT_COLUMNS)
+        columns::select_list(detail.columns())
     )
 }
 
@@ -212,10 +212,10 @@ pub fn group_summaries(
 
 /// Fills in the summaries of the runs that keep no summary rows (without results, or
 /// with one figure per key: `RowSummary::kept_for`) from their results, which
-/// `results_of` reads.
+/// `results_of` reads (their figures are enough).
 pub fn summarize_unkept<E>(
     summaries: &mut HashMap<i64, Vec<RowSummary>>,
-    results_of: impl FnOnce(&[i64]) -> Result<HashMap<i64, RunResults>, E>,
+    results_of: impl FnOnce(&[i64], Detail) -> Result<HashMap<i64, RunResults>, E>,
 ) -> Result<(), E> {
     let mut unkept: Vec<i64> = summaries
         .iter()
@@ -223,7 +223,7 @@ pub fn summarize_unkept<E>(
         .map(|(&id, _)| id)
         .collect();
     unkept.sort_unstable();
-    for (id, r) in results_of(&unkept)? {
+    for (id, r) in results_of(&unkept, Detail::Figures)? {
         summaries.insert(id, RowSummary::of(&r.results));
     }
     Ok(())

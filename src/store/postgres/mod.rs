@@ -29,7 +29,7 @@ use self::write::CHUNK;
 use super::columns::ResultRow;
 use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
-use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long to wait for an unreachable server when the URL does not say
@@ -265,8 +265,12 @@ impl Store for PgStore {
         self.read(|client| read::load_run(client, id))
     }
 
-    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
-        self.read(|client| read::results(client, ids))
+    fn results_of(
+        &self,
+        ids: &[i64],
+        detail: Detail,
+    ) -> Result<HashMap<i64, RunResults>, StoreError> {
+        self.read(|client| read::results(client, ids, detail))
     }
 
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {

@@ -15,10 +15,10 @@ use super::bind::{bound, numbered, params};
 use super::errors::{Fail, causes, one_line};
 use crate::model::{RowSummary, Run};
 use crate::store::columns::{
-    self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value,
+    self, Column, Kind, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value,
 };
 use crate::store::statements::{self, Statement};
-use crate::store::{RunFilter, RunResults, StoreError};
+use crate::store::{Detail, RunFilter, RunResults, StoreError};
 
 impl PgStore {
     /// Runs `work` with the client, outside any explicit transaction.
@@ -71,9 +71,13 @@ pub(super) fn labels_and_tags(client: &mut Client, runs: &mut [Run]) -> Result<(
 }
 
 /// The results of the runs `ids`; every id asked for has an entry.
-pub(super) fn results(client: &mut Client, ids: &[i64]) -> Result<HashMap<i64, RunResults>, Fail> {
-    let sql = statements::select_results("iozone.", "run_id = ANY($1)");
-    let rows = rows_of(client, ids, &sql, RESULT_COLUMNS, ResultRow::blank())?;
+pub(super) fn results(
+    client: &mut Client,
+    ids: &[i64],
+    detail: Detail,
+) -> Result<HashMap<i64, RunResults>, Fail> {
+    let sql = statements::select_results("iozone.", "run_id = ANY($1)", detail);
+    let rows = rows_of(client, ids, &sql, detail.columns(), ResultRow::blank())?;
     Ok(statements::group_results(ids, rows))
 }
 
@@ -85,7 +89,9 @@ pub(super) fn summaries(
     let sql = statements::select_summaries("iozone.", "run_id = ANY($1)");
     let rows = rows_of(client, ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
     let mut summaries = statements::group_summaries(ids, rows);
-    statements::summarize_unkept(&mut summaries, |unkept| results(client, unkept))?;
+    statements::summarize_unkept(&mut summaries, |unkept, detail| {
+        results(client, unkept, detail)
+    })?;
     Ok(summaries)
 }
 
@@ -151,7 +157,7 @@ pub(super) fn load_run(client: &mut Client, id: i64) -> Result<Option<Run>, Fail
     let mut runs = vec![decode(&row, RUN_COLUMNS, Run::default())?];
     labels_and_tags(client, &mut runs)?;
     let mut run = runs.pop().expect("one run");
-    results(client, &[id])?
+    results(client, &[id], Detail::Full)?
         .remove(&id)
         .unwrap_or_default()
         .fill(&mut run);

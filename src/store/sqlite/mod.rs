@@ -25,7 +25,7 @@ use self::schema::{Schema, identify, user_version};
 use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
-use super::{CheckReport, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
@@ -206,9 +206,9 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn results(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, RunResults>> {
-        let sql = statements::select_results("", "run_id = ?");
-        let rows = self.rows_of(ids, &sql, RESULT_COLUMNS, ResultRow::blank())?;
+    fn results(&self, ids: &[i64], detail: Detail) -> rusqlite::Result<HashMap<i64, RunResults>> {
+        let sql = statements::select_results("", "run_id = ?", detail);
+        let rows = self.rows_of(ids, &sql, detail.columns(), ResultRow::blank())?;
         Ok(statements::group_results(ids, rows))
     }
 
@@ -216,7 +216,9 @@ impl SqliteStore {
         let sql = statements::select_summaries("", "run_id = ?");
         let rows = self.rows_of(ids, &sql, SUMMARY_COLUMNS, SummaryRow::blank())?;
         let mut summaries = statements::group_summaries(ids, rows);
-        statements::summarize_unkept(&mut summaries, |unkept| self.results(unkept))?;
+        statements::summarize_unkept(&mut summaries, |unkept, detail| {
+            self.results(unkept, detail)
+        })?;
         Ok(summaries)
     }
 
@@ -405,13 +407,17 @@ impl Store for SqliteStore {
         };
         self.labels_and_tags(&mut runs).map_err(|e| self.err(e))?;
         let mut run = runs.pop().expect("one run");
-        let mut results = self.results(&[id]).map_err(|e| self.err(e))?;
+        let mut results = (self.results(&[id], Detail::Full)).map_err(|e| self.err(e))?;
         results.remove(&id).unwrap_or_default().fill(&mut run);
         Ok(Some(run))
     }
 
-    fn results_of(&self, ids: &[i64]) -> Result<HashMap<i64, RunResults>, StoreError> {
-        self.results(ids).map_err(|e| self.err(e))
+    fn results_of(
+        &self,
+        ids: &[i64],
+        detail: Detail,
+    ) -> Result<HashMap<i64, RunResults>, StoreError> {
+        self.results(ids, detail).map_err(|e| self.err(e))
     }
 
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {

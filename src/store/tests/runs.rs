@@ -379,7 +379,7 @@ fn selectors_say_which_runs_are_not_complete(backend: &Backend) {
     aborted.labels = vec!["ctrlc".into(), "nightly".into()];
     let done_id = store.save_run(&done).unwrap().unwrap();
     let aborted_id = store.save_run(&aborted).unwrap().unwrap();
-    let select = |text: &str| select_runs(&*store, &text.parse().unwrap());
+    let select = |text: &str| select_runs(&*store, &text.parse().unwrap(), Detail::Full);
     let incomplete = |text: &str| match select(text) {
         Err(StoreError::NotComplete { selector, runs }) => {
             assert_eq!(selector, text);
@@ -439,7 +439,7 @@ fn many_runs_save_at_once_without_duplicates(backend: &Backend) {
     }
     // the results of many runs at once, each in measured order; an unknown id has none
     let ids: Vec<i64> = listed.iter().map(|r| r.id.unwrap()).chain([-1]).collect();
-    let results = store.results_of(&ids).unwrap();
+    let results = store.results_of(&ids, Detail::Full).unwrap();
     assert_eq!(results.len(), ids.len());
     assert_eq!(results[&-1], RunResults::default());
     for run in &listed {
@@ -451,7 +451,20 @@ fn many_runs_save_at_once_without_duplicates(backend: &Backend) {
             by_uuid[&run.uuid].warmup.len()
         );
     }
-    assert!(store.results_of(&[]).unwrap().is_empty());
+    assert!(store.results_of(&[], Detail::Full).unwrap().is_empty());
+    // figures alone: the same results, with bytes, time and latency unknown
+    let figures = store.results_of(&ids, Detail::Figures).unwrap();
+    for (id, full) in &results {
+        let figures_only = |m: &Measurement| Measurement {
+            bytes: 0,
+            elapsed_ns: 0,
+            latency_ns: None,
+            ..m.clone()
+        };
+        let want: Vec<Measurement> = full.results.iter().map(figures_only).collect();
+        assert_eq!(figures[id].results, want);
+        assert_eq!(figures[id].warmup.len(), full.warmup.len());
+    }
     let labelled = store
         .list_runs(&RunFilter {
             labels: vec!["batch7".into()],
@@ -510,7 +523,10 @@ fn sixteen_writers_lose_nothing(backend: &Backend) {
     assert_eq!(report.unfinished_runs, 0);
     let all = store.list_runs(&RunFilter::default()).unwrap();
     let results = store
-        .results_of(&all.iter().map(|r| r.id.unwrap()).collect::<Vec<_>>())
+        .results_of(
+            &all.iter().map(|r| r.id.unwrap()).collect::<Vec<_>>(),
+            Detail::Full,
+        )
         .unwrap();
     assert!(
         results
@@ -576,7 +592,7 @@ fn save_runs_throughput(backend: &Backend) {
         .map(|r| r.id.unwrap())
         .collect();
     let start = Instant::now();
-    let results = store.results_of(&ids).unwrap();
+    let results = store.results_of(&ids, Detail::Full).unwrap();
     eprintln!(
         "{}: results_of 1000 runs: {:.1} ms",
         store.location(),

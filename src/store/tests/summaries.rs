@@ -63,7 +63,7 @@ fn assert_summaries_match(store: &dyn Store) -> usize {
         .iter()
         .filter_map(|r| r.id)
         .collect();
-    let results = store.results_of(&ids).unwrap();
+    let results = store.results_of(&ids, Detail::Full).unwrap();
     let summaries = store.summaries_of(&ids).unwrap();
     for id in &ids {
         assert_eq!(
