@@ -123,17 +123,23 @@ impl RateUnit {
         if self != RateUnit::Auto {
             return self;
         }
-        let smallest = rates
-            .into_iter()
-            .filter(|r| r.is_finite() && *r > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        match smallest {
+        match RateUnit::least_shown(rates) {
             s if s.is_infinite() => RateUnit::MiB,
             s if s >= GIB as f64 => RateUnit::GiB,
             s if s >= MIB as f64 => RateUnit::MiB,
             s if s >= KIB as f64 => RateUnit::KiB,
             _ => RateUnit::Bytes,
         }
+    }
+
+    /// The one figure [`RateUnit::resolve`] decides by: the smallest finite rate above
+    /// zero, infinity when there is none. The least of some pages' least is the least
+    /// of them all, so a listing read a page at a time keeps this, not its figures.
+    pub fn least_shown(rates: impl IntoIterator<Item = f64>) -> f64 {
+        rates
+            .into_iter()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .fold(f64::INFINITY, f64::min)
     }
 
     pub fn label(self) -> &'static str {
@@ -203,6 +209,37 @@ mod tests {
         assert_eq!(parse_seconds(" 0.5 "), Some(Duration::from_millis(500)));
         assert_eq!(parse_seconds("-1"), None);
         assert_eq!(parse_seconds("soon"), None);
+    }
+
+    #[test]
+    fn the_least_of_pages_resolves_the_unit_every_figure_does() {
+        let figures = [
+            3.0e9,
+            f64::NAN,
+            0.0,
+            -5.0,
+            f64::INFINITY,
+            2048.0,
+            5e6,
+            700.0,
+            1.5 * GIB as f64,
+        ];
+        // every choice of figures, read in pages of two
+        for chosen in 0..1u32 << figures.len() {
+            let shown: Vec<f64> = (figures.iter().enumerate())
+                .filter(|(at, _)| chosen & 1 << at != 0)
+                .map(|(_, &f)| f)
+                .collect();
+            let least = shown
+                .chunks(2)
+                .map(|page| RateUnit::least_shown(page.iter().copied()))
+                .fold(f64::INFINITY, f64::min);
+            assert_eq!(
+                RateUnit::Auto.resolve([least]),
+                RateUnit::Auto.resolve(shown.iter().copied()),
+                "{shown:?}"
+            );
+        }
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! `iozone history`: filters → store query → listing. With `--all`, JSON and CSV are
+//! `iozone history`: filters → store query → listing. With `--all`, every format is
 //! written a page of runs at a time, so memory holds a page, not the database.
 
 use super::Context;
+use super::spool::Spool;
 use crate::cli::{HistoryArgs, ListFormat};
 use crate::model::{Run, RunStatus};
-use crate::render::{self, JsonArray};
+use crate::render::{self, HistoryLine, JsonArray, TextStyle};
 use crate::selector::RunFilter;
 use crate::store::{self, Store};
+use crate::units::RateUnit;
 
 pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
@@ -67,35 +69,72 @@ fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
     }
 }
 
-/// Every run `filter` selects as a table or Markdown, gathered a page at a time as
-/// text: the columns are as wide as their widest cell, so nothing is written before
-/// the last page.
+/// Every run `filter` selects as a table or Markdown, in the memory of a page of runs:
+/// the columns are as wide as their widest cell and the rates' unit suits their least
+/// figure, so the runs' lines are set aside in a temporary file, measured, then written.
 fn every_run_as_text(
     store: &dyn Store,
     filter: &RunFilter,
     format: ListFormat,
-    units: crate::units::RateUnit,
+    units: RateUnit,
     context: &Context,
 ) -> anyhow::Result<()> {
-    let mut rows = render::HistoryRows::default();
-    store::for_each_page(store, filter, |mut runs| {
-        as_listed(filter, &mut runs);
-        let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-        rows.add(&runs, &store.summaries_of(&ids)?);
-        Ok::<_, anyhow::Error>(())
-    })?;
-    if rows.is_empty() && format == ListFormat::Table {
+    let (mut lines, least) = spool_lines(store, filter)?;
+    if lines.is_empty() && format == ListFormat::Table {
         let location = store.location();
         (context.shell).status("History", format!("no runs recorded in {location} match"));
         return Ok(());
     }
-    let (listing, _) = rows.into_listing(units);
-    let text = match format {
-        ListFormat::Markdown => listing.to_markdown(),
-        _ => listing.render(context.shell.table_style()),
+    let style = match format {
+        ListFormat::Markdown => TextStyle::Markdown,
+        _ => context.shell.table_style(),
     };
-    super::print_stdout(&text)?;
+    write_spooled(&mut lines, units.resolve([least]), style)
+}
+
+/// The spooled lines as one table in `style`, rates in `unit`: measured in a first
+/// reading, written a page at a time in a second.
+fn write_spooled(
+    lines: &mut Spool<HistoryLine>,
+    unit: RateUnit,
+    style: TextStyle,
+) -> anyhow::Result<()> {
+    let frame = render::history_frame(unit);
+    let mut layout = frame.layout(style);
+    for line in lines.replay()? {
+        layout.add(&line?.into_row(unit));
+    }
+    let mut table = layout.writer();
+    super::stream_output("-".as_ref(), |out| {
+        let mut chunk = frame.clone();
+        for line in lines.replay()? {
+            chunk.push(line?.into_row(unit));
+            if chunk.rows.len() == store::PAGE {
+                out.write(&table.chunk(&chunk))?;
+                chunk = frame.clone();
+            }
+        }
+        out.write(&table.chunk(&chunk))?;
+        out.write(&table.end())
+    })?;
     Ok(())
+}
+
+/// The lines of every run `filter` selects, read a page at a time, and the least of
+/// their figures: all the rate unit depends on.
+fn spool_lines(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<(Spool<HistoryLine>, f64)> {
+    let mut lines = Spool::new()?;
+    let mut least = f64::INFINITY;
+    store::for_each_page(store, filter, |mut runs| {
+        as_listed(filter, &mut runs);
+        let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
+        for line in HistoryLine::of_runs(&runs, &store.summaries_of(&ids)?) {
+            least = least.min(RateUnit::least_shown(line.figures()));
+            lines.push(&line)?;
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok((lines, least))
 }
 
 /// Every run `filter` selects, as JSON or CSV, written a page at a time.

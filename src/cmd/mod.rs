@@ -16,6 +16,7 @@ mod record;
 mod report;
 mod run;
 mod show;
+mod spool;
 mod sync;
 mod trend;
 

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use chrono::Local;
+use serde::{Deserialize, Serialize};
 
 use super::cells;
 use super::listing::Listing;
@@ -48,55 +49,65 @@ pub fn history_listing(
     summaries: &HashMap<i64, Vec<RowSummary>>,
     unit: RateUnit,
 ) -> (Listing, RateUnit) {
-    let mut rows = HistoryRows::default();
-    rows.add(runs, summaries);
-    rows.into_listing(unit)
+    let lines = HistoryLine::of_runs(runs, summaries);
+    let unit = unit.resolve(lines.iter().flat_map(HistoryLine::figures));
+    let mut listing = history_frame(unit);
+    for line in lines {
+        listing.push(line.into_row(unit));
+    }
+    (listing, unit)
 }
 
-/// The rows of [`history_listing`] gathered a page of runs at a time: each run's cells
-/// and headline figures, not the run or its summaries, so that `history --all` holds
-/// text, not the database. The rate unit is chosen once every figure is in.
-#[derive(Default)]
-pub struct HistoryRows {
-    cells: Vec<Vec<String>>,
-    figures: Vec<[Option<f64>; 2]>,
+/// The headers and columns of [`history_listing`] with rates in `unit`, no rows.
+pub fn history_frame(unit: RateUnit) -> Listing {
+    let write_col = format!("write {}", unit.label());
+    let read_col = format!("read {}", unit.label());
+    let mut headers: Vec<&str> = COLUMNS.iter().map(|(header, _)| *header).collect();
+    headers.extend([write_col.as_str(), read_col.as_str()]);
+    let mut numeric = numeric_indices(&COLUMNS);
+    numeric.extend([COLUMNS.len(), COLUMNS.len() + 1]);
+    Listing::new(&headers).numeric(&numeric)
 }
 
-impl HistoryRows {
-    pub fn add(&mut self, runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) {
+/// A run's row of [`history_listing`] before its rates have a unit, which waits for
+/// every run's figures: what `history --all` keeps of a run between reading it from
+/// the database and writing it out.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct HistoryLine {
+    cells: Vec<String>,
+    /// The headline write and read rates as `f64` bits: exact, infinities included,
+    /// which a JSON number is not.
+    figures: [Option<u64>; 2],
+}
+
+impl HistoryLine {
+    pub fn of_runs(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> Vec<HistoryLine> {
         let empty = Vec::new();
-        for run in runs {
+        let line = |run: &Run| {
             let of_run = summaries.get(&run.id.unwrap_or_default()).unwrap_or(&empty);
-            let figure = |test| headline(&run.params, of_run, test);
-            self.figures
-                .push([figure(TestKind::Write), figure(TestKind::Read)]);
-            self.cells.push(
-                COLUMNS
+            let figure = |test| headline(&run.params, of_run, test).map(f64::to_bits);
+            HistoryLine {
+                cells: COLUMNS
                     .iter()
                     .map(|(_, column)| column.cell(run, local_time))
                     .collect(),
-            );
-        }
+                figures: [figure(TestKind::Write), figure(TestKind::Read)],
+            }
+        };
+        runs.iter().map(line).collect()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
+    /// The headline rates there are, in bytes/s.
+    pub fn figures(&self) -> impl Iterator<Item = f64> + use<> {
+        self.figures.into_iter().flatten().map(f64::from_bits)
     }
 
-    pub fn into_listing(self, unit: RateUnit) -> (Listing, RateUnit) {
-        let unit = unit.resolve(self.figures.iter().flatten().flatten().copied());
-        let write_col = format!("write {}", unit.label());
-        let read_col = format!("read {}", unit.label());
-        let mut headers: Vec<&str> = COLUMNS.iter().map(|(header, _)| *header).collect();
-        headers.extend([write_col.as_str(), read_col.as_str()]);
-        let mut numeric = numeric_indices(&COLUMNS);
-        numeric.extend([COLUMNS.len(), COLUMNS.len() + 1]);
-        let mut listing = Listing::new(&headers).numeric(&numeric);
-        for (mut row, figures) in self.cells.into_iter().zip(self.figures) {
-            row.extend(figures.map(|f| f.map_or("-".into(), |r| unit.format(r))));
-            listing.push(row);
-        }
-        (listing, unit)
+    /// The row, its rates in `unit` (resolved).
+    pub fn into_row(self, unit: RateUnit) -> Vec<String> {
+        let rate = |f: Option<u64>| f.map_or("-".into(), |bits| unit.format(f64::from_bits(bits)));
+        let mut row = self.cells;
+        row.extend(self.figures.map(rate));
+        row
     }
 }
 

@@ -2,9 +2,19 @@
 //! Markdown table ready to paste into a ticket, or CSV. Renderers build listings and
 //! never format tables themselves.
 
-use comfy_table::{
-    Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, Table, Width, presets,
-};
+mod layout;
+
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
+
+pub use layout::{Chunks, Layout};
+
+/// The terminal tables' borders.
+const TABLE: comfy_table::TableStyle = presets::UTF8_FULL_CONDENSED.with_rounded_corners();
+
+/// `cells` with every `|` escaped, so each stays in its cell of a Markdown table.
+fn escaped(cells: &[String]) -> Vec<String> {
+    cells.iter().map(|c| c.replace('|', "\\|")).collect()
+}
 
 /// How text meant for a person is laid out: a terminal table, in colour or not and
 /// fitted to the terminal's width when it has one, or Markdown to paste into a ticket
@@ -155,33 +165,31 @@ impl Listing {
 
     /// A Markdown pipe table; a `|` inside a cell is escaped so it stays in its cell.
     pub fn to_markdown(&self) -> String {
-        let escape = |cells: &[String]| -> Vec<String> {
-            cells.iter().map(|c| c.replace('|', "\\|")).collect()
-        };
-        let escaped = Listing {
-            headers: escape(&self.headers),
-            rows: self.rows.iter().map(|r| escape(r)).collect(),
-            ..self.clone()
-        };
-        let mut out = escaped
+        let mut out = (self.escaped())
             .table(presets::ASCII_MARKDOWN, false, None)
             .to_string();
         out.push('\n');
         out
     }
 
+    /// The listing with every `|` escaped, for Markdown.
+    fn escaped(&self) -> Listing {
+        Listing {
+            headers: escaped(&self.headers),
+            rows: self.rows.iter().map(|r| escaped(r)).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The listing as a terminal table (coloured or not, fitted or not) or Markdown.
     pub fn render(&self, style: TextStyle) -> String {
-        let preset = presets::UTF8_FULL_CONDENSED.with_rounded_corners();
         match style {
             TextStyle::Markdown => self.to_markdown(),
             TextStyle::Table {
                 width: Some(width), ..
-            } if self.widest_line(preset) > usize::from(width) => {
-                self.fitted(preset, style.colored(), width)
-            }
+            } if self.widest_line(TABLE) > usize::from(width) => self.fitted(style, width),
             style => {
-                let mut out = self.table(preset, style.colored(), None).to_string();
+                let mut out = self.table(TABLE, style.colored(), None).to_string();
                 out.push('\n');
                 out
             }
@@ -193,16 +201,38 @@ impl Listing {
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
     }
 
-    /// Too wide for the terminal: columns whose every cell is the same are said once
-    /// under the table, and the rest wrap at spaces, never inside a word or a number.
-    fn fitted(&self, preset: comfy_table::TableStyle, color: bool, width: u16) -> String {
-        let same =
-            |c: usize| self.rows.len() > 1 && self.rows.iter().all(|r| r[c] == self.rows[0][c]);
-        // the first column names the row: kept even when it repeats
-        let (constant, kept): (Vec<usize>, Vec<usize>) =
-            (0..self.headers.len()).partition(|&c| c > 0 && same(c));
+    /// Too wide for the terminal: laid out and written as one chunk, the way a listing
+    /// too long to hold is written in many.
+    fn fitted(&self, style: TextStyle, width: u16) -> String {
+        let mut chunks = self.layout(style).fitted(width);
+        chunks.chunk(self) + &chunks.end()
+    }
+
+    /// The layout of this listing's rows, which learns more rows before it writes
+    /// whichever rows it is given a chunk at a time (see [`Layout`]).
+    pub fn layout(&self, style: TextStyle) -> Layout {
+        let mut layout = Layout::new(self, style);
+        for row in &self.rows {
+            layout.add(row);
+        }
+        layout
+    }
+
+    /// The same headers and columns, no rows.
+    pub fn without_rows(&self) -> Listing {
+        Listing {
+            headers: self.headers.clone(),
+            rows: Vec::new(),
+            numeric: self.numeric.clone(),
+            max_width: self.max_width,
+            colors: Vec::new(),
+        }
+    }
+
+    /// The `kept` columns only, in that order, colours moving with their cells.
+    fn pick(&self, kept: &[usize]) -> Listing {
         let pick = |cells: &[String]| kept.iter().map(|&c| cells[c].clone()).collect();
-        let narrower = Listing {
+        Listing {
             headers: pick(&self.headers),
             rows: self.rows.iter().map(|r| pick(r)).collect(),
             numeric: kept.iter().map(|&c| self.numeric[c]).collect(),
@@ -217,79 +247,7 @@ impl Listing {
                     paint.iter().filter_map(moved).collect()
                 })
                 .collect(),
-        };
-        let mut table = narrower.table(preset, color, None);
-        let widths = narrower.column_widths(usize::from(width));
-        for (column, width) in table.column_iter_mut().zip(widths) {
-            // comfy-table counts a column's padding (one space a side) in its width
-            let padded = width.saturating_add(2);
-            column.set_constraint(ColumnConstraint::Absolute(Width::Fixed(padded)));
         }
-        let mut out = table.to_string();
-        out.push('\n');
-        if !constant.is_empty() && !self.rows.is_empty() {
-            let said: Vec<String> = constant
-                .iter()
-                .map(|&c| format!("{} {}", self.headers[c], self.rows[0][c]))
-                .collect();
-            let line = format!("Every row: {}", said.join("; "));
-            out.push_str(&textwrap::fill(&line, usize::from(width)));
-            out.push('\n');
-        }
-        out
-    }
-
-    /// Column widths that fit `width` terminal columns if they can: the widest column
-    /// with room to give gives one character at a time, down to its longest word (for
-    /// numbers, their whole cell: only a number's header wraps).
-    fn column_widths(&self, width: usize) -> Vec<u16> {
-        let columns = self.headers.len();
-        let text_width = |s: &String| s.lines().map(|l| l.chars().count()).max().unwrap_or(0);
-        let mut widths: Vec<usize> = (0..columns)
-            .map(|c| {
-                let cells =
-                    std::iter::once(&self.headers[c]).chain(self.rows.iter().map(|r| &r[c]));
-                cells.map(text_width).max().unwrap_or(1)
-            })
-            .collect();
-        let words: Vec<usize> = (0..columns)
-            .map(|c| usize::from(self.longest_word(c)))
-            .collect();
-        let whole: Vec<usize> = (0..columns)
-            .map(|c| match self.numeric[c] {
-                true => (self.rows.iter().map(|r| text_width(&r[c]))).fold(words[c], usize::max),
-                false => words[c],
-            })
-            .collect();
-        // "│ " before each cell, " ┆ " between, " │" after
-        let budget = width.saturating_sub(3 * columns + 1);
-        // numbers stay whole while they can, then wrap at their spaces too
-        for least in [whole, words] {
-            while widths.iter().sum::<usize>() > budget {
-                let roomiest = (0..columns)
-                    .filter(|&c| widths[c] > least[c])
-                    .max_by_key(|&c| (widths[c] - least[c], widths[c]));
-                match roomiest {
-                    Some(c) => widths[c] -= 1,
-                    None => break,
-                }
-            }
-        }
-        widths
-            .into_iter()
-            .map(|w| u16::try_from(w).unwrap_or(u16::MAX))
-            .collect()
-    }
-
-    /// The widest word of column `c` (header and cells), which wrapping must not cut.
-    fn longest_word(&self, c: usize) -> u16 {
-        let cells = std::iter::once(&self.headers[c]).chain(self.rows.iter().map(|r| &r[c]));
-        let widest = cells
-            .flat_map(|cell| cell.split_whitespace())
-            .map(|word| word.chars().count())
-            .max()
-            .unwrap_or(1);
-        u16::try_from(widest).unwrap_or(u16::MAX)
     }
 
     pub fn to_csv(&self) -> String {
@@ -351,5 +309,131 @@ mod tests {
             t.contains("a, b") && t.contains("12.5") && t.contains("rate"),
             "{t}"
         );
+    }
+
+    /// Cells of every kind a table meets: words and numbers, a long word, spaces, a
+    /// `|`, a second line, wide and zero-width characters, nothing at all.
+    const CELLS: [&str; 14] = [
+        "posix",
+        "12.5",
+        "1024.00",
+        "a, b",
+        "host-0001 (rack 4)",
+        "extraordinarilylongword",
+        "several words that wrap somewhere",
+        "c|d",
+        "two\nlines",
+        "日本語",
+        "e\u{301}te\u{301}",
+        "",
+        "-",
+        "DR9; nightly; smoke test",
+    ];
+
+    /// A listing of `rows` rows picked by `seed`: some columns numeric, some the same in
+    /// every row, some cells coloured.
+    fn varied(seed: u64, rows: usize) -> Listing {
+        let mut state = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = move |below: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % below
+        };
+        let columns = 2 + next(6);
+        let headers: Vec<&str> = (0..columns)
+            .map(|c| ["ID", "write MiB/s", "Labels", "a long header name", "FS"][c % 5])
+            .collect();
+        let numeric: Vec<usize> = (0..columns).filter(|_| next(3) == 0).collect();
+        let constant: Vec<Option<&str>> = (0..columns)
+            .map(|_| (next(3) == 0).then(|| CELLS[next(CELLS.len())]))
+            .collect();
+        let mut listing = Listing::new(&headers).numeric(&numeric);
+        for row in 0..rows {
+            let cells: Vec<String> = (0..columns)
+                .map(|c| match (c, constant[c]) {
+                    (0, _) => (row * 37 % 1000).to_string(),
+                    (_, Some(same)) => same.to_string(),
+                    _ => CELLS[next(CELLS.len())].to_string(),
+                })
+                .collect();
+            let paint = match next(2) {
+                0 => vec![(next(columns), Color::Green)],
+                _ => Vec::new(),
+            };
+            listing.push_painted(cells, paint);
+        }
+        listing
+    }
+
+    /// `listing` learned row by row and written `per` rows at a time, as `history
+    /// --all` writes a table too long to hold.
+    fn in_chunks(listing: &Listing, style: TextStyle, per: usize) -> String {
+        let mut layout = listing.without_rows().layout(style);
+        for row in &listing.rows {
+            layout.add(row);
+        }
+        let mut chunks = layout.writer();
+        let mut out = String::new();
+        for (rows, colors) in listing.rows.chunks(per).zip(listing.colors.chunks(per)) {
+            let mut chunk = listing.without_rows();
+            for (row, paint) in rows.iter().zip(colors) {
+                chunk.push_painted(row.clone(), paint.clone());
+            }
+            out += &chunks.chunk(&chunk);
+        }
+        out + &chunks.end()
+    }
+
+    /// Every style a listing is rendered in, with terminal widths on both sides of the
+    /// table's own, so that some tables fit and others are fitted.
+    fn styles(listing: &Listing) -> Vec<TextStyle> {
+        let own = listing.widest_line(TABLE);
+        let mut styles = vec![TextStyle::Markdown];
+        for color in [false, true] {
+            styles.push(TextStyle::table(color));
+            for width in [own - 1, own, own + 1, own / 2, 30, 12] {
+                let width = Some(u16::try_from(width).unwrap());
+                styles.push(TextStyle::Table { color, width });
+            }
+        }
+        styles
+    }
+
+    #[test]
+    fn written_in_chunks_a_listing_renders_as_it_does_whole() {
+        let mut fitted = 0;
+        for seed in 0..25 {
+            for rows in [0, 1, 2, 3, 7, 20] {
+                let listing = varied(seed, rows);
+                for style in styles(&listing) {
+                    let whole = listing.render(style);
+                    fitted += usize::from(whole.contains("Every row: "));
+                    for per in [1, 2, 3, 1000] {
+                        assert_eq!(
+                            in_chunks(&listing, style, per),
+                            whole,
+                            "seed {seed}, {rows} rows, {style:?}, {per} a chunk"
+                        );
+                    }
+                }
+            }
+        }
+        // the fitted tables' own line was met too
+        assert!(fitted > 100, "{fitted}");
+    }
+
+    #[test]
+    fn the_layout_knows_the_widest_line_without_drawing_the_table() {
+        for seed in 0..200 {
+            let listing = varied(seed, 1 + seed as usize % 9);
+            assert_eq!(
+                listing.layout(TextStyle::table(false)).widest_line(),
+                listing.widest_line(TABLE),
+                "seed {seed}: {listing:?}"
+            );
+        }
     }
 }

@@ -22,11 +22,12 @@ pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
 pub use fleet::{fleet_csv, fleet_json, fleet_text};
 pub use history::{
-    HistoryRows, headline, history_csv, history_json, history_json_element, history_listing,
+    HistoryLine, headline, history_csv, history_frame, history_json, history_json_element,
+    history_listing,
 };
 pub use html::{ReportInput, SeriesHistory, report_html};
 pub use json_array::JsonArray;
-pub use listing::{Listing, TextStyle};
+pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
 pub use show::show_text;
 pub use trend::{trend_csv, trend_text};

@@ -9,6 +9,7 @@ use iozone::store;
 use iozone::units::ByteSize;
 
 use super::iozone_db;
+use crate::common::db_stdout;
 
 /// A recorded run of one test at `level` bytes/s (± a small deterministic wobble).
 fn planted(host: &str, day: i64, level: f64) -> Run {
@@ -183,28 +184,36 @@ fn trend_all_host_by_host_is_the_report_of_one_walk() {
     assert_eq!(report["steps"].as_array().unwrap().len(), 4, "{report}");
 }
 
+/// A database in `dir` of `n` runs over `hosts` hosts, a day apart, as `adjust` leaves
+/// them.
+fn many_runs(
+    dir: &std::path::Path,
+    n: i64,
+    hosts: i64,
+    adjust: impl FnOnce(&mut [Run]),
+) -> std::path::PathBuf {
+    let db = dir.join("h.db");
+    let mut runs: Vec<Run> = (0..n)
+        .map(|i| planted(&format!("h{}", i % hosts), i % 90, 300e6 + i as f64))
+        .collect();
+    adjust(&mut runs);
+    store::open(&db).unwrap().save_runs(&runs).unwrap();
+    db
+}
+
 /// More runs than a page holds (500): listings read page by page say what one read
 /// of them all says, in the same order, each run once.
 #[test]
 fn listings_read_in_pages_are_the_whole_listing() {
     let scratch = tempfile::tempdir().unwrap();
-    let db = scratch.path().join("h.db");
-    let mut s = store::open(&db).unwrap();
-    let mut runs: Vec<Run> = (0..1100)
-        .map(|i| planted(&format!("h{}", i % 3), i % 90, 300e6 + i as f64))
-        .collect();
-    // runs that started at the same instant are told apart by id, across a page's end
-    let same = runs[550].started_at;
-    for run in &mut runs[495..510] {
-        run.started_at = same;
-    }
-    s.save_runs(&runs).unwrap();
-    drop(s);
-    let stdout = |args: &[&str]| {
-        let (code, out, err) = iozone_db(&db, args);
-        assert_eq!(code, Some(0), "{err}");
-        out
-    };
+    let db = many_runs(scratch.path(), 1100, 3, |runs| {
+        // runs that started at the same instant are told apart by id, across a page's end
+        let same = runs[550].started_at;
+        for run in &mut runs[495..510] {
+            run.started_at = same;
+        }
+    });
+    let stdout = |args: &[&str]| db_stdout(&db, args);
     for format in ["json", "csv"] {
         assert_eq!(
             stdout(&["history", "--all", "--format", format]),
@@ -236,4 +245,51 @@ fn listings_read_in_pages_are_the_whole_listing() {
         stdout(&["trend", "--all", "--format", "json"]),
         stdout(&["trend", "--limit", "5000", "--format", "json"])
     );
+}
+
+/// `history --all` as a table and in Markdown, written page by page in the widths of
+/// every page, is the listing of them all at once: the widest cell and the slowest
+/// figure (which picks the rate unit) are on other pages than the first.
+#[test]
+fn history_all_as_text_is_the_whole_listing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = many_runs(scratch.path(), 1234, 4, |runs| {
+        // oldest first: run 5 is listed on the last page, run 700 on the second
+        runs[5].labels = vec!["a label | with a pipe, and spaces".into()];
+        for result in &mut runs[5].results {
+            result.throughput = 2000.0;
+        }
+        runs[700].host.hostname = Some("a-much-longer-hostname-than-the-others".into());
+        runs[701].results.clear();
+        runs[702].status = RunStatus::Aborted;
+    });
+    let stdout = |args: &[&str]| db_stdout(&db, args);
+    for format in [
+        &["--format", "table"][..],
+        &["--format", "markdown"],
+        &["--units", "GiB"],
+    ] {
+        let all = stdout(&[&["history", "--all"], format].concat());
+        assert_eq!(
+            all,
+            stdout(&[&["history", "--limit", "5000"], format].concat()),
+            "{format:?}"
+        );
+        // one header, a line a run
+        assert_eq!(all.matches("write ").count(), 1, "{format:?}");
+        assert!(all.lines().count() >= 1234, "{format:?}");
+    }
+    let table = stdout(&["history", "--all"]);
+    assert!(
+        table.contains(" KiB/s"),
+        "the slowest run's unit: {table:.400}"
+    );
+    // none matching: the same word on stderr for the table, the header alone in Markdown
+    for format in ["table", "markdown"] {
+        let none = |limit: &[&str]| {
+            let args = [&["history", "--host", "nowhere", "--format", format], limit].concat();
+            iozone_db(&db, &args)
+        };
+        assert_eq!(none(&["--all"]), none(&["--limit", "5000"]), "{format}");
+    }
 }
