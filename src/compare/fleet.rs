@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::environment::environment_changes;
-use super::{CompareError, Comparison, EnvChange, Options, PastRuns, Row, Verdict, compare};
+use super::{
+    CompareError, EnvChange, Measured, Options, PastRuns, Row, Verdict, measure, regressions,
+};
 use crate::facts::Fact;
 use crate::model::{Run, TestKind};
 use crate::units::ByteSize;
@@ -107,7 +109,7 @@ pub fn compare_by(
         .filter_map(|(k, b)| cand.get(k).map(|c| (k, b, c)))
         .collect();
     let outcomes = in_parallel(&both, |(key, b, c)| {
-        ((*key).clone(), compare(b, c, PastRuns::default(), options))
+        ((*key).clone(), measure(b, c, PastRuns::default(), options))
     });
     let mut groups = Vec::new();
     let mut nothing_in_common = Vec::new();
@@ -149,8 +151,8 @@ pub fn compare_by(
     })
 }
 
-fn group(key: String, c: Comparison) -> Group {
-    let regressions = c.regressions();
+fn group(key: String, c: Measured) -> Group {
+    let regressions = regressions(&c.rows);
     // rows are sorted worst first
     let worst = c.rows.first().cloned();
     Group {

@@ -32,7 +32,7 @@ mod simulation;
 mod tests;
 mod verdict;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -223,11 +223,15 @@ pub struct Comparison {
 
 impl Comparison {
     pub fn regressions(&self) -> usize {
-        self.rows
-            .iter()
-            .filter(|r| r.verdict == Verdict::Regression)
-            .count()
+        regressions(&self.rows)
     }
+}
+
+/// How many of `rows` regressed.
+fn regressions(rows: &[Row]) -> usize {
+    rows.iter()
+        .filter(|r| r.verdict == Verdict::Regression)
+        .count()
 }
 
 /// Compares `baseline` and `candidate` runs. `history` holds other complete runs of
@@ -240,6 +244,38 @@ pub fn compare(
     options: &Options,
 ) -> Result<Comparison, CompareError> {
     options.validate()?;
+    let measured = measure(baseline, candidate, history, options)?;
+    Ok(Comparison {
+        environment_changes: environment_changes(baseline, candidate),
+        summary: summarize(&measured.rows),
+        baseline_only: measured.baseline_only,
+        candidate_only: measured.candidate_only,
+        rows: measured.rows,
+        corrected_over: measured.corrected_over,
+        threshold_pct: options.threshold * 100.0,
+        alpha: options.alpha,
+        history_runs: measured.history_runs,
+    })
+}
+
+/// The rows of a comparison, each measured and decided, worst first; the keys of one
+/// side only; how many p-values were corrected; how many history runs measured noise.
+struct Measured {
+    rows: Vec<Row>,
+    baseline_only: Vec<RowKey>,
+    candidate_only: Vec<RowKey>,
+    corrected_over: usize,
+    history_runs: usize,
+}
+
+/// A comparison's rows, without what is said of the sides' environments (which a fleet
+/// comparison says once for the whole fleet, not for each group).
+fn measure(
+    baseline: &[Run],
+    candidate: &[Run],
+    history: PastRuns,
+    options: &Options,
+) -> Result<Measured, CompareError> {
     let base = side(baseline, options.ignore);
     let cand = side(candidate, options.ignore);
     let common: Vec<&RowKey> = base.keys().filter(|k| cand.contains_key(*k)).collect();
@@ -265,23 +301,17 @@ pub fn compare(
             .partial_cmp(&(b.verdict, -b.change_pct.abs()))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    Ok(Comparison {
-        environment_changes: environment_changes(baseline, candidate),
-        summary: summarize(&rows),
-        baseline_only: base
-            .keys()
-            .filter(|k| !cand.contains_key(*k))
+    let only = |one: &BTreeMap<RowKey, verdict::Side>, other: &BTreeMap<RowKey, verdict::Side>| {
+        one.keys()
+            .filter(|k| !other.contains_key(*k))
             .cloned()
-            .collect(),
-        candidate_only: cand
-            .keys()
-            .filter(|k| !base.contains_key(*k))
-            .cloned()
-            .collect(),
+            .collect()
+    };
+    Ok(Measured {
+        baseline_only: only(&base, &cand),
+        candidate_only: only(&cand, &base),
         rows,
         corrected_over,
-        threshold_pct: options.threshold * 100.0,
-        alpha: options.alpha,
         history_runs: noise.values().map(|h| h.runs).max().unwrap_or(0),
     })
 }
