@@ -140,7 +140,7 @@ pub struct CheckReport {
 }
 
 /// What every store can do. Methods take and return model values, never SQL.
-pub trait Store {
+pub trait Store: Send {
     /// Where the data lives, for messages (never with credentials).
     fn location(&self) -> String;
 

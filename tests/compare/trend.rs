@@ -1,83 +1,11 @@
 //! `trend` on planted histories: runs written through the store interface with a level
 //! we choose, then the real binary asked where the level stepped.
 
-use std::collections::BTreeMap;
-
-use chrono::{Duration, Utc};
 use iozone::model::*;
 use iozone::store;
-use iozone::units::ByteSize;
 
 use super::iozone_db;
-use crate::common::db_stdout;
-
-/// A recorded run of one test at `level` bytes/s (± a small deterministic wobble).
-fn planted(host: &str, day: i64, level: f64) -> Run {
-    let started_at = Utc::now() - Duration::days(100 - day);
-    let wobble = [1.0, 0.985, 1.02, 0.99, 1.01, 0.98, 1.015][(day % 7) as usize];
-    Run {
-        id: None,
-        uuid: uuid::Uuid::new_v4(),
-        started_at,
-        finished_at: Some(started_at + Duration::seconds(10)),
-        status: RunStatus::Complete,
-        labels: vec![],
-        tags: BTreeMap::new(),
-        note: None,
-        tool_version: "0.1.0".into(),
-        params: Params {
-            engine: EngineKind::Posix,
-            cache: CacheMode::Flush,
-            iodepth: 1,
-            engines: Vec::new(),
-            caches: Vec::new(),
-            threads: 1,
-            file_size: ByteSize(32 << 20),
-            file_sizes: vec![ByteSize(32 << 20)],
-            record_sizes: vec![ByteSize(4096)],
-            tests: vec![TestKind::Write],
-            repeat: 3,
-            warmup: 0,
-            order: RoundOrder::Grouped,
-            repeat_auto: None,
-            seed: Some(1),
-            auto: false,
-            verify: false,
-            read_pct: Some(50),
-            stride_records: Some(17),
-            latency: false,
-            dir: Some("/srv".into()),
-        },
-        host: Host {
-            hostname: Some(host.into()),
-            ..Host::default()
-        },
-        filesystem: Filesystem {
-            fs_type: Some("ext4".into()),
-            mount_point: Some("/srv".into()),
-            ..Filesystem::default()
-        },
-        source: None,
-        state_at_start: None,
-        state_at_end: None,
-        process: None,
-        warmup: Vec::new(),
-        results: (1..=3)
-            .map(|repetition| Measurement {
-                test: TestKind::Write,
-                file_size: ByteSize(32 << 20),
-                record_size: ByteSize(4096),
-                repetition,
-                bytes: 32 << 20,
-                elapsed_ns: 1,
-                throughput: level * wobble * (1.0 + 0.002 * repetition as f64),
-                latency_ns: None,
-                engine: EngineKind::Posix,
-                cache: CacheMode::Flush,
-            })
-            .collect(),
-    }
-}
+use crate::common::{db_stdout, planted};
 
 /// A database in `dir` of two hosts' daily runs: "stepped", 12 days at 500 MB/s, then
 /// (a kernel update) 12 days at 400 MB/s; "flat", 24 days at 300 MB/s.

@@ -8,7 +8,10 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::common::{PgDb, iozone, iozone_process, json, leftovers, spawn_until_measuring};
+use crate::common::{
+    Mount, PgDb, iozone, iozone_process, json, leftovers, planted, require_root,
+    spawn_until_measuring,
+};
 
 /// `iozone --db DB ARGS`; (status, stdout, stderr).
 pub fn on(db: &str, args: &[&str]) -> (Option<i32>, String, String) {
@@ -148,6 +151,69 @@ fn sync_moves_each_run_once() {
     let (code, _, err) = on(down.to_str().unwrap(), &["sync", "--from", &pg.url]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("Synced 3 runs from"), "{err}");
+}
+
+/// A target that fills up mid-sync: the sync fails with the target's error, in bounded
+/// time (the source is read a batch ahead on a thread of its own, which must stop too),
+/// keeping every whole batch it wrote; once there is room, a second sync sends the rest
+/// and nothing twice.
+#[test]
+fn a_sync_into_a_full_disk_keeps_whole_batches_and_resumes() {
+    if !require_root("fill a small tmpfs during a sync") {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let source = scratch.path().join("source.db");
+    let runs: Vec<iozone::model::Run> = (0..3000)
+        .map(|i| planted(&format!("h{}", i % 7), i % 90, 300e6 + i as f64))
+        .collect();
+    iozone::store::open(&source)
+        .unwrap()
+        .save_runs(&runs)
+        .unwrap();
+    let source = source.to_str().unwrap();
+    let small = Mount::tmpfs("1m", "");
+    let target = small.path().join("target.db");
+    let target = target.to_str().unwrap();
+    let sync = || {
+        let out = iozone()
+            .args(["--db", source, "sync", "--to", target, "--batch", "100"])
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (status, err) = sync();
+    assert!(!status.success(), "{err}");
+    assert!(err.contains("full"), "{err}");
+    let kept = || {
+        ok(target, &["history", "--all", "--format", "csv"])
+            .lines()
+            .count()
+            - 1
+    };
+    let first = kept();
+    assert!(
+        first > 0 && first < 3000 && first % 100 == 0,
+        "{first} runs kept"
+    );
+    let remounted = std::process::Command::new("mount")
+        .args(["-o", "remount,size=64m"])
+        .arg(small.path())
+        .status()
+        .unwrap();
+    assert!(remounted.success());
+    let (status, err) = sync();
+    assert!(status.success(), "{err}");
+    let said = format!("Synced {} runs to", 3000 - first);
+    assert!(
+        err.contains(&said) && err.contains(&format!("({first} already there)")),
+        "{err}"
+    );
+    assert_eq!(kept(), 3000);
 }
 
 #[test]
