@@ -33,6 +33,7 @@ pub use sqlite::{SqliteStore, lock_waits};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{RunFilter, RunRef, Selector};
+use columns::ResultRow;
 
 /// Why the store could not do what was asked. Messages name the database and the way
 /// out, except a way out through a flag: the command line adds that (`cmd::error_message`).
@@ -199,18 +200,18 @@ pub struct RunResults {
 }
 
 impl RunResults {
-    /// Splits rows read with their warm-up flag, each list in the listing order.
-    pub fn from_flagged(rows: impl IntoIterator<Item = (bool, Measurement)>) -> RunResults {
-        let mut out = RunResults::default();
-        for (warmup, m) in rows {
-            match warmup {
-                true => out.warmup.push(m),
-                false => out.results.push(m),
-            }
+    /// A row read, among the warm-up rounds or the measured ones as it says.
+    fn add(&mut self, row: ResultRow) {
+        match row.warmup {
+            true => self.warmup.push(row.measurement),
+            false => self.results.push(row.measurement),
         }
-        out.results.sort_by_key(Measurement::list_order);
-        out.warmup.sort_by_key(Measurement::list_order);
-        out
+    }
+
+    /// Each list in the listing order.
+    fn sort(&mut self) {
+        self.results.sort_by_key(Measurement::list_order);
+        self.warmup.sort_by_key(Measurement::list_order);
     }
 
     fn fill(self, run: &mut Run) {

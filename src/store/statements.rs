@@ -182,18 +182,15 @@ pub fn group_results(
     ids: &[i64],
     rows: impl IntoIterator<Item = ResultRow>,
 ) -> HashMap<i64, RunResults> {
-    let mut by_run: HashMap<i64, Vec<(bool, crate::model::Measurement)>> =
-        ids.iter().map(|&id| (id, Vec::new())).collect();
+    let mut by_run: HashMap<i64, RunResults> =
+        ids.iter().map(|&id| (id, RunResults::default())).collect();
     for row in rows {
-        by_run
-            .entry(row.run_id)
-            .or_default()
-            .push((row.warmup, row.measurement));
+        by_run.entry(row.run_id).or_default().add(row);
+    }
+    for results in by_run.values_mut() {
+        results.sort();
     }
     by_run
-        .into_iter()
-        .map(|(id, rows)| (id, RunResults::from_flagged(rows)))
-        .collect()
 }
 
 /// Summary rows grouped by run; every id asked for has an entry, empty when the run
