@@ -1,6 +1,8 @@
 //! `iozone report [BASELINE [CANDIDATE]] [filters] -o report.html`: runs, their
 //! comparison and their history, drawn into one self-contained HTML file.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use chrono::Utc;
 
 use super::Context;
@@ -8,9 +10,9 @@ use crate::cli::ReportArgs;
 use crate::compare::{self, Options, PastRuns};
 use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
-use crate::selector::Selector;
+use crate::selector::{RunFilter, Selector};
 use crate::store::{self, Detail, Store};
-use crate::trend;
+use crate::trend::{self, SeriesKey, SeriesPoints, TrendReport};
 
 /// History charts drawn at most: the series with the most runs.
 const MAX_SERIES: usize = 24;
@@ -56,24 +58,17 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         (!args.all).then_some(model::DEFAULT_TREND_LIMIT),
     );
     filter.status.get_or_insert(RunStatus::Complete);
-    let history: Vec<_> = super::trend::series(&*store, &filter, |_| true)?
-        .into_points()
-        .collect();
-    let report = trend::find_steps(
-        history.iter().map(|(key, points)| (key, points)),
-        model::DEFAULT_MIN_STEP_PCT / 100.0,
-        model::DEFAULT_MIN_RUNS as usize,
-    );
-    let mut series: Vec<SeriesHistory> = history
+    let (report, charted) = match args.all {
+        true => every_series(&*store, &filter)?,
+        false => window(&*store, &filter)?,
+    };
+    let series: Vec<SeriesHistory> = charted
         .into_iter()
-        .filter(|(_, points)| points.len() >= 2)
         .map(|(key, points)| {
             let steps = report.steps.iter().filter(|s| s.series == key).collect();
             SeriesHistory { key, points, steps }
         })
         .collect();
-    series.sort_by_key(|s| std::cmp::Reverse(s.points.len()));
-    series.truncate(MAX_SERIES);
 
     let input = ReportInput {
         title: args.title.clone().unwrap_or_else(|| title(&args)),
@@ -107,6 +102,79 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         ),
     );
     Ok(())
+}
+
+/// The steps of the series of the runs `filter` selects (a window of them), and the
+/// series charted.
+fn window(
+    store: &dyn Store,
+    filter: &RunFilter,
+) -> anyhow::Result<(TrendReport, Vec<(SeriesKey, SeriesPoints)>)> {
+    let history: Vec<_> = super::trend::series(store, filter, |_| true)?
+        .into_points()
+        .collect();
+    let report = steps(history.iter().map(|(key, points)| (key, points)));
+    Ok((report, longest(history, Vec::len)))
+}
+
+/// [`window`] for every run, in the memory of the largest host's series (as `trend
+/// --all`): the steps and the series' lengths host by host, then the points of the
+/// series charted, from their hosts' runs alone.
+fn every_series(
+    store: &dyn Store,
+    filter: &RunFilter,
+) -> anyhow::Result<(TrendReport, Vec<(SeriesKey, SeriesPoints)>)> {
+    let mut parts = Vec::new();
+    let mut lengths = Vec::new();
+    for host in super::trend::hosts(store, filter)? {
+        let series = super::trend::series_of_host(store, filter, host)?;
+        let points: Vec<_> = series.into_points().collect();
+        lengths.extend(
+            points
+                .iter()
+                .map(|(key, points)| (key.clone(), points.len())),
+        );
+        parts.push(steps(points.iter().map(|(key, points)| (key, points))));
+    }
+    let charted: Vec<SeriesKey> = (longest(lengths, |&n| n).into_iter())
+        .map(|(key, _)| key)
+        .collect();
+    let hosts: BTreeSet<Option<String>> = charted.iter().map(|k| k.hostname.clone()).collect();
+    let mut points = BTreeMap::new();
+    for host in hosts {
+        let series = super::trend::series_of_host(store, filter, host)?;
+        points.extend(
+            series
+                .into_points()
+                .filter(|(key, _)| charted.contains(key)),
+        );
+    }
+    let charted = charted
+        .into_iter()
+        .map(|key| {
+            let of_key = points.remove(&key).expect("a charted series was walked");
+            (key, of_key)
+        })
+        .collect();
+    Ok((TrendReport::merged(parts), charted))
+}
+
+/// The steps `trend` finds with its defaults.
+fn steps<'a>(series: impl Iterator<Item = (&'a SeriesKey, &'a SeriesPoints)>) -> TrendReport {
+    trend::find_steps(
+        series,
+        model::DEFAULT_MIN_STEP_PCT / 100.0,
+        model::DEFAULT_MIN_RUNS as usize,
+    )
+}
+
+/// The series charted: the longest [`MAX_SERIES`] of two runs or more, longest first
+/// (of equal length, in the order of their keys), out of `series` in key order.
+fn longest<T>(series: Vec<(SeriesKey, T)>, len: impl Fn(&T) -> usize) -> Vec<(SeriesKey, T)> {
+    let mut charted: Vec<_> = series.into_iter().filter(|(_, s)| len(s) >= 2).collect();
+    charted.sort_by_key(|(_, s)| std::cmp::Reverse(len(s)));
+    charted.truncate(MAX_SERIES);
+    charted
 }
 
 /// The comparison of `cand` against `base`, with the history of their series.

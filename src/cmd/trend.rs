@@ -44,24 +44,38 @@ fn host_by_host(
     filter: &RunFilter,
     steps: impl Fn(trend::Series) -> trend::TrendReport,
 ) -> Result<trend::TrendReport, StoreError> {
+    let hosts = hosts(store, filter)?;
+    let parts = (hosts.into_iter()).map(|host| Ok(steps(series_of_host(store, filter, host)?)));
+    Ok(trend::TrendReport::merged(
+        parts.collect::<Result<Vec<_>, StoreError>>()?,
+    ))
+}
+
+/// The hosts of the runs `filter` selects, in the order of series keys (no host first).
+pub(super) fn hosts(
+    store: &dyn Store,
+    filter: &RunFilter,
+) -> Result<std::collections::BTreeSet<Option<String>>, StoreError> {
     let mut hosts = std::collections::BTreeSet::new();
     store::for_each_page(store, filter, |runs| {
         hosts.extend(runs.into_iter().map(|r| r.host.hostname));
         Ok::<_, StoreError>(())
     })?;
-    let parts = hosts.into_iter().map(|host| {
-        // runs without a host are picked out of the whole walk
-        let of_host = RunFilter {
-            host: host.clone().or(filter.host.clone()),
-            ..filter.clone()
-        };
-        Ok(steps(series(store, &of_host, |run| {
-            run.host.hostname == host
-        })?))
-    });
-    Ok(trend::TrendReport::merged(
-        parts.collect::<Result<Vec<_>, StoreError>>()?,
-    ))
+    Ok(hosts)
+}
+
+/// The series of the runs of `host` that `filter` selects.
+pub(super) fn series_of_host(
+    store: &dyn Store,
+    filter: &RunFilter,
+    host: Option<String>,
+) -> Result<trend::Series, StoreError> {
+    // runs without a host are picked out of the whole walk
+    let of_host = RunFilter {
+        host: host.clone().or(filter.host.clone()),
+        ..filter.clone()
+    };
+    series(store, &of_host, |run| run.host.hostname == host)
 }
 
 /// The series of the runs `filter` selects (those `keep` keeps), from their summaries,

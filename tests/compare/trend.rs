@@ -112,6 +112,45 @@ fn trend_all_host_by_host_is_the_report_of_one_walk() {
     assert_eq!(report["steps"].as_array().unwrap().len(), 4, "{report}");
 }
 
+/// `report --all` walks host by host too: its history (the steps, and the charts of the
+/// longest 24 series, those of equal length in key order) is the one a single walk of
+/// every run gives.
+#[test]
+fn report_all_host_by_host_is_the_report_of_one_walk() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let mut runs = Vec::new();
+    for (host, before, after) in [("b-host", 500e6, 400e6), ("", 700e6, 500e6)] {
+        for day in 0..24 {
+            let mut run = planted(host, day, if day < 12 { before } else { after });
+            run.host.hostname = (!host.is_empty()).then(|| host.to_string());
+            runs.push(run);
+        }
+    }
+    // more series than a report charts, of lengths 2 to 6: ties at the cut
+    for i in 0..30 {
+        for day in 0..(i % 5 + 2) {
+            runs.push(planted(&format!("e{i:02}"), day, 100e6 + i as f64));
+        }
+    }
+    store::open(&db).unwrap().save_runs(&runs).unwrap();
+    let report = |args: &[&str]| {
+        let out = scratch.path().join("r.html");
+        let out = out.to_str().unwrap();
+        let (code, _, err) = iozone_db(&db, &[&["report", "-o", out], args].concat());
+        assert_eq!(code, Some(0), "{err}");
+        let html = std::fs::read_to_string(out).unwrap();
+        // the history section (the runs listed above it are the newest `--limit`)
+        let start = html.find("<section id=\"history\">").unwrap();
+        let end = start + html[start..].find("</section>").unwrap();
+        html[start..end].to_string()
+    };
+    let all = report(&["--all"]);
+    assert_eq!(all.matches("<figure class=\"chart history\">").count(), 24);
+    assert!(all.contains("from run"), "a step is drawn: {all}");
+    assert!(all == report(&["--limit", "500"]), "report --all differs");
+}
+
 /// A database in `dir` of `n` runs over `hosts` hosts, a day apart, as `adjust` leaves
 /// them.
 fn many_runs(
