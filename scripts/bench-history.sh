@@ -17,7 +17,8 @@
 #
 # Both stores then: the time and peak memory (`/usr/bin/time`, three executions each)
 # of the commands that walk the whole history: `history --all --format json`,
-# `export --format json`, `trend` and `report --limit 1000` (and `trend --all`).
+# `export --format json`, `trend` and `report --limit 1000` (and `trend --all`,
+# `report --all`).
 # Targets: under 100 MiB each whatever the database's size; `trend` and `report` under
 # 1 s on 100,000 runs.
 set -euo pipefail
@@ -56,6 +57,7 @@ walks() {
   walk 'trend' "$iozone" trend
   walk 'trend --all' "$iozone" trend --all
   walk 'report --limit 1000' "$iozone" report --limit 1000 -o target/bench-report.html
+  walk 'report --all' "$iozone" report --all -o target/bench-report.html
 }
 
 if ! $postgres; then
