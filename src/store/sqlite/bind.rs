@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::Row;
-use rusqlite::types::{ToSqlOutput, Type, ValueRef};
+use rusqlite::types::{FromSqlError, ToSqlOutput, Type, ValueRef};
 
 use crate::store::columns::{self, Column, Kind, Value};
 use crate::store::statements::Statement;
@@ -60,12 +60,17 @@ fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>>
     })
 }
 
-/// Text column `idx`, borrowed from the row (null as `None`).
+/// Text column `idx`, borrowed from the row (null as `None`); a value that is not text
+/// is the error `row.get` would give, naming the column.
 fn text<'r>(row: &'r Row, idx: usize) -> rusqlite::Result<Option<&'r str>> {
-    match row.get_ref(idx)? {
-        ValueRef::Null => Ok(None),
-        value => value.as_str().map(Some).map_err(rusqlite::Error::from),
-    }
+    let value = row.get_ref(idx)?;
+    value.as_str_or_null().map_err(|e| match e {
+        FromSqlError::Utf8Error(e) => rusqlite::Error::Utf8Error(idx, e),
+        _ => {
+            let name = row.as_ref().column_name(idx).unwrap_or_default();
+            rusqlite::Error::InvalidColumnType(idx, name.into(), value.data_type())
+        }
+    })
 }
 
 /// A model value from a row that selected every one of `columns`, in order.

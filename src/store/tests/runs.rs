@@ -13,9 +13,39 @@ on_every_backend!(
     many_runs_save_at_once_without_duplicates,
     instants_keep_the_backends_precision,
     sixteen_writers_lose_nothing,
+    a_value_iozone_never_wrote_is_an_error_naming_its_column,
     #[ignore = "a measurement: cargo test store:: -- --ignored --nocapture"]
     save_runs_throughput,
 );
+
+/// Text read is borrowed from the driver's row until decoded: what cannot be decoded
+/// is still an error naming its column, whatever the detail read.
+fn a_value_iozone_never_wrote_is_an_error_naming_its_column(backend: &Backend) {
+    let mut store = backend.open();
+    let id = store.save_run(&sample_run("bebox", 0)).unwrap().unwrap();
+    drop(store);
+    backend.execute(&format!(
+        "UPDATE {}results SET engine = 'warp'",
+        backend.schema()
+    ));
+    let store = backend.open();
+    for detail in [Detail::Full, Detail::Figures] {
+        let err = store.results_of(&[id], detail).unwrap_err().to_string();
+        assert!(err.contains("column engine holds 'warp'"), "{err}");
+    }
+    if let Backend::Sqlite { .. } = backend {
+        // SQLite keeps whatever it is given: bytes where a name belongs
+        backend.execute("UPDATE results SET engine = x'00ff'");
+        let err = store
+            .results_of(&[id], Detail::Figures)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("name: engine") && err.contains("Blob"),
+            "{err}"
+        );
+    }
+}
 
 fn a_saved_run_comes_back_unchanged(backend: &Backend) {
     let mut store = backend.open();
