@@ -86,7 +86,8 @@ pub struct FleetComparison {
 }
 
 /// Compares each group (host, filesystem type, kernel) on its own: the fleet view
-/// after a rollout. Groups are compared in parallel; each is an ordinary comparison.
+/// after a rollout. Groups are compared in parallel, each by an ordinary comparison's
+/// rows; what differs in the environment is said once, for the whole fleet.
 pub fn compare_by(
     baseline: Vec<Run>,
     candidate: Vec<Run>,
