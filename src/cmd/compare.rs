@@ -46,14 +46,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let compared: Vec<Run> = base_runs.iter().chain(&cand_runs).cloned().collect();
-    let (history, summaries) =
-        store::series_history(&*store, &compared, options.ignore.pools_rows())?;
-    let past = PastRuns {
-        runs: &history,
-        summaries: Some(&summaries),
-    };
-    let comparison = compare::compare(&base_runs, &cand_runs, past, &options)?;
+    let comparison = with_history(&*store, &base_runs, &cand_runs, &options)??;
     let text = match args.format {
         ListFormat::Json => render::compare_json(&base, &cand, &comparison),
         ListFormat::Csv => render::compare_csv(&comparison),
@@ -70,6 +63,24 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         return Err(RegressionsFound(regressions).into());
     }
     Ok(())
+}
+
+/// The comparison of `cand` against `base`, with the history of their series (the
+/// comparison's own error apart from the store's: `report` goes on without it).
+pub(super) fn with_history(
+    store: &dyn Store,
+    base: &[Run],
+    cand: &[Run],
+    options: &Options,
+) -> anyhow::Result<Result<compare::Comparison, compare::CompareError>> {
+    let compared = [base, cand].concat();
+    let (history, summaries) =
+        store::series_history(store, &compared, options.ignore.pools_rows())?;
+    let past = PastRuns {
+        runs: &history,
+        summaries: Some(&summaries),
+    };
+    Ok(compare::compare(base, cand, past, options))
 }
 
 /// The two sides of a fleet comparison, read at once: the candidate on a connection of

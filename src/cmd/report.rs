@@ -7,7 +7,7 @@ use chrono::Utc;
 
 use super::Context;
 use crate::cli::ReportArgs;
-use crate::compare::{self, Options, PastRuns};
+use crate::compare::Options;
 use crate::model::{self, Run, RunStatus};
 use crate::render::{self, ReportInput, SeriesHistory, SideInfo};
 use crate::selector::{RunFilter, Selector};
@@ -36,7 +36,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
     let options = options(&args);
     let comparison = match (&base, &cand) {
-        (Some(b), Some(c)) => match compare_with_history(&*store, b, c, &options)? {
+        (Some(b), Some(c)) => match super::compare::with_history(&*store, b, c, &options)? {
             Ok(comparison) => Some(comparison),
             Err(e) => {
                 context.shell.warn(format!(
@@ -175,23 +175,6 @@ fn longest<T>(series: Vec<(SeriesKey, T)>, len: impl Fn(&T) -> usize) -> Vec<(Se
     charted.sort_by_key(|(_, s)| std::cmp::Reverse(len(s)));
     charted.truncate(MAX_SERIES);
     charted
-}
-
-/// The comparison of `cand` against `base`, with the history of their series.
-fn compare_with_history(
-    store: &dyn Store,
-    base: &[Run],
-    cand: &[Run],
-    options: &Options,
-) -> anyhow::Result<Result<compare::Comparison, compare::CompareError>> {
-    let compared = [base, cand].concat();
-    let (history, summaries) =
-        store::series_history(store, &compared, options.ignore.pools_rows())?;
-    let past = PastRuns {
-        runs: &history,
-        summaries: Some(&summaries),
-    };
-    Ok(compare::compare(base, cand, past, options))
 }
 
 /// compare's defaults, with the parameters the user drops from the match.

@@ -72,6 +72,7 @@ pub struct PastRuns<'a> {
     pub summaries: Option<&'a HashMap<i64, Vec<RowSummary>>>,
 }
 
+#[cfg(test)]
 impl<'a> PastRuns<'a> {
     /// Runs with their results loaded.
     pub fn with_results(runs: &'a [Run]) -> PastRuns<'a> {

@@ -407,7 +407,7 @@ impl Store for SqliteStore {
         };
         self.labels_and_tags(&mut runs).map_err(|e| self.err(e))?;
         let mut run = runs.pop().expect("one run");
-        let mut results = (self.results(&[id], Detail::Full)).map_err(|e| self.err(e))?;
+        let mut results = self.results(&[id], Detail::Full).map_err(|e| self.err(e))?;
         results.remove(&id).unwrap_or_default().fill(&mut run);
         Ok(Some(run))
     }
