@@ -2,8 +2,9 @@
 
 use super::Context;
 use crate::cli::{CompareArgs, IgnoreParam, ListFormat};
-use crate::compare::{self, Ignored, Options, PastRuns};
+use crate::compare::{self, Ignored, Options, RunsRead};
 use crate::model::Run;
+use crate::model::Summaries;
 use crate::render::{self, SideInfo, TextStyle};
 use crate::selector::Selector;
 use crate::shell::Shell;
@@ -23,16 +24,22 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     };
     options.validate()?;
     let store = context.read_store()?;
-    let ((base_runs, base), (cand_runs, cand)) = match args.by {
-        Some(_) => both_sides(&*store, &args, context)?,
-        None => (
-            side(&*store, &args.baseline)?,
-            side(&*store, &args.candidate)?,
-        ),
-    };
-    warn_overlap(shell, &base_runs, &cand_runs);
     if let Some(by) = args.by {
-        let fleet = compare::compare_by(base_runs, cand_runs, &options, by)?;
+        let ((base_runs, base_summaries, base), (cand_runs, cand_summaries, cand)) =
+            both_sides(&*store, &args, &options, context)?;
+        warn_overlap(
+            shell,
+            &RunsRead {
+                runs: &base_runs,
+                summaries: Some(&base_summaries),
+            },
+            &RunsRead {
+                runs: &cand_runs,
+                summaries: Some(&cand_summaries),
+            },
+        );
+        let summaries = [Some(&base_summaries), Some(&cand_summaries)];
+        let fleet = compare::compare_by(base_runs, cand_runs, summaries, &options, by)?;
         let text = match args.format {
             ListFormat::Json => render::fleet_json(&base, &cand, &fleet),
             ListFormat::Csv => render::fleet_csv(&fleet),
@@ -46,6 +53,13 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    let (base_runs, base) = side(&*store, &args.baseline)?;
+    let (cand_runs, cand) = side(&*store, &args.candidate)?;
+    warn_overlap(
+        shell,
+        &RunsRead::with_results(&base_runs),
+        &RunsRead::with_results(&cand_runs),
+    );
     let comparison = with_history(&*store, &base_runs, &cand_runs, &options)??;
     let text = match args.format {
         ListFormat::Json => render::compare_json(&base, &cand, &comparison),
@@ -76,7 +90,7 @@ pub(super) fn with_history(
     let compared = [base, cand].concat();
     let (history, summaries) =
         store::series_history(store, &compared, options.ignore.pools_rows())?;
-    let past = PastRuns {
+    let past = RunsRead {
         runs: &history,
         summaries: Some(&summaries),
     };
@@ -84,18 +98,22 @@ pub(super) fn with_history(
 }
 
 /// The two sides of a fleet comparison, read at once: the candidate on a connection of
-/// its own. Each may be thousands of runs with every repetition (`--by host`), and a
-/// server, or SQLite's readers, serve two readers in parallel; for a few runs the
-/// second connection would cost more than it saves. The baseline's error is told
-/// first, as when they are read one after the other.
+/// its own. Each may be thousands of runs (`--by host`), and a server, or SQLite's
+/// readers, serve two readers in parallel; for a few runs the second connection would
+/// cost more than it saves. The baseline's error is told first, as when they are read
+/// one after the other.
 fn both_sides(
     store: &dyn Store,
     args: &CompareArgs,
+    options: &Options,
     context: &Context,
-) -> anyhow::Result<(Side, Side)> {
+) -> anyhow::Result<(FleetSide, FleetSide)> {
     std::thread::scope(|scope| {
-        let candidate = scope.spawn(|| side(&*context.read_store()?, &args.candidate));
-        let baseline = side(store, &args.baseline);
+        let candidate = scope.spawn(|| {
+            let store = context.read_store()?;
+            fleet_side(&*store, &args.candidate, options)
+        });
+        let baseline = fleet_side(store, &args.baseline, options);
         let candidate = candidate.join().expect("reading a side does not panic");
         Ok((baseline?, candidate?))
     })
@@ -104,28 +122,65 @@ fn both_sides(
 /// A side's runs, with what the output says of it.
 type Side = (Vec<Run>, SideInfo);
 
+/// A side of a fleet comparison: its runs, with their summaries by run id.
+type FleetSide = (Vec<Run>, Summaries, SideInfo);
+
 fn side(store: &dyn Store, selector: &Selector) -> anyhow::Result<Side> {
     // a comparison reads figures, never latency, bytes or time
     let mut runs = store::select_runs(store, selector, Detail::Figures)?;
-    // `engine:` and `cache:` pick measurements too, so one side can be one part of a
-    // run that measured several: `compare 42,engine:posix 42,engine:pread`
-    for run in &mut runs {
-        run.narrow_to(selector.filter.engine, selector.filter.cache);
+    narrow(&mut runs, &mut Summaries::new(), selector);
+    let info = side_info(&runs, selector);
+    Ok((runs, info))
+}
+
+/// A fleet's side is thousands of runs: each run's level under each row is read from
+/// its summaries, not from every repetition, unless a dropped parameter pools several
+/// of a run's summaries into one row.
+fn fleet_side(
+    store: &dyn Store,
+    selector: &Selector,
+    options: &Options,
+) -> anyhow::Result<FleetSide> {
+    let (mut runs, mut summaries) = match options.ignore.pools_rows() {
+        true => (
+            store::select_runs(store, selector, Detail::Figures)?,
+            Summaries::new(),
+        ),
+        false => store::select_summarized(store, selector)?,
+    };
+    narrow(&mut runs, &mut summaries, selector);
+    let info = side_info(&runs, selector);
+    Ok((runs, summaries, info))
+}
+
+/// `engine:` and `cache:` pick measurements too, so one side can be one part of a run
+/// that measured several: `compare 42,engine:posix 42,engine:pread`.
+fn narrow(runs: &mut [Run], summaries: &mut Summaries, selector: &Selector) {
+    let part = (selector.filter.engine, selector.filter.cache);
+    for run in runs {
+        run.narrow_to(part.0, part.1);
     }
-    let info = SideInfo {
+    for rows in summaries.values_mut() {
+        rows.retain(|s| crate::model::in_part(part, s.engine, s.cache));
+    }
+}
+
+fn side_info(runs: &[Run], selector: &Selector) -> SideInfo {
+    SideInfo {
         selector: selector.text.clone(),
         runs: runs.iter().filter_map(|r| r.id).collect(),
-    };
-    Ok((runs, info))
+    }
 }
 
 /// A run on both sides is compared with itself: said once, on stderr, since nothing in
 /// the comparison would show it (`compare 1 1`, `compare DR9 latest`). Two parts of
 /// one run (`compare 42,engine:posix 42,engine:pread`) are not the run twice.
-pub(super) fn warn_overlap(shell: &Shell, base: &[Run], cand: &[Run]) {
+pub(super) fn warn_overlap(shell: &Shell, base_read: &RunsRead, cand_read: &RunsRead) {
     use std::collections::BTreeSet;
     type Parts = BTreeSet<(crate::model::EngineKind, crate::model::CacheMode)>;
-    let parts = |run: &Run| -> Parts { run.results.iter().map(|m| (m.engine, m.cache)).collect() };
+    let (base, cand) = (base_read.runs, cand_read.runs);
+    let parts =
+        |run: &Run, read| -> Parts { compare::combinations(run, read).into_iter().collect() };
     let ids = |runs: &[Run]| -> Vec<i64> {
         let mut ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
         ids.sort_unstable();
@@ -134,7 +189,10 @@ pub(super) fn warn_overlap(shell: &Shell, base: &[Run], cand: &[Run]) {
     let shares_a_part = |run: &Run| {
         cand.iter()
             .filter(|c| c.id.is_some() && c.id == run.id)
-            .any(|c| run.results.is_empty() || !parts(run).is_disjoint(&parts(c)))
+            .any(|c| {
+                let mine = parts(run, base_read);
+                mine.is_empty() || !mine.is_disjoint(&parts(c, cand_read))
+            })
     };
     let mut both: Vec<i64> = base
         .iter()

@@ -31,7 +31,11 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         .map(|s| store::select_runs(&*store, s, Detail::Full))
         .transpose()?;
     if let (Some(b), Some(c)) = (&base, &cand) {
-        super::compare::warn_overlap(shell, b, c);
+        super::compare::warn_overlap(
+            shell,
+            &crate::compare::RunsRead::with_results(b),
+            &crate::compare::RunsRead::with_results(c),
+        );
     }
     let runs = charted_runs(&*store, &args, base.as_deref(), cand.as_deref())?;
     let options = options(&args);

@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::EnvChange;
+use super::{EnvChange, RunsRead, combinations};
 use crate::facts::Fact;
-use crate::model::{Measurement, Run};
+use crate::model::{CacheMode, EngineKind, Run};
 
 /// The host and filesystem facts compared, in the order the diff lists them: what an
 /// upgrade or a remount changes. Left out: the boot id, which every reboot changes,
@@ -42,10 +42,14 @@ const COMPARED: [Fact; 29] = [
     Fact::DeviceSize,
 ];
 
-/// The distinct `name`s of a run's measurements, comma-joined; `fallback` for a run
-/// without any.
-fn measured(run: &Run, name: fn(&Measurement) -> &'static str, fallback: &str) -> String {
-    let names = crate::model::first_seen(run.results.iter().map(name));
+/// The distinct `name`s of what a run's figures went through (`combinations`),
+/// comma-joined; `fallback` for a run without any.
+fn measured(
+    combinations: &[(EngineKind, CacheMode)],
+    name: fn(&(EngineKind, CacheMode)) -> &'static str,
+    fallback: &str,
+) -> String {
+    let names = crate::model::first_seen(combinations.iter().map(name));
     match names.is_empty() {
         true => fallback.to_string(),
         false => names.join(","),
@@ -73,8 +77,9 @@ impl Field {
 
 /// The facts compared between sides: the host and filesystem facts above, the
 /// parameters that are not part of the row key, and the machine's state.
-fn facts(run: &Run) -> Vec<(Field, Option<String>)> {
+fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
     let (h, f, p) = (&run.host, &run.filesystem, &run.params);
+    let combinations = combinations(run, read);
     let environment = COMPARED
         .into_iter()
         .map(|fact| (Field::Fact(fact), fact.value(h, f).raw()));
@@ -83,11 +88,11 @@ fn facts(run: &Run) -> Vec<(Field, Option<String>)> {
         // (`42,engine:posix`) is that engine alone
         (
             "params.engine",
-            Some(measured(run, |m| m.engine.name(), p.engine.name())),
+            Some(measured(&combinations, |c| c.0.name(), p.engine.name())),
         ),
         (
             "params.cache",
-            Some(measured(run, |m| m.cache.name(), p.cache.name())),
+            Some(measured(&combinations, |c| c.1.name(), p.cache.name())),
         ),
         ("params.iodepth", Some(p.iodepth.to_string())),
         ("params.threads", Some(p.threads.to_string())),
@@ -118,11 +123,11 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
     })
 }
 
-pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<EnvChange> {
-    let collect = |runs: &[Run]| {
+pub(super) fn environment_changes(baseline: &RunsRead, candidate: &RunsRead) -> Vec<EnvChange> {
+    let collect = |read: &RunsRead| {
         let mut values: BTreeMap<Field, BTreeSet<Option<String>>> = BTreeMap::new();
-        for run in runs {
-            for (field, value) in facts(run) {
+        for run in read.runs {
+            for (field, value) in facts(run, read) {
                 values.entry(field).or_default().insert(value);
             }
         }
@@ -130,10 +135,8 @@ pub(super) fn environment_changes(baseline: &[Run], candidate: &[Run]) -> Vec<En
     };
     let (base, cand) = (collect(baseline), collect(candidate));
     // keep the order of `facts`, which groups host, filesystem and parameters
-    let order = baseline
-        .first()
-        .or(candidate.first())
-        .map(facts)
+    let order = (baseline.runs.first().map(|run| facts(run, baseline)))
+        .or_else(|| candidate.runs.first().map(|run| facts(run, candidate)))
         .unwrap_or_default();
     order
         .into_iter()

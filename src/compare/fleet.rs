@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use super::environment::environment_changes;
 use super::{
-    CompareError, EnvChange, Measured, Options, PastRuns, Row, Verdict, measure, regressions,
+    CompareError, EnvChange, Measured, Options, Row, RunsRead, Verdict, measure, regressions,
 };
 use crate::facts::Fact;
-use crate::model::{Run, TestKind};
+use crate::model::{Run, Summaries, TestKind};
 use crate::units::ByteSize;
 
 /// What `compare --by` groups runs on.
@@ -88,14 +88,26 @@ pub struct FleetComparison {
 /// Compares each group (host, filesystem type, kernel) on its own: the fleet view
 /// after a rollout. Groups are compared in parallel, each by an ordinary comparison's
 /// rows; what differs in the environment is said once, for the whole fleet.
+/// `summaries` are each side's (`RunsRead`), for its runs read without their results.
 pub fn compare_by(
     baseline: Vec<Run>,
     candidate: Vec<Run>,
+    summaries: [Option<&Summaries>; 2],
     options: &Options,
     by: GroupBy,
 ) -> Result<FleetComparison, CompareError> {
     options.validate()?;
-    let environment_changes = environment_changes(&baseline, &candidate);
+    let [base_summaries, cand_summaries] = summaries;
+    let environment_changes = environment_changes(
+        &RunsRead {
+            runs: &baseline,
+            summaries: base_summaries,
+        },
+        &RunsRead {
+            runs: &candidate,
+            summaries: cand_summaries,
+        },
+    );
     // moved into their groups, not copied: each side is every repetition of its runs
     let split = |runs: Vec<Run>| {
         let mut groups: BTreeMap<String, Vec<Run>> = BTreeMap::new();
@@ -110,7 +122,18 @@ pub fn compare_by(
         .filter_map(|(k, b)| cand.get(k).map(|c| (k, b, c)))
         .collect();
     let outcomes = in_parallel(&both, |(key, b, c)| {
-        ((*key).clone(), measure(b, c, PastRuns::default(), options))
+        let b = RunsRead {
+            runs: b,
+            summaries: base_summaries,
+        };
+        let c = RunsRead {
+            runs: c,
+            summaries: cand_summaries,
+        };
+        (
+            (*key).clone(),
+            measure(&b, &c, RunsRead::default(), options),
+        )
     });
     let mut groups = Vec::new();
     let mut nothing_in_common = Vec::new();
@@ -247,7 +270,7 @@ mod tests {
             alpha: 0.05,
             ignore: Ignored::default(),
         };
-        let fleet = compare_by(before, after, &options, GroupBy::Host).unwrap();
+        let fleet = compare_by(before, after, [None, None], &options, GroupBy::Host).unwrap();
         assert_eq!(fleet.groups.len(), 3);
         assert_eq!(fleet.groups[0].key, "c");
         assert_eq!(fleet.groups[0].verdict, Verdict::Regression);
@@ -263,5 +286,120 @@ mod tests {
             ),
             (TestKind::Write, 1, 3)
         );
+    }
+
+    /// Runs of `hosts` hosts, several a host, varied in every way a run's level under a
+    /// row can be: two engines, odd and even counts, a zero figure, an infinite one, a
+    /// key without any positive figure, runs measured round by round.
+    fn varied_side(hosts: usize, level: f64, first_id: i64, shift: usize) -> Vec<Run> {
+        let mut runs = Vec::new();
+        for h in 0..hosts {
+            for r in 0..3 {
+                let mut run = sample_run(&format!("host{h}"), r as i64);
+                run.id = Some(first_id + runs.len() as i64);
+                run.uuid = uuid::Uuid::new_v4();
+                let seed = (h * 7 + r * 3) as f64;
+                for (k, m) in run.results.iter_mut().enumerate() {
+                    m.throughput = level * (1.0 + ((seed + k as f64 * 1.3).sin()) / 40.0);
+                }
+                match (h + r + shift) % 5 {
+                    0 => {
+                        let mut mmap = run.results.clone();
+                        for m in &mut mmap {
+                            // the sides' second engine differs: the environment says so
+                            m.engine = match shift {
+                                0 => crate::model::EngineKind::Mmap,
+                                _ => crate::model::EngineKind::Pread,
+                            };
+                            m.throughput *= 1.1;
+                        }
+                        run.results.extend(mmap);
+                    }
+                    1 => {
+                        let mut fourth = run.results[0].clone();
+                        fourth.repetition = 9;
+                        run.results.push(fourth);
+                    }
+                    2 => run.results[1].throughput = 0.0,
+                    3 => run.results[0].throughput = f64::INFINITY,
+                    _ => {
+                        let key = (run.results[0].test, run.results[0].record_size);
+                        for m in &mut run.results {
+                            if (m.test, m.record_size) == key {
+                                m.throughput = 0.0;
+                            }
+                        }
+                    }
+                }
+                // as the store reads them back
+                run.results.sort_by_key(Measurement::list_order);
+                run.params.order = match r {
+                    0 => crate::model::RoundOrder::Interleaved,
+                    _ => crate::model::RoundOrder::Grouped,
+                };
+                runs.push(run);
+            }
+        }
+        runs
+    }
+
+    /// Runs read as `store::select_summarized` reads them: without results and with
+    /// their summaries, unless a summary lacks its level.
+    fn summarized(runs: &[Run]) -> (Vec<Run>, Summaries) {
+        let mut summaries = Summaries::new();
+        let mut read = Vec::new();
+        for run in runs {
+            let rows = crate::model::RowSummary::of(&run.results);
+            let mut run = run.clone();
+            if rows.iter().all(|r| r.run_level().is_some()) {
+                summaries.insert(run.id.unwrap(), rows);
+                run.results.clear();
+            }
+            read.push(run);
+        }
+        (read, summaries)
+    }
+
+    #[test]
+    fn a_fleet_compared_from_summaries_is_the_fleet_compared_from_results() {
+        let before = varied_side(6, 100.0, 1, 0);
+        let after = varied_side(6, 93.0, 100, 1);
+        let (bare_before, before_summaries) = summarized(&before);
+        let (bare_after, after_summaries) = summarized(&after);
+        assert!(bare_before.iter().any(|r| r.results.is_empty()));
+        assert!(bare_before.iter().any(|r| !r.results.is_empty()));
+        for ignore in [
+            Ignored::default(),
+            Ignored {
+                threads: true,
+                ..Ignored::default()
+            },
+        ] {
+            let options = Options {
+                threshold: 0.02,
+                alpha: 0.05,
+                ignore,
+            };
+            let from_results = compare_by(
+                before.clone(),
+                after.clone(),
+                [None, None],
+                &options,
+                GroupBy::Host,
+            )
+            .unwrap();
+            let from_summaries = compare_by(
+                bare_before.clone(),
+                bare_after.clone(),
+                [Some(&before_summaries), Some(&after_summaries)],
+                &options,
+                GroupBy::Host,
+            )
+            .unwrap();
+            assert!(from_results.groups.iter().any(|g| g.regressions > 0));
+            assert!(!from_results.environment_changes.is_empty());
+            // every figure to the last bit: `{:?}` writes each float exactly
+            assert_eq!(format!("{from_results:?}"), format!("{from_summaries:?}"));
+        }
     }
 }

@@ -32,11 +32,11 @@ mod simulation;
 mod tests;
 mod verdict;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::{CacheMode, EngineKind, RowSummary, Run, TestKind};
+use crate::model::{CacheMode, EngineKind, RowSummary, Run, Summaries, TestKind};
 use crate::stats::runlevel::History;
 use crate::units::ByteSize;
 
@@ -63,23 +63,49 @@ impl Ignored {
     }
 }
 
-/// Other complete runs of the compared series, whose spread measures run-to-run noise:
-/// each with its results, or with its summaries by run id (what a run's level needs,
-/// read instead of every repetition; [`Ignored::pools_rows`] needs the results).
+/// Runs as the store read them: each with its results, or, read without them, with its
+/// summaries by run id (what a run's level needs, read instead of every repetition).
+/// For the history of the compared series (whose spread measures run-to-run noise, and
+/// whose levels [`Ignored::pools_rows`] takes from results), and for the sides of a
+/// fleet comparison, whose runs' summaries must each hold their level
+/// ([`RowSummary::run_level`]).
 #[derive(Clone, Copy, Default)]
-pub struct PastRuns<'a> {
+pub struct RunsRead<'a> {
     pub runs: &'a [Run],
-    pub summaries: Option<&'a HashMap<i64, Vec<RowSummary>>>,
+    pub summaries: Option<&'a Summaries>,
 }
 
-#[cfg(test)]
-impl<'a> PastRuns<'a> {
+impl<'a> RunsRead<'a> {
     /// Runs with their results loaded.
-    pub fn with_results(runs: &'a [Run]) -> PastRuns<'a> {
-        PastRuns {
+    pub fn with_results(runs: &'a [Run]) -> RunsRead<'a> {
+        RunsRead {
             runs,
             summaries: None,
         }
+    }
+
+    /// A run's summaries, when it was read with them and without its results.
+    fn summaries_of(&self, run: &Run) -> Option<&'a [RowSummary]> {
+        let rows = self.summaries?.get(&run.id?)?;
+        run.results.is_empty().then_some(&rows[..])
+    }
+}
+
+/// The engines and cache modes a run's figures went through, in the order its results
+/// list them (`Measurement::list_order`), from its summaries when it was read with
+/// them: every cell of a run has a first repetition, so the order of its cells is that
+/// of its first repetitions'.
+pub fn combinations(run: &Run, read: &RunsRead) -> Vec<(EngineKind, CacheMode)> {
+    match read.summaries_of(run) {
+        Some(rows) => {
+            let mut cells: Vec<_> = rows
+                .iter()
+                .map(|s| (s.file_size, s.record_size, s.engine, s.cache, s.test))
+                .collect();
+            cells.sort();
+            cells.into_iter().map(|c| (c.2, c.3)).collect()
+        }
+        None => run.results.iter().map(|m| (m.engine, m.cache)).collect(),
     }
 }
 
@@ -241,13 +267,17 @@ fn regressions(rows: &[Row]) -> usize {
 pub fn compare(
     baseline: &[Run],
     candidate: &[Run],
-    history: PastRuns,
+    history: RunsRead,
     options: &Options,
 ) -> Result<Comparison, CompareError> {
     options.validate()?;
-    let measured = measure(baseline, candidate, history, options)?;
+    let (baseline, candidate) = (
+        RunsRead::with_results(baseline),
+        RunsRead::with_results(candidate),
+    );
+    let measured = measure(&baseline, &candidate, history, options)?;
     Ok(Comparison {
-        environment_changes: environment_changes(baseline, candidate),
+        environment_changes: environment_changes(&baseline, &candidate),
         summary: summarize(&measured.rows),
         baseline_only: measured.baseline_only,
         candidate_only: measured.candidate_only,
@@ -272,9 +302,9 @@ struct Measured {
 /// A comparison's rows, without what is said of the sides' environments (which a fleet
 /// comparison says once for the whole fleet, not for each group).
 fn measure(
-    baseline: &[Run],
-    candidate: &[Run],
-    history: PastRuns,
+    baseline: &RunsRead,
+    candidate: &RunsRead,
+    history: RunsRead,
     options: &Options,
 ) -> Result<Measured, CompareError> {
     let base = side(baseline, options.ignore);
@@ -283,7 +313,9 @@ fn measure(
     if common.is_empty() {
         return Err(CompareError::NothingInCommon);
     }
-    let compared: BTreeSet<uuid::Uuid> = baseline.iter().chain(candidate).map(|r| r.uuid).collect();
+    let compared: BTreeSet<uuid::Uuid> = (baseline.runs.iter().chain(candidate.runs))
+        .map(|r| r.uuid)
+        .collect();
     let noise = history_by_row(&history, &compared, options.ignore);
     let none = History::default();
     let mut rows: Vec<Row> = common

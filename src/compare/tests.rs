@@ -59,7 +59,7 @@ fn verdict(base: &[f64], cand: &[f64]) -> Row {
     let c = compare(
         &side(base, "6.1"),
         &side(cand, "6.1"),
-        PastRuns::default(),
+        RunsRead::default(),
         &options(),
     )
     .unwrap();
@@ -109,7 +109,7 @@ fn a_quiet_history_makes_the_same_offset_a_regression() {
     let history = runs_at(&[100.0, 100.8, 99.5, 100.3, 99.7, 100.1], 10);
     let base = runs_at(&[100.0], 0);
     let cand = runs_at(&[92.0], 1);
-    let c = compare(&base, &cand, PastRuns::with_results(&history), &options()).unwrap();
+    let c = compare(&base, &cand, RunsRead::with_results(&history), &options()).unwrap();
     let row = &c.rows[0];
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
     assert_eq!(row.noise_source.as_deref(), Some("history: 6 runs"));
@@ -117,7 +117,7 @@ fn a_quiet_history_makes_the_same_offset_a_regression() {
     assert_eq!(c.history_runs, 6);
     // a noisy history, by contrast, explains it
     let noisy = runs_at(&[100.0, 109.0, 93.0, 104.0, 90.0, 106.0], 10);
-    let c = compare(&base, &cand, PastRuns::with_results(&noisy), &options()).unwrap();
+    let c = compare(&base, &cand, RunsRead::with_results(&noisy), &options()).unwrap();
     assert_eq!(c.rows[0].verdict, Verdict::Inconclusive, "{:?}", c.rows[0]);
 }
 
@@ -132,7 +132,7 @@ fn history_read_from_summaries_measures_the_noise_its_results_do() {
     for (i, run) in history.iter_mut().enumerate() {
         run.id = Some(100 + i as i64);
     }
-    let summaries: HashMap<i64, Vec<RowSummary>> = history
+    let summaries: crate::model::Summaries = history
         .iter()
         .map(|r| (r.id.unwrap(), crate::model::RowSummary::of(&r.results)))
         .collect();
@@ -143,11 +143,11 @@ fn history_read_from_summaries_measures_the_noise_its_results_do() {
             ..r.clone()
         })
         .collect();
-    let from_summaries = PastRuns {
+    let from_summaries = RunsRead {
         runs: &bare,
         summaries: Some(&summaries),
     };
-    let a = compare(&base, &cand, PastRuns::with_results(&history), &options()).unwrap();
+    let a = compare(&base, &cand, RunsRead::with_results(&history), &options()).unwrap();
     let b = compare(&base, &cand, from_summaries, &options()).unwrap();
     assert_eq!(a.history_runs, 7);
     assert_eq!(format!("{:?}", a.rows), format!("{:?}", b.rows));
@@ -166,7 +166,7 @@ fn the_compared_runs_and_other_series_are_not_history() {
     let mut history: Vec<Run> = [base.clone(), cand.clone()].concat();
     history.extend(elsewhere);
     history.extend(runs_at(&[100.0, 100.5, 99.6], 20));
-    let c = compare(&base, &cand, PastRuns::with_results(&history), &options()).unwrap();
+    let c = compare(&base, &cand, RunsRead::with_results(&history), &options()).unwrap();
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("history: 6 runs"));
     assert_eq!(c.history_runs, 6);
 }
@@ -175,14 +175,14 @@ fn the_compared_runs_and_other_series_are_not_history() {
 fn three_runs_a_side_measure_their_noise_with_the_history() {
     let base = runs_at(&[100.0, 101.0, 99.0], 0);
     let cand = runs_at(&[85.0, 86.0, 84.5], 5);
-    let c = compare(&base, &cand, PastRuns::default(), &options()).unwrap();
+    let c = compare(&base, &cand, RunsRead::default(), &options()).unwrap();
     let row = &c.rows[0];
     assert_eq!(row.noise_source.as_deref(), Some("runs"));
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
     assert_eq!((row.runs_baseline, row.n_baseline), (3, 15));
     // a history that wandered further (runs an hour apart) is the noise
     let wider = runs_at(&[100.0, 104.0, 96.5, 101.0], 20);
-    let with = compare(&base, &cand, PastRuns::with_results(&wider), &options()).unwrap();
+    let with = compare(&base, &cand, RunsRead::with_results(&wider), &options()).unwrap();
     assert_eq!(
         with.rows[0].noise_source.as_deref(),
         Some("history: 4 runs")
@@ -190,7 +190,7 @@ fn three_runs_a_side_measure_their_noise_with_the_history() {
     assert!(with.rows[0].noise_pct.unwrap() > row.noise_pct.unwrap());
     // a quieter one pools with the runs: more degrees of freedom, their spread kept
     let quiet = runs_at(&[100.0, 100.1, 99.9, 100.0], 20);
-    let with = compare(&base, &cand, PastRuns::with_results(&quiet), &options()).unwrap();
+    let with = compare(&base, &cand, RunsRead::with_results(&quiet), &options()).unwrap();
     assert_eq!(
         with.rows[0].noise_source.as_deref(),
         Some("history: 4 runs")
@@ -203,7 +203,7 @@ fn three_runs_a_side_measure_their_noise_with_the_history() {
 fn small_changes_with_a_tight_interval_are_unchanged() {
     let base = runs_at(&[100.0, 100.1, 99.9], 0);
     let cand = runs_at(&[98.0, 98.1, 97.9], 5);
-    let row = compare(&base, &cand, PastRuns::default(), &options())
+    let row = compare(&base, &cand, RunsRead::default(), &options())
         .unwrap()
         .rows[0]
         .clone();
@@ -244,7 +244,7 @@ proptest::proptest! {
             sides.iter().enumerate().map(|(i, v)| run_of(v, "6.1", at + i as i64)).collect()
         };
         let options = Options { threshold, alpha, ignore: Ignored::default() };
-        let c = compare(&runs(&base, 0), &runs(&cand, 10), PastRuns::with_results(&runs_at(&history, 20)), &options).unwrap();
+        let c = compare(&runs(&base, 0), &runs(&cand, 10), RunsRead::with_results(&runs_at(&history, 20)), &options).unwrap();
         for row in &c.rows {
             let (lo, hi) = (row.ci_low_pct, row.ci_high_pct);
             match row.verdict {
@@ -265,7 +265,7 @@ fn environment_differences_are_listed() {
     let c = compare(
         &side(&[1.0, 2.0], "6.1"),
         &side(&[1.0, 2.0], "6.12"),
-        PastRuns::default(),
+        RunsRead::default(),
         &options(),
     )
     .unwrap();
@@ -288,7 +288,7 @@ fn a_busy_machine_is_an_environment_change() {
         dirty_bytes: Some(900 << 20),
         ..Default::default()
     });
-    let c = compare(&base, &cand, PastRuns::default(), &options()).unwrap();
+    let c = compare(&base, &cand, RunsRead::default(), &options()).unwrap();
     let change = c
         .environment_changes
         .iter()
@@ -322,10 +322,10 @@ fn rows_on_one_side_only_and_ignored_parameters() {
     // its measurements went through it: the row key takes each measurement's engine
     cand[0].stamp_combination();
     assert_eq!(
-        compare(&base, &cand, PastRuns::default(), &options()).unwrap_err(),
+        compare(&base, &cand, RunsRead::default(), &options()).unwrap_err(),
         CompareError::NothingInCommon
     );
-    let c = compare(&base, &cand, PastRuns::default(), &ignoring_engine()).unwrap();
+    let c = compare(&base, &cand, RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert_eq!(c.rows[0].key.engine, None);
     assert!(
@@ -342,17 +342,17 @@ fn depths_stay_apart_unless_ignored() {
     let mut cand = side(&[1.0, 2.0], "6.1");
     cand[0].params.iodepth = 32;
     assert_eq!(
-        compare(&base, &cand, PastRuns::default(), &options()).unwrap_err(),
+        compare(&base, &cand, RunsRead::default(), &options()).unwrap_err(),
         CompareError::NothingInCommon
     );
     // the same depth on both sides is matched on it
     let mut deep_base = base.clone();
     deep_base[0].params.iodepth = 32;
-    let c = compare(&deep_base, &cand, PastRuns::default(), &options()).unwrap();
+    let c = compare(&deep_base, &cand, RunsRead::default(), &options()).unwrap();
     assert_eq!(c.rows[0].key.iodepth, Some(32));
     let mut ignore = options();
     ignore.ignore.iodepth = true;
-    let c = compare(&base, &cand, PastRuns::default(), &ignore).unwrap();
+    let c = compare(&base, &cand, RunsRead::default(), &ignore).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert_eq!(c.rows[0].key.iodepth, None);
     let depth = c
@@ -391,7 +391,7 @@ fn two_engines_of_one_run_compare_as_two_sides() {
     };
     let (base, cand) = (part(run.params.engine), part(EngineKind::Mmap));
     assert_eq!((base[0].results.len(), cand[0].results.len()), (3, 3));
-    let c = compare(&base, &cand, PastRuns::default(), &ignoring_engine()).unwrap();
+    let c = compare(&base, &cand, RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
     assert!(
         (c.rows[0].change_pct - 100.0).abs() < 1e-9,
@@ -407,7 +407,7 @@ fn two_engines_of_one_run_compare_as_two_sides() {
     assert_eq!(engine.candidate, [Some("mmap".into())]);
     // without dropping the engine, the two parts share no row
     assert_eq!(
-        compare(&base, &cand, PastRuns::default(), &options()).unwrap_err(),
+        compare(&base, &cand, RunsRead::default(), &options()).unwrap_err(),
         CompareError::NothingInCommon
     );
 }
@@ -433,7 +433,7 @@ fn parts_of_one_run_carry_no_run_to_run_offset() {
     let c = compare(
         std::slice::from_ref(&posix),
         std::slice::from_ref(&pread),
-        PastRuns::default(),
+        RunsRead::default(),
         &ignoring_engine(),
     )
     .unwrap();
@@ -446,7 +446,7 @@ fn parts_of_one_run_carry_no_run_to_run_offset() {
     // offset between runs, so 8% is within the default noise
     let mut other = pread.clone();
     other.uuid = uuid::Uuid::new_v4();
-    let c = compare(&[posix], &[other], PastRuns::default(), &ignoring_engine()).unwrap();
+    let c = compare(&[posix], &[other], RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows[0].verdict, Verdict::Inconclusive, "{:?}", c.rows[0]);
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
@@ -464,7 +464,7 @@ fn paired_rows_that_cannot_tell_say_how_many_rounds_would() {
     let c = compare(
         std::slice::from_ref(&posix),
         &[pread],
-        PastRuns::default(),
+        RunsRead::default(),
         &ignoring_engine(),
     )
     .unwrap();
@@ -476,7 +476,7 @@ fn paired_rows_that_cannot_tell_say_how_many_rounds_would() {
     let c = compare(
         std::slice::from_ref(&posix),
         std::slice::from_ref(&posix),
-        PastRuns::default(),
+        RunsRead::default(),
         &options(),
     )
     .unwrap();
@@ -489,7 +489,7 @@ fn grouped_runs_are_not_paired() {
     let (mut posix, mut pread) = engines_of_one_run(0.90);
     posix.params.order = crate::model::RoundOrder::Grouped;
     pread.params.order = crate::model::RoundOrder::Grouped;
-    let c = compare(&[posix], &[pread], PastRuns::default(), &ignoring_engine()).unwrap();
+    let c = compare(&[posix], &[pread], RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows[0].noise_source.as_deref(), Some("default"));
 }
 
@@ -498,7 +498,7 @@ fn a_paired_rows_change_is_the_ratio_of_the_levels_it_shows() {
     let (posix, mut pread) = engines_of_one_run(0.90);
     // one wild round on one side moves a mean, not a median
     pread.results[2].throughput *= 3.0;
-    let c = compare(&[posix], &[pread], PastRuns::default(), &ignoring_engine()).unwrap();
+    let c = compare(&[posix], &[pread], RunsRead::default(), &ignoring_engine()).unwrap();
     let row = &c.rows[0];
     let ratio = (row.candidate_median / row.baseline_median - 1.0) * 100.0;
     assert!((ratio - row.change_pct).abs() < 1e-9, "{row:?}");

@@ -6,16 +6,20 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use uuid::Uuid;
 
-use super::{Ignored, Options, PastRuns, Row, RowKey, TestSummary, Verdict};
+use super::{Ignored, Options, Row, RowKey, RunsRead, TestSummary, Verdict};
 use crate::model::{CacheMode, EngineKind, RoundOrder, Run, TestKind};
 use crate::stats::paired;
 use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, History, RunLevel};
 use crate::units::ByteSize;
 
-/// One side of a row: each run's level, and every repetition's figure.
+/// One side of a row: each run's level, and how many figures there are.
 #[derive(Default)]
 pub(super) struct Side {
     runs: Vec<RunLevel>,
+    /// Every repetition, finite or not, of every run.
+    figures: usize,
+    /// The figures of the runs read with their results: all there are whenever no run
+    /// has a level (runs read as summaries all have one, `RunsRead`).
     values: Vec<f64>,
     /// Each run's level by run, to pair with the other side's when both sides are parts
     /// of the same runs; `None` for a run measured in grouped order (a cell's
@@ -64,13 +68,51 @@ fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
     rows
 }
 
+/// A run under one row key: its level, and its figures (from its results; only
+/// counted, from its summaries).
+struct RunRow {
+    level: Option<RunLevel>,
+    figures: usize,
+    values: Vec<f64>,
+}
+
+/// A run's rows: from its summaries when it was read with them and no dropped parameter
+/// pools several of its summaries' rows into one; from its results otherwise.
+fn run_rows(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKey, RunRow)> {
+    match read.summaries_of(run) {
+        Some(rows) if !ignore.pools_rows() => rows
+            .iter()
+            .map(|s| {
+                let cell = (s.test, s.file_size, s.record_size, s.engine, s.cache);
+                let row = RunRow {
+                    level: s.run_level(),
+                    figures: s.repetitions as usize,
+                    values: Vec::new(),
+                };
+                (row_key(run, cell, ignore), row)
+            })
+            .collect(),
+        _ => per_run(run, ignore)
+            .into_iter()
+            .map(|(key, values)| {
+                let row = RunRow {
+                    level: RunLevel::of(&values),
+                    figures: values.len(),
+                    values,
+                };
+                (key, row)
+            })
+            .collect(),
+    }
+}
+
 /// A history run's level per row key: from its summaries (the log of the median of
-/// its positive figures) when it has them and no dropped parameter pools several of
-/// its summaries' rows into one; from its results otherwise.
-fn levels(run: &Run, past: &PastRuns, ignore: Ignored) -> Vec<(RowKey, f64)> {
-    let summaries = past.summaries.and_then(|s| s.get(&run.id?));
-    match summaries {
-        Some(rows) if run.results.is_empty() && !ignore.pools_rows() => rows
+/// its positive figures, all a history needs: summaries of any schema have it) when
+/// it has them and no dropped parameter pools several of their rows into one; from its
+/// results otherwise.
+fn levels(run: &Run, past: &RunsRead, ignore: Ignored) -> Vec<(RowKey, f64)> {
+    match past.summaries_of(run) {
+        Some(rows) if !ignore.pools_rows() => rows
             .iter()
             .filter_map(|s| {
                 let cell = (s.test, s.file_size, s.record_size, s.engine, s.cache);
@@ -85,16 +127,17 @@ fn levels(run: &Run, past: &PastRuns, ignore: Ignored) -> Vec<(RowKey, f64)> {
 }
 
 /// Every run of a side, by row key: runs stay apart, never pooled as one sample.
-pub(super) fn side(runs: &[Run], ignore: Ignored) -> BTreeMap<RowKey, Side> {
+pub(super) fn side(read: &RunsRead, ignore: Ignored) -> BTreeMap<RowKey, Side> {
     let mut rows: BTreeMap<RowKey, Side> = BTreeMap::new();
-    for run in runs {
+    for run in read.runs {
         let interleaved = run.params.order == RoundOrder::Interleaved;
-        for (key, values) in per_run(run, ignore) {
+        for (key, row) in run_rows(run, read, ignore) {
             let side = rows.entry(key).or_default();
-            let level = RunLevel::of(&values);
-            side.runs.extend(level);
-            side.values.extend(values);
-            side.by_run.insert(run.uuid, level.filter(|_| interleaved));
+            side.runs.extend(row.level);
+            side.figures += row.figures;
+            side.values.extend(row.values);
+            side.by_run
+                .insert(run.uuid, row.level.filter(|_| interleaved));
         }
     }
     rows
@@ -117,7 +160,7 @@ type SeriesId = (Option<String>, Option<String>, Option<String>);
 
 /// The history's run-to-run spread per row key, each series about its own mean.
 pub(super) fn history_by_row(
-    past: &PastRuns,
+    past: &RunsRead,
     compared: &BTreeSet<uuid::Uuid>,
     ignore: Ignored,
 ) -> BTreeMap<RowKey, History> {
@@ -160,8 +203,8 @@ pub(super) fn measure_row(
         p_value: None,
         p_adjusted: None,
         verdict: Verdict::Inconclusive,
-        n_baseline: base.values.len(),
-        n_candidate: cand.values.len(),
+        n_baseline: base.figures,
+        n_candidate: cand.figures,
         runs_baseline: base.runs.len(),
         runs_candidate: cand.runs.len(),
         noise_pct: None,
@@ -172,7 +215,7 @@ pub(super) fn measure_row(
         note: None,
     };
     // a single figure a side (an imported classic table, say) has no spread at all
-    if base.values.len() < 2 || cand.values.len() < 2 {
+    if base.figures < 2 || cand.figures < 2 {
         return row;
     }
     let pairs = same_runs(base, cand);

@@ -6,7 +6,7 @@ mod process;
 mod summary;
 pub use defaults::*;
 pub use process::RunProcess;
-pub use summary::RowSummary;
+pub use summary::{RowSummary, Summaries};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -342,6 +342,16 @@ impl Params {
     }
 }
 
+/// Whether a figure measured through `engine` and `cache` is in the part of a run that
+/// `engine:` and `cache:` select (`None`: any), as `Run::narrow_to` keeps it.
+pub fn in_part(
+    (want_engine, want_cache): (Option<EngineKind>, Option<CacheMode>),
+    engine: EngineKind,
+    cache: CacheMode,
+) -> bool {
+    want_engine.is_none_or(|e| engine == e) && want_cache.is_none_or(|c| cache == c)
+}
+
 /// The distinct values in the order they first appear: the engines or cache modes of a
 /// run, as given.
 pub fn first_seen<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
@@ -557,9 +567,7 @@ impl Run {
     /// Keeps only the measurements through `engine` and `cache` (`None`: any): one part
     /// of a run of several, as `compare 42,engine:posix 42,engine:pread` takes it.
     pub fn narrow_to(&mut self, engine: Option<EngineKind>, cache: Option<CacheMode>) {
-        let wanted = |m: &Measurement| {
-            engine.is_none_or(|e| m.engine == e) && cache.is_none_or(|c| m.cache == c)
-        };
+        let wanted = |m: &Measurement| in_part((engine, cache), m.engine, m.cache);
         self.results.retain(wanted);
         self.warmup.retain(wanted);
     }

@@ -1,12 +1,15 @@
 //! A run's summary per row key: what the commands that walk many runs read instead of
-//! every repetition. Derived from the results by the store (in SQL, the view of
-//! migration 0009, for the runs that keep summary rows; here, [`RowSummary::of`], for
-//! those whose figures are their own summaries), never the only copy of anything.
+//! every repetition. Derived from the results by [`RowSummary::of`], which the store
+//! calls as it writes a run's results (and, for the runs whose figures are their own
+//! summaries, as it reads them), never the only copy of anything.
 
 use super::{CacheMode, EngineKind, Measurement, TestKind};
 use crate::stats::Summary;
-use crate::stats::runlevel::RunLevel;
+use crate::stats::runlevel::{LevelParts, RunLevel};
 use crate::units::ByteSize;
+
+/// Runs' summaries by run id.
+pub type Summaries = std::collections::HashMap<i64, Vec<RowSummary>>;
 
 /// The measured repetitions of one run under one key (test, file size, record size,
 /// engine, cache): warm-up rounds never count.
@@ -27,6 +30,12 @@ pub struct RowSummary {
     /// The median of the finite, positive figures, whose logarithm is the run's level
     /// (`stats::runlevel::RunLevel`); `None` when no figure is positive.
     pub positive_median: Option<f64>,
+    /// How many figures are finite and positive, and the sample variance of their
+    /// logarithms (`LevelParts`): the rest of the run's level. `None` in a summary
+    /// derived before they were kept (schema 9), until the store derives it again.
+    pub positives: Option<u32>,
+    /// `None` too when no figure is positive.
+    pub log_variance: Option<f64>,
 }
 
 impl RowSummary {
@@ -34,31 +43,51 @@ impl RowSummary {
     /// in key order: `Summary` for the median and spread, `RunLevel` for the level, as
     /// the readers of the summaries compute them from repetitions.
     pub fn of(results: &[Measurement]) -> Vec<RowSummary> {
-        let mut groups: std::collections::BTreeMap<_, Vec<f64>> = Default::default();
+        let mut groups: std::collections::BTreeMap<_, Vec<(u32, f64)>> = Default::default();
         for m in results {
             groups
                 .entry((m.test, m.file_size, m.record_size, m.engine, m.cache))
                 .or_default()
-                .push(m.throughput);
+                .push((m.repetition, m.throughput));
         }
         groups
             .into_iter()
-            .map(|((test, file_size, record_size, engine, cache), figures)| {
-                let summary = Summary::of(&figures);
-                RowSummary {
-                    test,
-                    file_size,
-                    record_size,
-                    engine,
-                    cache,
-                    repetitions: figures.len() as u32,
-                    median: summary.map(|s| s.median),
-                    least: summary.map(|s| s.min),
-                    greatest: summary.map(|s| s.max),
-                    positive_median: RunLevel::of(&figures).map(|l| l.median),
-                }
-            })
+            .map(
+                |((test, file_size, record_size, engine, cache), mut figures)| {
+                    // in the order a run's results are read back (`Measurement::list_order`),
+                    // whatever order they were measured or written in: the variance's sum
+                    // follows it
+                    figures.sort_by_key(|&(repetition, _)| repetition);
+                    let figures: Vec<f64> = figures.into_iter().map(|(_, f)| f).collect();
+                    let summary = Summary::of(&figures);
+                    let level = LevelParts::of(&figures);
+                    RowSummary {
+                        test,
+                        file_size,
+                        record_size,
+                        engine,
+                        cache,
+                        repetitions: figures.len() as u32,
+                        median: summary.map(|s| s.median),
+                        least: summary.map(|s| s.min),
+                        greatest: summary.map(|s| s.max),
+                        positive_median: level.map(|l| l.median),
+                        positives: Some(level.map_or(0, |l| l.positives as u32)),
+                        log_variance: level.map(|l| l.log_variance),
+                    }
+                },
+            )
             .collect()
+    }
+
+    /// The run's level under this key, as `RunLevel::of` its repetitions gives it:
+    /// `None` when no figure is positive, or when the summary predates what it needs.
+    pub fn run_level(&self) -> Option<RunLevel> {
+        Some(RunLevel::from(LevelParts {
+            median: self.positive_median?,
+            log_variance: self.log_variance?,
+            positives: self.positives? as usize,
+        }))
     }
 
     /// Whether a run with these measured figures keeps summary rows: not when every
@@ -82,6 +111,8 @@ impl RowSummary {
             least: None,
             greatest: None,
             positive_median: None,
+            positives: None,
+            log_variance: None,
         }
     }
 }

@@ -68,6 +68,26 @@ pub struct RunLevel {
 impl RunLevel {
     /// `None` when no repetition has a finite, positive figure.
     pub fn of(values: &[f64]) -> Option<RunLevel> {
+        LevelParts::of(values).map(RunLevel::from)
+    }
+}
+
+/// What a run's level under one row is computed from, and all a summary needs to keep
+/// of it (`model::RowSummary`): the median of the finite, positive figures, the sample
+/// variance of their logarithms (0 for one) and how many there are. Kept, not
+/// recomputed, because summing in another order or with compensation (as SQL's `sum`
+/// may) would change the variance's last bits, and with them a comparison's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LevelParts {
+    pub median: f64,
+    pub log_variance: f64,
+    pub positives: usize,
+}
+
+impl LevelParts {
+    /// From a run's repetitions in the order they were measured (repetition number):
+    /// `None` when no figure is finite and positive.
+    pub fn of(values: &[f64]) -> Option<LevelParts> {
         let positive: Vec<f64> = values
             .iter()
             .copied()
@@ -75,18 +95,28 @@ impl RunLevel {
             .collect();
         let median = Summary::of(&positive)?.median;
         let logs: Vec<f64> = positive.iter().map(|v| v.ln()).collect();
-        let k = logs.len();
-        let spread_var = match k {
+        let log_variance = match logs.len() {
             0 | 1 => 0.0,
             _ => variance(&logs),
         };
-        Some(RunLevel {
+        Some(LevelParts {
             median,
-            level: median.ln(),
-            own_var: MEDIAN_VARIANCE_FACTOR * spread_var / k as f64,
-            spread: spread_var.sqrt(),
-            repetitions: k,
+            log_variance,
+            positives: logs.len(),
         })
+    }
+}
+
+impl From<LevelParts> for RunLevel {
+    fn from(parts: LevelParts) -> RunLevel {
+        let k = parts.positives;
+        RunLevel {
+            median: parts.median,
+            level: parts.median.ln(),
+            own_var: MEDIAN_VARIANCE_FACTOR * parts.log_variance / k as f64,
+            spread: parts.log_variance.sqrt(),
+            repetitions: k,
+        }
     }
 }
 

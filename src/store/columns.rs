@@ -431,8 +431,7 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
 
 // ---- summaries ----
 
-/// A row of `run_summaries`: a run's summary under one key, with the run's id. Only
-/// read: the database derives them (migration 0009's view).
+/// A row of `run_summaries`: a run's summary under one key, with the run's id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRow {
     pub run_id: i64,
@@ -463,6 +462,8 @@ pub static SUMMARY_COLUMNS: &[Column<SummaryRow>] = &[
     column("least", Kind::Real, |r| r.summary.least.into(), |r, v| set(&mut r.summary.least, v.opt_real())),
     column("greatest", Kind::Real, |r| r.summary.greatest.into(), |r, v| set(&mut r.summary.greatest, v.opt_real())),
     column("positive_median", Kind::Real, |r| r.summary.positive_median.into(), |r, v| set(&mut r.summary.positive_median, v.opt_real())),
+    column("positives", Kind::Integer, |r| r.summary.positives.map(i64::from).into(), |r, v| set(&mut r.summary.positives, v.opt_narrow())),
+    column("log_variance", Kind::Real, |r| r.summary.log_variance.into(), |r, v| set(&mut r.summary.log_variance, v.opt_real())),
 ];
 
 fn latency(row: &ResultRow, field: fn(&Latency) -> u64) -> Value<'static> {

@@ -16,6 +16,7 @@ pub(super) const SQLITE: &[&str] = &[
     include_str!("../../migrations/0007_run_process.sql"),
     include_str!("../../migrations/0008_unstated_params.sql"),
     include_str!("../../migrations/0009_run_summaries.sql"),
+    include_str!("../../migrations/0010_summary_levels.sql"),
 ];
 
 /// PostgreSQL's steps; the versions applied are rows of `iozone.schema_version`.
@@ -27,6 +28,7 @@ pub(super) const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0005_run_process.sql"),
     include_str!("../../migrations/postgres/0006_unstated_params.sql"),
     include_str!("../../migrations/postgres/0007_run_summaries.sql"),
+    include_str!("../../migrations/postgres/0008_summary_levels.sql"),
 ];
 
 /// A database whose schema can be brought up to date.

@@ -220,15 +220,11 @@ impl RunResults {
     }
 }
 
-/// The complete runs a selector picks, with their results in `detail`, newest first. A run that is
+/// The complete runs a selector picks, without their results, newest first. A run that is
 /// not complete (aborted, failed, still running) is an error when the selector names it
 /// (`10`, `latest`) or when nothing else matched, so that the user learns which runs
 /// those were rather than that nothing matched; a filter's other matches leave it out.
-pub fn select_runs(
-    store: &dyn Store,
-    selector: &Selector,
-    detail: Detail,
-) -> Result<Vec<Run>, StoreError> {
+fn select_records(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, StoreError> {
     let mut ids: Vec<i64> = selector
         .refs
         .iter()
@@ -268,7 +264,7 @@ pub fn select_runs(
     if matched.is_empty() {
         return Err(StoreError::NoSuchRun(selector.text.clone()));
     }
-    let (mut runs, incomplete): (Vec<Run>, Vec<Run>) = matched
+    let (runs, incomplete): (Vec<Run>, Vec<Run>) = matched
         .into_iter()
         .partition(|r| r.status == RunStatus::Complete);
     let named = incomplete
@@ -283,21 +279,68 @@ pub fn select_runs(
                 .collect(),
         });
     }
-    let wanted: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    let mut results = store.results_of(&wanted, detail)?;
-    for run in &mut runs {
-        if run.results.is_empty() {
-            results
-                .remove(&run.id.unwrap_or_default())
-                .unwrap_or_default()
-                .fill(run);
-        }
-    }
     Ok(runs)
 }
 
-/// Runs' summaries by run id.
-pub type Summaries = HashMap<i64, Vec<RowSummary>>;
+/// The complete runs a selector picks (as [`select_runs`] says), with their results
+/// in `detail`, newest first.
+pub fn select_runs(
+    store: &dyn Store,
+    selector: &Selector,
+    detail: Detail,
+) -> Result<Vec<Run>, StoreError> {
+    let mut runs = select_records(store, selector)?;
+    // runs named by id were loaded whole
+    let bare: Vec<i64> = bare_ids(&runs);
+    fill_results(store, &mut runs, &bare, detail)?;
+    Ok(runs)
+}
+
+/// The complete runs a selector picks (as [`select_runs`] says), with their summaries
+/// by run id rather than their results: what a comparison of many runs reads
+/// (`compare --by`). A run whose summaries do not each hold its level
+/// (`RowSummary::run_level`: no positive figure under a key, or derived before they
+/// kept it) is read with its figures instead, and has no entry.
+pub fn select_summarized(
+    store: &dyn Store,
+    selector: &Selector,
+) -> Result<(Vec<Run>, Summaries), StoreError> {
+    let mut runs = select_records(store, selector)?;
+    let bare = bare_ids(&runs);
+    let mut summaries = store.summaries_of(&bare)?;
+    summaries.retain(|_, rows| rows.iter().all(|r| r.run_level().is_some()));
+    let unlevelled: Vec<i64> = (bare.into_iter())
+        .filter(|id| !summaries.contains_key(id))
+        .collect();
+    fill_results(store, &mut runs, &unlevelled, Detail::Figures)?;
+    Ok((runs, summaries))
+}
+
+/// The ids of the runs read without their results.
+fn bare_ids(runs: &[Run]) -> Vec<i64> {
+    runs.iter()
+        .filter(|r| r.results.is_empty())
+        .filter_map(|r| r.id)
+        .collect()
+}
+
+/// Reads the results of the runs `ids` (of `runs`) into them, in `detail`.
+fn fill_results(
+    store: &dyn Store,
+    runs: &mut [Run],
+    ids: &[i64],
+    detail: Detail,
+) -> Result<(), StoreError> {
+    let mut results = store.results_of(ids, detail)?;
+    for run in runs {
+        if let Some(found) = run.id.and_then(|id| results.remove(&id)) {
+            found.fill(run);
+        }
+    }
+    Ok(())
+}
+
+pub use crate::model::Summaries;
 
 /// How many runs of each series' history measure run-to-run noise for `compare`.
 pub const HISTORY_RUNS: usize = 20;
@@ -401,13 +444,7 @@ pub fn with_results(
     detail: Detail,
 ) -> Result<Vec<Run>, StoreError> {
     let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    let mut results = store.results_of(&ids, detail)?;
-    for run in &mut runs {
-        results
-            .remove(&run.id.unwrap_or_default())
-            .unwrap_or_default()
-            .fill(run);
-    }
+    fill_results(store, &mut runs, &ids, detail)?;
     Ok(runs)
 }
 

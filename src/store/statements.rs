@@ -63,25 +63,19 @@ pub fn select_summaries(schema: &str, which_runs: &str) -> String {
     )
 }
 
-/// Derives the summaries of the runs `which_runs` picks (a condition on `run_id` with
-/// one parameter, which every statement takes) from their results, replacing any kept
-/// before: statements run in the transaction that wrote the results. The view holds the
-/// one definition of a summary (migration 0009) and reads the results of the runs
-/// marked pending alone, through the results' key.
-pub fn summarize(schema: &str, which_runs: &str) -> [String; 4] {
-    let columns = columns::select_list(SUMMARY_COLUMNS);
-    [
-        format!("DELETE FROM {schema}run_summaries WHERE {which_runs}"),
-        format!(
-            "INSERT INTO {schema}run_summaries_pending (run_id) \
-             SELECT run_id FROM (SELECT id AS run_id FROM {schema}runs) r WHERE {which_runs}"
-        ),
-        format!(
-            "INSERT INTO {schema}run_summaries ({columns}) SELECT {columns} \
-             FROM {schema}run_summary_source WHERE {which_runs}"
-        ),
-        format!("DELETE FROM {schema}run_summaries_pending WHERE {which_runs}"),
-    ]
+/// Removes the summaries of the runs `which_runs` picks (a condition on `run_id`), before
+/// those derived again from their results (`RowSummary::of`) are written.
+pub fn delete_summaries(schema: &str, which_runs: &str) -> String {
+    format!("DELETE FROM {schema}run_summaries WHERE {which_runs}")
+}
+
+/// Runs, at most `limit`, with summaries derived before they kept a run's whole level
+/// (schema 10 on SQLite, 8 on PostgreSQL), which the store derives again; found
+/// through the partial index of that migration, which is empty once none is left.
+pub fn underived_summaries(schema: &str, limit: usize) -> String {
+    format!(
+        "SELECT DISTINCT run_id FROM {schema}run_summaries WHERE positives IS NULL LIMIT {limit}"
+    )
 }
 
 /// The labels of the runs `which_runs` picks, each run's in the order they were given.

@@ -26,7 +26,6 @@ use uuid::Uuid;
 use self::errors::{Fail, connect_reason, one_line, scrub, unechoed, use_reason};
 use self::tls::LazyTls;
 use self::write::CHUNK;
-use super::columns::ResultRow;
 use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
 use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
@@ -76,6 +75,10 @@ impl PgStore {
         let store = Self::connect(url)?;
         let before = store.version(MIGRATIONS.len())?;
         store.migrate(MIGRATIONS)?;
+        // what a migration began and an interruption left (`migrate` derives only after
+        // a step, not at every open)
+        let derived = write::derive_summaries(&mut store.client.borrow_mut());
+        derived.map_err(|f| store.error(f))?;
         let after = store.version(MIGRATIONS.len())?;
         Ok((before, after))
     }
@@ -232,7 +235,7 @@ impl Store for PgStore {
 
     fn finish_run(&mut self, id: i64, run: &Run) -> Result<(), StoreError> {
         self.write(|tx| {
-            write::insert_results(tx, ResultRow::of_run(id, run))?;
+            write::insert_results(tx, &[(id, run)])?;
             read::query(tx, &statements::finish_run("iozone.", id, run))?;
             Ok(())
         })

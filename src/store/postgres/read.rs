@@ -81,6 +81,16 @@ pub(super) fn results(
     Ok(statements::group_results(ids, rows))
 }
 
+/// Runs whose summaries a migration left without a run's whole level, a page at most.
+pub(super) fn underived(client: &mut Client) -> Result<Vec<i64>, Fail> {
+    let sql = statements::underived_summaries("iozone.", crate::store::PAGE);
+    client
+        .query(&sql, &[])?
+        .iter()
+        .map(|row| get(row, 0))
+        .collect()
+}
+
 /// The summaries of the runs `ids`; every id asked for has an entry.
 pub(super) fn summaries(
     client: &mut Client,

@@ -5,18 +5,20 @@
 
 use std::collections::{HashMap, HashSet};
 
-use postgres::Transaction;
 use postgres::types::ToSql;
+use postgres::{Client, Transaction};
 use uuid::Uuid;
 
 use super::PgStore;
 use super::bind::{array, params};
 use super::errors::{Fail, is_lost};
 use super::read::known;
-use crate::model::{RowSummary, Run};
-use crate::store::StoreError;
-use crate::store::columns::{self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, Value};
+use crate::model::{Measurement, RowSummary, Run};
+use crate::store::columns::{
+    self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value,
+};
 use crate::store::statements::{self, LABELS, TAGS, Table};
+use crate::store::{Detail, StoreError};
 
 /// Runs per batch statement: bounds the size of one message (a chunk's results are
 /// about a megabyte) while keeping the round trips per run negligible.
@@ -58,12 +60,12 @@ pub(super) fn save_in(tx: &mut Transaction<'_>, runs: &[&Run]) -> Result<Vec<Opt
         }
     }
     let ids = insert_runs(tx, runs, true)?;
-    let rows = runs
+    let saved: Vec<(i64, &Run)> = runs
         .iter()
         .zip(&ids)
         .filter_map(|(run, id)| id.map(|id| (id, *run)))
-        .flat_map(|(id, run)| ResultRow::of_run(id, run));
-    insert_results(tx, rows)?;
+        .collect();
+    insert_results(tx, &saved)?;
     Ok(ids)
 }
 
@@ -171,29 +173,70 @@ pub(super) fn insert_runs(
     Ok(ids)
 }
 
-/// Inserts results, each with its run's id, in batches, and derives the summaries of
-/// their runs from them.
-pub(super) fn insert_results(
-    tx: &mut Transaction<'_>,
-    rows: impl Iterator<Item = ResultRow>,
-) -> Result<(), Fail> {
-    let rows: Vec<ResultRow> = rows.collect();
+/// Inserts the results of runs, each with its new id, in batches, and derives their
+/// summaries from them.
+pub(super) fn insert_results(tx: &mut Transaction<'_>, runs: &[(i64, &Run)]) -> Result<(), Fail> {
+    let rows: Vec<ResultRow> = runs
+        .iter()
+        .flat_map(|&(id, run)| ResultRow::of_run(id, run))
+        .collect();
     for chunk in rows.chunks(CHUNK * 20) {
         let chunk: Vec<&ResultRow> = chunk.iter().collect();
         let (sql, values) = batch("results", RESULT_COLUMNS, &chunk, "");
         tx.execute(&sql, &params(&values))?;
     }
-    // the runs that keep summary rows
-    let mut ids: Vec<i64> = rows
+    let measured: Vec<(i64, &[Measurement])> = runs
         .iter()
-        .filter(|r| !r.warmup && RowSummary::kept_for([&r.measurement]))
-        .map(|r| r.run_id)
+        .map(|&(id, run)| (id, &run.results[..]))
         .collect();
-    ids.dedup();
+    write_summaries(tx, &measured)
+}
+
+/// Replaces the summaries of runs with those of their measured results
+/// (`RowSummary::of`), for the runs that keep any (`RowSummary::kept_for`).
+pub(super) fn write_summaries(
+    tx: &mut Transaction<'_>,
+    runs: &[(i64, &[Measurement])],
+) -> Result<(), Fail> {
+    let ids: Vec<i64> = runs.iter().map(|&(id, _)| id).collect();
     for chunk in ids.chunks(CHUNK) {
-        for sql in statements::summarize("iozone.", "run_id = ANY($1)") {
-            tx.execute(&sql, &[&chunk])?;
-        }
+        tx.execute(
+            &statements::delete_summaries("iozone.", "run_id = ANY($1)"),
+            &[&chunk],
+        )?;
+    }
+    let rows: Vec<SummaryRow> = runs
+        .iter()
+        .filter(|(_, results)| RowSummary::kept_for(*results))
+        .flat_map(|&(run_id, results)| {
+            RowSummary::of(results)
+                .into_iter()
+                .map(move |summary| SummaryRow { run_id, summary })
+        })
+        .collect();
+    for chunk in rows.chunks(CHUNK * 20) {
+        let chunk: Vec<&SummaryRow> = chunk.iter().collect();
+        let (sql, values) = batch("run_summaries", SUMMARY_COLUMNS, &chunk, "");
+        tx.execute(&sql, &params(&values))?;
     }
     Ok(())
+}
+
+/// Derives again, from their results, the summaries a migration left without a run's
+/// whole level (`statements::underived_summaries`), a page of runs per transaction.
+pub(super) fn derive_summaries(client: &mut Client) -> Result<(), Fail> {
+    loop {
+        let ids = super::read::underived(client)?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let results = super::read::results(client, &ids, Detail::Figures)?;
+        let measured: Vec<(i64, &[Measurement])> = ids
+            .iter()
+            .map(|&id| (id, results.get(&id).map_or(&[][..], |r| &r.results[..])))
+            .collect();
+        let mut tx = client.transaction()?;
+        write_summaries(&mut tx, &measured)?;
+        tx.commit()?;
+    }
 }

@@ -26,7 +26,7 @@ use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUM
 use super::migrate;
 use super::statements;
 use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
-use crate::model::{RowSummary, Run, RunStatus};
+use crate::model::{Measurement, RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
 /// `IOZONE_BUSY_TIMEOUT` (seconds) says otherwise.
@@ -111,10 +111,12 @@ impl SqliteStore {
             },
             migrate::SQLITE,
         )?;
-        Ok(SqliteStore {
+        let mut store = SqliteStore {
             conn,
             path: path.to_path_buf(),
-        })
+        };
+        derive_summaries(&mut store).map_err(err)?;
+        Ok(store)
     }
 
     /// Opens an existing database for reading only. A file this process cannot write
@@ -561,10 +563,54 @@ fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()>
             conn.prepare_cached(&insert(chunk.len()))?.execute(values)?;
         }
     }
-    if RowSummary::kept_for(&run.results) {
-        for sql in statements::summarize("", "run_id = ?") {
-            conn.prepare_cached(&sql)?.execute([id])?;
-        }
+    write_summaries(conn, id, &run.results)
+}
+
+/// Replaces the summaries of run `id` with those of its measured `results`
+/// (`RowSummary::of`), when it keeps any (`RowSummary::kept_for`).
+fn write_summaries(conn: &Connection, id: i64, results: &[Measurement]) -> rusqlite::Result<()> {
+    conn.prepare_cached(&statements::delete_summaries("", "run_id = ?"))?
+        .execute([id])?;
+    if !RowSummary::kept_for(results) {
+        return Ok(());
+    }
+    let names: Vec<&str> = columns::inserted(SUMMARY_COLUMNS).map(|c| c.name).collect();
+    let mut insert = conn.prepare_cached(&format!(
+        "INSERT INTO run_summaries ({}) VALUES ({})",
+        names.join(", "),
+        vec!["?"; names.len()].join(", ")
+    ))?;
+    for summary in RowSummary::of(results) {
+        let row = SummaryRow {
+            run_id: id,
+            summary,
+        };
+        insert.execute(rusqlite::params_from_iter(columns::encode(
+            SUMMARY_COLUMNS,
+            &row,
+        )))?;
     }
     Ok(())
+}
+
+/// Derives again, from their results, the summaries a migration left without a run's
+/// whole level (`statements::underived_summaries`), a page of runs per transaction.
+fn derive_summaries(store: &mut SqliteStore) -> rusqlite::Result<()> {
+    loop {
+        let ids: Vec<i64> = store
+            .conn
+            .prepare(&statements::underived_summaries("", super::PAGE))?
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let results = store.results(&ids, Detail::Figures)?;
+        let tx = store.conn.transaction()?;
+        for id in ids {
+            let measured = results.get(&id).map_or(&[][..], |r| &r.results[..]);
+            write_summaries(&tx, id, measured)?;
+        }
+        tx.commit()?;
+    }
 }
