@@ -192,19 +192,9 @@ pub(super) fn insert_results(tx: &mut Transaction<'_>, runs: &[(i64, &Run)]) -> 
     write_summaries(tx, &measured)
 }
 
-/// Replaces the summaries of runs with those of their measured results
-/// (`RowSummary::of`), for the runs that keep any (`RowSummary::kept_for`).
-pub(super) fn write_summaries(
-    tx: &mut Transaction<'_>,
-    runs: &[(i64, &[Measurement])],
-) -> Result<(), Fail> {
-    let ids: Vec<i64> = runs.iter().map(|&(id, _)| id).collect();
-    for chunk in ids.chunks(CHUNK) {
-        tx.execute(
-            &statements::delete_summaries("iozone.", "run_id = ANY($1)"),
-            &[&chunk],
-        )?;
-    }
+/// Writes the summaries of runs' measured results (`RowSummary::of`), for the runs
+/// that keep any (`RowSummary::kept_for`) and have none.
+fn write_summaries(tx: &mut Transaction<'_>, runs: &[(i64, &[Measurement])]) -> Result<(), Fail> {
     let rows: Vec<SummaryRow> = runs
         .iter()
         .filter(|(_, results)| RowSummary::kept_for(*results))
@@ -236,6 +226,10 @@ pub(super) fn derive_summaries(client: &mut Client) -> Result<(), Fail> {
             .map(|&id| (id, results.get(&id).map_or(&[][..], |r| &r.results[..])))
             .collect();
         let mut tx = client.transaction()?;
+        tx.execute(
+            &statements::delete_summaries("iozone.", "run_id = ANY($1)"),
+            &[&ids],
+        )?;
         write_summaries(&mut tx, &measured)?;
         tx.commit()?;
     }

@@ -566,11 +566,9 @@ fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()>
     write_summaries(conn, id, &run.results)
 }
 
-/// Replaces the summaries of run `id` with those of its measured `results`
-/// (`RowSummary::of`), when it keeps any (`RowSummary::kept_for`).
+/// Writes the summaries of run `id`'s measured `results` (`RowSummary::of`), when it
+/// keeps any (`RowSummary::kept_for`) and has none.
 fn write_summaries(conn: &Connection, id: i64, results: &[Measurement]) -> rusqlite::Result<()> {
-    conn.prepare_cached(&statements::delete_summaries("", "run_id = ?"))?
-        .execute([id])?;
     if !RowSummary::kept_for(results) {
         return Ok(());
     }
@@ -609,6 +607,7 @@ fn derive_summaries(store: &mut SqliteStore) -> rusqlite::Result<()> {
         let tx = store.conn.transaction()?;
         for id in ids {
             let measured = results.get(&id).map_or(&[][..], |r| &r.results[..]);
+            tx.execute(&statements::delete_summaries("", "run_id = ?"), [id])?;
             write_summaries(&tx, id, measured)?;
         }
         tx.commit()?;
