@@ -8,6 +8,7 @@ use super::*;
 on_every_backend!(
     summaries_match_the_repetitions_through_deletes_and_reimports,
     the_migration_backfills_the_summaries_of_earlier_runs,
+    a_fleet_side_reads_summaries_that_hold_each_level_and_the_rest_whole,
 );
 
 /// Sorted as [`RowSummary::of`] returns them.
@@ -125,4 +126,40 @@ fn the_migration_backfills_the_summaries_of_earlier_runs(backend: &Backend) {
     let store = backend.open();
     assert_eq!(store.check().unwrap().schema_version, backend.latest());
     assert_eq!(assert_summaries_match(&*store), varied_runs().len());
+}
+
+fn a_fleet_side_reads_summaries_that_hold_each_level_and_the_rest_whole(backend: &Backend) {
+    let mut store = backend.open();
+    let mut runs = varied_runs();
+    // no positive figure under a key: its level there is no summary's
+    let mut idle = sample_run("host9", 99);
+    for m in idle.results.iter_mut().filter(|m| m.test == TestKind::Read) {
+        m.throughput = 0.0;
+    }
+    runs.push(idle.clone());
+    store.save_runs(&runs).unwrap();
+    let selector: crate::selector::Selector = "label:DR9".parse().unwrap();
+    let (read, summaries) = crate::store::select_summarized(&*store, &selector).unwrap();
+    let whole = crate::store::select_runs(&*store, &selector, Detail::Figures).unwrap();
+    let uuids = |runs: &[Run]| runs.iter().map(|r| r.uuid).collect::<Vec<_>>();
+    assert_eq!(
+        uuids(&read),
+        uuids(&whole),
+        "the same runs, in the same order"
+    );
+    let mut as_summaries = 0;
+    for (run, whole) in read.iter().zip(&whole) {
+        match summaries.get(&run.id.unwrap()) {
+            Some(rows) => {
+                assert!(run.results.is_empty());
+                assert_eq!(sorted(rows.clone()), RowSummary::of(&whole.results));
+                assert!(rows.iter().all(|r| r.run_level().is_some()));
+                as_summaries += 1;
+            }
+            None => assert_eq!(run.results, whole.results),
+        }
+    }
+    assert_eq!(as_summaries, runs.len() - 1);
+    let idle_read = read.iter().find(|r| r.uuid == idle.uuid).unwrap();
+    assert!(!idle_read.results.is_empty(), "read whole");
 }
