@@ -108,7 +108,7 @@ pub fn compare_by(
             summaries: cand_summaries,
         },
     );
-    // moved into their groups, not copied: each side is every repetition of its runs
+    // moved into their groups, not copied: a side's runs may hold every repetition
     let split = |runs: Vec<Run>| {
         let mut groups: BTreeMap<String, Vec<Run>> = BTreeMap::new();
         for run in runs {
@@ -309,7 +309,7 @@ mod tests {
                             // the sides' second engine differs: the environment says so
                             m.engine = match shift {
                                 0 => crate::model::EngineKind::Mmap,
-                                _ => crate::model::EngineKind::Pread,
+                                _ => crate::model::EngineKind::Posix,
                             };
                             m.throughput *= 1.1;
                         }
