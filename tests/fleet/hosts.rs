@@ -66,8 +66,21 @@ fn fleet(db: &str) {
 
     let table = ok(db, &compare);
     assert!(table.contains("1 of 2 hosts regressed."), "{table}");
+    // which of beta's rows (write, rewrite) clears the bar depends on how its sync
+    // writes spread on a busy machine; the table says what the figures say
+    let line = c["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["regressed"] == 1)
+        .unwrap_or_else(|| panic!("a test regressed on one host: {c}"));
+    assert_eq!(
+        (line["of"].as_u64(), line["record_size"].as_u64()),
+        (Some(2), Some(65536))
+    );
+    let test = line["test"].as_str().unwrap();
     assert!(
-        table.contains("1 of 2 hosts regressed in write at 64 KiB"),
+        table.contains(&format!("1 of 2 hosts regressed in {test} at 64 KiB")),
         "{table}"
     );
     let (code, _, _) = on(db, &[&compare[..], &["--fail-on-regression"]].concat());
