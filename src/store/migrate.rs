@@ -29,6 +29,7 @@ pub(super) const POSTGRES: &[&str] = &[
     include_str!("../../migrations/postgres/0006_unstated_params.sql"),
     include_str!("../../migrations/postgres/0007_run_summaries.sql"),
     include_str!("../../migrations/postgres/0008_summary_levels.sql"),
+    include_str!("../../migrations/postgres/0009_results_checked_per_statement.sql"),
 ];
 
 /// A database whose schema can be brought up to date.

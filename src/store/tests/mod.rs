@@ -271,6 +271,22 @@ impl Backend {
         }
     }
 
+    /// The schema version of the step that made summaries (SQLite's 0009, PostgreSQL's
+    /// 0007).
+    fn summaries_step(&self) -> usize {
+        let steps = match self {
+            Backend::Sqlite { .. } => super::migrate::SQLITE,
+            Backend::Postgres(_) => super::migrate::POSTGRES,
+        };
+        1 + steps
+            .iter()
+            .position(|sql| {
+                sql.contains("CREATE TABLE run_summaries")
+                    || sql.contains("CREATE TABLE iozone.run_summaries")
+            })
+            .expect("a step makes the summaries")
+    }
+
     /// Records `version` as the schema version, as a newer iozone would.
     fn set_version(&self, version: usize) {
         match self {

@@ -290,3 +290,82 @@ fn pg_concurrent_first_opens_create_the_schema_once() {
         .get(0);
     assert_eq!(applied, PgStore::latest_schema() as i64);
 }
+
+/// Results refer to their run through a check once a statement (PostgreSQL migration
+/// 0009) rather than a foreign key: it must refuse what the key refused, lock what the
+/// key locked and delete what the key's cascade deleted.
+#[test]
+fn pg_results_belong_to_runs_as_through_a_foreign_key() {
+    use ::postgres::error::SqlState;
+    let db = pg_database!();
+    let mut store = PgStore::open(&db.url).unwrap();
+    store
+        .save_runs(&[sample_run("a", 0), sample_run("b", 1)])
+        .unwrap();
+    let mut client = db.client();
+    let ids: Vec<i64> = (client
+        .query("SELECT id FROM iozone.runs ORDER BY id", &[])
+        .unwrap())
+    .iter()
+    .map(|r| r.get(0))
+    .collect();
+    let (a, b) = (ids[0], ids[1]);
+    let columns: String = client
+        .query_one(
+            "SELECT string_agg(column_name, ', ' ORDER BY column_name) FROM information_schema.columns \
+             WHERE table_schema = 'iozone' AND table_name = 'results' AND column_name NOT IN ('run_id', 'repetition')",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    // run a's results again, as further repetitions (keys of their own) of run `to`
+    let copy = |to: i64| {
+        format!(
+            "INSERT INTO iozone.results (run_id, repetition, {columns}) \
+             SELECT {to}, repetition + 100, {columns} FROM iozone.results WHERE run_id = {a}"
+        )
+    };
+    let count = |client: &mut ::postgres::Client, run: i64| -> i64 {
+        client
+            .query_one(
+                "SELECT count(*) FROM iozone.results WHERE run_id = $1",
+                &[&run],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let each = count(&mut client, a);
+    assert!(each > 0);
+
+    // a statement with one result of no run is refused whole, as a foreign key refuses it
+    let err = client
+        .batch_execute(&format!(
+            "{} UNION ALL SELECT {}, repetition, {columns} FROM iozone.results WHERE run_id = {a}",
+            copy(b),
+            b + 1000
+        ))
+        .unwrap_err();
+    assert_eq!(err.code(), Some(&SqlState::FOREIGN_KEY_VIOLATION), "{err}");
+    assert_eq!(count(&mut client, b), each);
+    assert_eq!(count(&mut client, b + 1000), 0);
+
+    // a transaction that inserted results of run b holds it: b cannot be deleted under it
+    let mut writer = db.client();
+    let mut tx = writer.transaction().unwrap();
+    tx.batch_execute(&copy(b)).unwrap();
+    let err = client
+        .batch_execute(&format!(
+            "SET lock_timeout = '200ms'; DELETE FROM iozone.runs WHERE id = {b}"
+        ))
+        .unwrap_err();
+    assert_eq!(err.code(), Some(&SqlState::LOCK_NOT_AVAILABLE), "{err}");
+    tx.commit().unwrap();
+    assert_eq!(count(&mut client, b), 2 * each);
+
+    // deleting runs deletes their results, and no one else's
+    client
+        .batch_execute(&format!("DELETE FROM iozone.runs WHERE id = {b}"))
+        .unwrap();
+    assert_eq!(count(&mut client, b), 0);
+    assert_eq!(count(&mut client, a), each);
+}
