@@ -11,13 +11,18 @@
 ALTER TABLE iozone.results DROP CONSTRAINT IF EXISTS results_run_id_fkey;
 
 CREATE OR REPLACE FUNCTION iozone.results_belong_to_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    named  bigint;
+    locked bigint;
 BEGIN
-    -- what the foreign key's check took: a share lock on each run, here once a run
-    PERFORM 1 FROM iozone.runs r
-     WHERE r.id IN (SELECT DISTINCT run_id FROM inserted_results)
-       FOR KEY SHARE;
-    IF EXISTS (SELECT 1 FROM inserted_results n
-                WHERE NOT EXISTS (SELECT 1 FROM iozone.runs r WHERE r.id = n.run_id)) THEN
+    SELECT count(DISTINCT run_id) INTO named FROM inserted_results;
+    -- what the foreign key's check took, a share lock on each run, here once a run: one
+    -- lookup of the key for each (the locking subquery is never turned into a scan of
+    -- every run, whatever the planner guesses of the inserted rows)
+    SELECT count(*) INTO locked
+      FROM (SELECT DISTINCT run_id FROM inserted_results) n,
+           LATERAL (SELECT 1 FROM iozone.runs r WHERE r.id = n.run_id FOR KEY SHARE) l;
+    IF locked < named THEN
         RAISE EXCEPTION 'insert into iozone.results: a result of a run that does not exist'
               USING ERRCODE = 'foreign_key_violation';
     END IF;
@@ -30,8 +35,13 @@ CREATE TRIGGER results_belong_to_runs AFTER INSERT ON iozone.results
     FOR EACH STATEMENT EXECUTE FUNCTION iozone.results_belong_to_runs();
 
 CREATE OR REPLACE FUNCTION iozone.results_go_with_their_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    deleted bigint;
 BEGIN
-    DELETE FROM iozone.results WHERE run_id IN (SELECT id FROM deleted_runs);
+    -- run by run, through the results' key, whatever the planner guesses
+    FOR deleted IN SELECT id FROM deleted_runs LOOP
+        DELETE FROM iozone.results WHERE run_id = deleted;
+    END LOOP;
     RETURN NULL;
 END $$;
 
