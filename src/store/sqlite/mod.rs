@@ -498,15 +498,21 @@ fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     Ok(Some(id))
 }
 
+/// `INSERT INTO table` of `rows` rows of the columns written (`columns::inserted`), a
+/// `?` per value.
+fn insert_sql<T>(table: &str, columns: &'static [columns::Column<T>], rows: usize) -> String {
+    let names: Vec<&str> = columns::inserted(columns).map(|c| c.name).collect();
+    let row = format!("({})", vec!["?"; names.len()].join(", "));
+    format!(
+        "INSERT INTO {table} ({}) VALUES {}",
+        names.join(", "),
+        vec![row.as_str(); rows].join(", ")
+    )
+}
+
 /// Inserts the run row with its labels and tags; returns the new id.
 fn insert_run(conn: &Connection, run: &Run) -> rusqlite::Result<i64> {
-    let names: Vec<&str> = columns::inserted(RUN_COLUMNS).map(|c| c.name).collect();
-    let placeholders = vec!["?"; names.len()].join(", ");
-    let sql = format!(
-        "INSERT INTO runs ({}) VALUES ({placeholders})",
-        names.join(", ")
-    );
-    conn.prepare_cached(&sql)?
+    conn.prepare_cached(&insert_sql("runs", RUN_COLUMNS, 1))?
         .execute(rusqlite::params_from_iter(columns::encode(
             RUN_COLUMNS,
             run,
@@ -532,15 +538,7 @@ const ROWS_PER_INSERT: usize = 32;
 /// Inserts a run's measured results and its warm-up rounds' (flagged), and derives
 /// its summaries from them.
 fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
-    let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
-    let row_placeholders = format!("({})", vec!["?"; names.len()].join(", "));
-    let insert = |rows: usize| {
-        format!(
-            "INSERT INTO results ({}) VALUES {}",
-            names.join(", "),
-            vec![row_placeholders.as_str(); rows].join(", ")
-        )
-    };
+    let insert = |rows: usize| insert_sql("results", RESULT_COLUMNS, rows);
     // One statement for every full chunk, kept rather than looked up for each.
     let mut full = conn.prepare_cached(&insert(ROWS_PER_INSERT))?;
     let mut rows = Vec::with_capacity(ROWS_PER_INSERT);
@@ -572,12 +570,7 @@ fn write_summaries(conn: &Connection, id: i64, results: &[Measurement]) -> rusql
     if !RowSummary::kept_for(results) {
         return Ok(());
     }
-    let names: Vec<&str> = columns::inserted(SUMMARY_COLUMNS).map(|c| c.name).collect();
-    let mut insert = conn.prepare_cached(&format!(
-        "INSERT INTO run_summaries ({}) VALUES ({})",
-        names.join(", "),
-        vec!["?"; names.len()].join(", ")
-    ))?;
+    let mut insert = conn.prepare_cached(&insert_sql("run_summaries", SUMMARY_COLUMNS, 1))?;
     for summary in RowSummary::of(results) {
         let row = SummaryRow {
             run_id: id,
