@@ -65,7 +65,9 @@ impl FromStr for RunRef {
                 .map(RunRef::Latest)
                 .map_err(|_| format!("invalid run '{text}': expected latest~N with N a number"));
         }
-        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        // an id is never written with a leading zero, so `0910…` is a UUID's start
+        let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if digits && !(t.len() >= 4 && t.starts_with('0')) {
             return t
                 .parse()
                 .map(RunRef::Id)
@@ -223,6 +225,11 @@ mod tests {
             "4F0C1a2b".parse::<RunRef>(),
             Ok(RunRef::UuidPrefix("4f0c1a2b".into()))
         );
+        assert_eq!(
+            "0910".parse::<RunRef>(),
+            Ok(RunRef::UuidPrefix("0910".into()))
+        );
+        assert_eq!("007".parse::<RunRef>(), Ok(RunRef::Id(7)));
         assert!("latest~x".parse::<RunRef>().is_err());
         assert!("abc".parse::<RunRef>().is_err());
         assert!("nope!".parse::<RunRef>().is_err());

@@ -259,10 +259,7 @@ pub fn finish_run(schema: &str, id: i64, run: &Run) -> Statement {
 /// two make it ambiguous); `None` when nothing can match.
 pub fn resolve(schema: &str, reference: &RunRef) -> Option<Statement> {
     Some(match reference {
-        RunRef::Id(id) => Statement {
-            sql: format!("SELECT id FROM {schema}runs WHERE id = ?"),
-            params: vec![(Kind::Integer, Value::Integer(*id))],
-        },
+        RunRef::Id(id) => id_or_uuid(schema, *id),
         RunRef::Latest(n) => Statement {
             sql: format!(
                 "SELECT id FROM {schema}runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?"
@@ -280,6 +277,34 @@ pub fn resolve(schema: &str, reference: &RunRef) -> Option<Statement> {
             }
         }
     })
+}
+
+/// The run with id `id`; failing that, when its digits are long enough to be the
+/// start of a UUID (`show 91015410`, a prefix copied from `history`), the run whose UUID
+/// starts with them: a UUID prefix is all digits for one run in forty at 8 characters.
+fn id_or_uuid(schema: &str, id: i64) -> Statement {
+    let by_id = Statement {
+        sql: format!("SELECT id FROM {schema}runs WHERE id = ?"),
+        params: vec![(Kind::Integer, Value::Integer(id))],
+    };
+    let digits = id.to_string();
+    let Some((low, high)) = uuid_range(&digits).filter(|_| digits.len() >= 4) else {
+        return by_id;
+    };
+    Statement {
+        sql: format!(
+            "{} UNION ALL SELECT p.id FROM (SELECT id FROM {schema}runs \
+             WHERE uuid BETWEEN ? AND ? ORDER BY uuid LIMIT 2) AS p \
+             WHERE NOT EXISTS (SELECT 1 FROM {schema}runs WHERE id = ?)",
+            by_id.sql
+        ),
+        params: vec![
+            (Kind::Integer, Value::Integer(id)),
+            (Kind::Uuid, low.into()),
+            (Kind::Uuid, high.into()),
+            (Kind::Integer, Value::Integer(id)),
+        ],
+    }
 }
 
 /// The one run `found` holds for `reference`, or why there is none.

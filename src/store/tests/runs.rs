@@ -352,6 +352,13 @@ fn references_resolve_to_one_run(backend: &Backend) {
         store.resolve(&RunRef::Id(999)),
         Err(StoreError::NoSuchRun(_))
     ));
+    // digits that are no run's id but a UUID's start name that run; an id wins
+    let mut digits = sample_run("h", 3);
+    digits.uuid = uuid::Uuid::parse_str("91015410-0000-4000-8000-000000000000").unwrap();
+    let digits_id = store.save_run(&digits).unwrap().unwrap();
+    assert_eq!(store.resolve(&RunRef::Id(91015410)).unwrap(), digits_id);
+    assert_eq!(store.resolve(&RunRef::Id(9101)).unwrap(), digits_id);
+    assert_eq!(store.resolve(&RunRef::Id(ids[0])).unwrap(), ids[0]);
     let uuid = runs[1].uuid.to_string();
     assert_eq!(
         store
