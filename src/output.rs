@@ -98,7 +98,11 @@ impl Output {
                         .append(true)
                         .open(path)
                         .map_err(|e| io_error(&name, e))?;
-                    refuse_protected(path, &file.metadata().map_err(|e| io_error(&name, e))?, policy)?;
+                    refuse_protected(
+                        path,
+                        &file.metadata().map_err(|e| io_error(&name, e))?,
+                        policy,
+                    )?;
                     Ok(Output {
                         sink: Sink::Stream(BufWriter::new(file)),
                         name,
@@ -199,11 +203,11 @@ pub fn write(path: &Path, policy: &Policy, text: &str) -> Result<(), OutputError
     output.finish()
 }
 
-/// What to do about a write that failed; nothing was left behind by it.
+/// What to do about a write that failed.
 fn advice(e: &io::Error) -> &'static str {
     match e.kind() {
         io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => {
-            "; nothing was written: free some space, or choose another file"
+            "; free some space, or choose another file"
         }
         io::ErrorKind::NotFound => "; the directory must exist",
         io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
@@ -273,9 +277,12 @@ fn temporary(path: &Path, existing: Option<&Metadata>) -> Result<Output, OutputE
     let name = path.display().to_string();
     let dir = directory_of(path);
     // the system's own words for a directory that is not there or not writable:
-    // tempfile's name its temporary file, which the user never asked for
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK)
-        .map_err(|e| io_error(&name, e.into()))?;
+    // tempfile's errors name its temporary file, which the user never asked for
+    rustix::fs::access(
+        dir,
+        rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+    )
+    .map_err(|e| io_error(&name, e.into()))?;
     let (file, temporary) = tempfile::Builder::new()
         .prefix(".iozone-")
         .suffix(".tmp")
@@ -284,7 +291,8 @@ fn temporary(path: &Path, existing: Option<&Metadata>) -> Result<Output, OutputE
         .map_err(|e| io_error(&name, io::Error::from(e.kind())))?
         .into_parts();
     if let Some(existing) = existing {
-        let mode = existing.permissions().mode() & 0o7777;
+        // not set-user-ID and the like, which writing a file clears
+        let mode = existing.permissions().mode() & 0o777;
         file.set_permissions(Permissions::from_mode(mode))
             .map_err(|e| io_error(&name, e))?;
         // as a truncating create keeps its owner; only root may give a file away,

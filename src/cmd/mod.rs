@@ -181,9 +181,12 @@ pub(crate) fn output_policy(context: &Context, force: bool) -> output::Policy {
         Ok((location, _)) => crate::store::database_files(&location),
         Err(_) => Vec::new(),
     };
-    let spooled = record::spooled_files()
-        .into_iter()
-        .map(|path| (path, "a run waiting in the spool (iozone import records it)".into()));
+    let spooled = record::spooled_files().into_iter().map(|path| {
+        (
+            path,
+            "a run waiting in the spool (iozone import records it)".into(),
+        )
+    });
     output::Policy {
         replace: force,
         protected: (database.into_iter().chain(spooled))

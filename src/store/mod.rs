@@ -498,9 +498,18 @@ pub fn database_files(location: &Location) -> Vec<(PathBuf, String)> {
     };
     vec![
         (path.clone(), format!("the database {db}")),
-        (beside("-wal"), format!("the write-ahead log of the database {db}")),
-        (beside("-shm"), format!("the shared-memory index of the database {db}")),
-        (beside("-journal"), format!("the rollback journal of the database {db}")),
+        (
+            beside("-wal"),
+            format!("the write-ahead log of the database {db}"),
+        ),
+        (
+            beside("-shm"),
+            format!("the shared-memory index of the database {db}"),
+        ),
+        (
+            beside("-journal"),
+            format!("the rollback journal of the database {db}"),
+        ),
     ]
 }
 

@@ -22,8 +22,13 @@ impl Scene {
     fn new(runs: usize) -> Scene {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("h.db");
-        let planted: Vec<_> = (0..runs).map(|day| planted("bebox", day as i64, 1e8)).collect();
-        store::open(db.as_path()).unwrap().save_runs(&planted).unwrap();
+        let planted: Vec<_> = (0..runs)
+            .map(|day| planted("bebox", day as i64, 1e8))
+            .collect();
+        store::open(db.as_path())
+            .unwrap()
+            .save_runs(&planted)
+            .unwrap();
         Scene { dir, db, runs }
     }
 
@@ -57,13 +62,19 @@ impl Scene {
 fn writers(target: &Path) -> [Vec<String>; 2] {
     let target = target.to_str().unwrap().to_string();
     [
-        ["export", "--format", "json", "-o", &target].map(String::from).to_vec(),
+        ["export", "--format", "json", "-o", &target]
+            .map(String::from)
+            .to_vec(),
         ["report", "-o", &target].map(String::from).to_vec(),
     ]
 }
 
 fn args(command: &[String], extra: &[&str]) -> Vec<String> {
-    command.iter().cloned().chain(extra.iter().map(|s| s.to_string())).collect()
+    command
+        .iter()
+        .cloned()
+        .chain(extra.iter().map(|s| s.to_string()))
+        .collect()
 }
 
 /// Refused: status 2, one line on stderr with `words` in it.
@@ -132,7 +143,10 @@ fn an_existing_wal_is_known_by_its_inode() {
 fn stdout_redirected_onto_the_database_is_refused() {
     let scene = Scene::new(2);
     let before = std::fs::read(&scene.db).unwrap();
-    let append = std::fs::File::options().append(true).open(&scene.db).unwrap();
+    let append = std::fs::File::options()
+        .append(true)
+        .open(&scene.db)
+        .unwrap();
     let out = iozone_process()
         .env("IOZONE_DB", &scene.db)
         .args(["export", "--format", "json"])
@@ -151,9 +165,16 @@ fn an_existing_file_is_replaced_only_with_force() {
         std::fs::write(scene.path("backup"), "keep me").unwrap();
         let out = scene.iozone(command);
         assert_refused(&out, "backup already exists; --force replaces it");
-        assert_eq!(std::fs::read_to_string(scene.path("backup")).unwrap(), "keep me");
+        assert_eq!(
+            std::fs::read_to_string(scene.path("backup")).unwrap(),
+            "keep me"
+        );
         let out = scene.iozone(&args(command, &["--force"]));
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let written = std::fs::read_to_string(scene.path("backup")).unwrap();
         let start = ["{", "<!DOCTYPE html>"][i];
         assert!(written.starts_with(start), "{}", &written[..100]);
@@ -171,7 +192,11 @@ fn a_new_file_gets_the_permissions_of_a_plain_create() {
         let target = scene.path(&format!("new{i}"));
         let command = &writers(&target)[i];
         let out = scene.iozone(command);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mode = |p: &Path| p.metadata().unwrap().mode() & 0o777;
         assert_eq!(mode(&target), mode(&plain), "{command:?}");
     }
@@ -205,17 +230,32 @@ fn dev_null_and_dev_stdout_take_the_output() {
     let scene = Scene::new(2);
     for command in writers(Path::new("/dev/null")) {
         let out = scene.iozone(&command);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let null = std::fs::symlink_metadata("/dev/null").unwrap();
     assert!(null.file_type().is_char_device());
-    for (command, start) in writers(Path::new("/dev/stdout")).iter().zip(["{", "<!DOCTYPE"]) {
+    for (command, start) in writers(Path::new("/dev/stdout"))
+        .iter()
+        .zip(["{", "<!DOCTYPE"])
+    {
         let out = scene.iozone(command);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let printed = String::from_utf8_lossy(&out.stdout);
         assert!(printed.starts_with(start), "{printed}");
     }
-    assert!(std::fs::symlink_metadata("/dev/stdout").unwrap().is_symlink());
+    assert!(
+        std::fs::symlink_metadata("/dev/stdout")
+            .unwrap()
+            .is_symlink()
+    );
 }
 
 /// Character devices made for the test, so that a regression removes these, not the
@@ -246,7 +286,11 @@ fn a_device_is_written_as_it_is_and_survives_a_failure() {
             if device == &full {
                 assert_refused(&out, "No space left on device");
             } else {
-                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
             }
             let meta = std::fs::symlink_metadata(device).unwrap();
             assert!(meta.file_type().is_char_device(), "{device:?} is gone");
@@ -261,7 +305,10 @@ fn a_device_is_written_as_it_is_and_survives_a_failure() {
 fn a_fifo_is_written_to_and_stays_a_fifo() {
     let scene = Scene::new(2);
     let fifo = scene.path("pipe");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success());
     for command in writers(&fifo) {
         let reader = {
@@ -269,7 +316,11 @@ fn a_fifo_is_written_to_and_stays_a_fifo() {
             std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
         };
         let out = scene.iozone(&command);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let read = reader.join().unwrap();
         assert!(read.len() > 1000, "{read}");
         assert!(fifo.metadata().unwrap().file_type().is_fifo());
@@ -294,7 +345,10 @@ fn a_full_disk_leaves_no_partial_file_and_the_old_one_whole() {
             assert_only(mount.path(), &["filler", "old.json"]);
         }
     }
-    assert_eq!(std::fs::read_to_string(mount.path().join("old.json")).unwrap(), "keep me");
+    assert_eq!(
+        std::fs::read_to_string(mount.path().join("old.json")).unwrap(),
+        "keep me"
+    );
     scene.assert_intact();
 }
 
@@ -329,10 +383,16 @@ fn man_dir_replaces_pages_only_with_force_and_never_through_a_link() {
             .unwrap()
     };
     std::fs::write(dir.path().join("iozone-run.1"), "mine").unwrap();
-    assert_refused(&man(&[]), "iozone-run.1 already exists; --force replaces it");
+    assert_refused(
+        &man(&[]),
+        "iozone-run.1 already exists; --force replaces it",
+    );
     // refused before any page was written
     assert_only(dir.path(), &["iozone-run.1"]);
-    assert_eq!(std::fs::read_to_string(dir.path().join("iozone-run.1")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("iozone-run.1")).unwrap(),
+        "mine"
+    );
     assert!(man(&["--force"]).status.success());
     let page = std::fs::read_to_string(dir.path().join("iozone-run.1")).unwrap();
     assert!(page.contains(".TH iozone-run"), "{page}");
