@@ -14,6 +14,7 @@ pub mod facts;
 pub mod host;
 pub mod import;
 pub mod model;
+pub mod output;
 pub mod process;
 pub mod render;
 pub mod selector;

@@ -79,6 +79,14 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
         &["cli", "cmd", "bench"],
         "export writes documents from runs",
     ),
+    (
+        "output",
+        &[
+            "cli", "cmd", "store", "render", "bench", "host", "compare", "trend", "import",
+            "export",
+        ],
+        "output files are written where told, whatever they hold",
+    ),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

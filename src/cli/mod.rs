@@ -114,6 +114,9 @@ pub struct ManArgs {
     /// Write every page (iozone.1, iozone-run.1, iozone-db-check.1, …) into this directory
     #[arg(long, value_name = "DIR", conflicts_with = "command")]
     pub dir: Option<PathBuf>,
+    /// Replace pages already in DIR
+    #[arg(long, requires = "dir")]
+    pub force: bool,
 }
 
 impl Command {
@@ -178,6 +181,9 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout (- is stdout too)
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace FILE if it exists (never the database, a symbolic link or a spooled run)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -203,6 +209,9 @@ pub struct ReportArgs {
     /// Where to write the HTML; - for stdout
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Replace FILE if it exists (never the database, a symbolic link or a spooled run)
+    #[arg(long)]
+    pub force: bool,
     /// The report's title
     #[arg(long)]
     pub title: Option<String>,

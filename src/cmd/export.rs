@@ -15,7 +15,7 @@ pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
     filter.oldest_first = true;
     let path = args.output.as_deref().unwrap_or("-".as_ref());
     let mut count = 0;
-    let to_file = super::stream_output(path, |out| {
+    let to_file = super::stream_output(path, args.force, context, |out| {
         let (mut json, head) = JsonExport::begin(Utc::now());
         if args.format == ExportFormat::Json {
             out.write(&head)?;
@@ -40,10 +40,11 @@ pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
             Ok::<_, anyhow::Error>(())
         })?;
         match args.format {
-            ExportFormat::Json => out.write(&json.end()),
-            ExportFormat::Csv if count == 0 => out.write(&export::to_csv(&[])),
-            ExportFormat::Csv => Ok(()),
+            ExportFormat::Json => out.write(&json.end())?,
+            ExportFormat::Csv if count == 0 => out.write(&export::to_csv(&[]))?,
+            ExportFormat::Csv => {}
         }
+        Ok(())
     })?;
     if to_file {
         let runs = crate::units::count(count, "run");

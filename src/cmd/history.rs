@@ -105,7 +105,7 @@ fn write_spooled(
         layout.add(&line?.into_row(unit));
     }
     let mut table = layout.writer();
-    super::stream_output("-".as_ref(), |out| {
+    super::stream_stdout(|out| {
         let mut chunk = frame.clone();
         for line in lines.replay()? {
             chunk.push(line?.into_row(unit));
@@ -115,7 +115,7 @@ fn write_spooled(
             }
         }
         out.write(&table.chunk(&chunk))?;
-        out.write(&table.end())
+        Ok(out.write(&table.end())?)
     })?;
     Ok(())
 }
@@ -139,7 +139,7 @@ fn spool_lines(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<(Spool<H
 
 /// Every run `filter` selects, as JSON or CSV, written a page at a time.
 fn stream(store: &dyn Store, filter: &RunFilter, format: ListFormat) -> anyhow::Result<()> {
-    super::stream_output("-".as_ref(), |out| {
+    super::stream_stdout(|out| {
         let mut array = JsonArray::new(0);
         let mut pages = 0;
         store::for_each_page(store, filter, |mut runs| {
@@ -169,11 +169,12 @@ fn stream(store: &dyn Store, filter: &RunFilter, format: ListFormat) -> anyhow::
         match format {
             // the header alone, when no run matched
             ListFormat::Csv if pages == 0 => {
-                out.write(&render::history_csv(&[], &Default::default()).to_csv())
+                out.write(&render::history_csv(&[], &Default::default()).to_csv())?
             }
-            ListFormat::Csv => Ok(()),
-            _ => out.write(&(array.end() + "\n")),
+            ListFormat::Csv => {}
+            _ => out.write(&(array.end() + "\n"))?,
         }
+        Ok(())
     })?;
     Ok(())
 }

@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use anyhow::Context as _;
 use clap::CommandFactory;
 use clap_mangen::Man;
 use roff::{Roff, bold, roman};
@@ -14,6 +13,7 @@ use roff::{Roff, bold, roman};
 use super::Context;
 use super::exit_status::{ERROR, NOT_RECORDED, REGRESSION, SIGNAL_BASE};
 use crate::cli::{Cli, ManArgs};
+use crate::output::{Output, Policy};
 
 /// A `COMMAND` that names no subcommand: the names there are, for the message.
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +26,7 @@ pub struct NoSuchPage {
 pub fn exec(args: ManArgs, context: &Context) -> anyhow::Result<()> {
     let root = root_command();
     if let Some(dir) = &args.dir {
-        let written = write_all(&root, dir)?;
+        let written = write_all(&root, dir, &super::output_policy(context, args.force))?;
         context.shell.status(
             "Wrote",
             format!(
@@ -73,18 +73,23 @@ fn page(command: &clap::Command, top: bool) -> std::io::Result<String> {
 }
 
 /// Writes the page of `command` and of every subcommand under it; returns how many.
-fn write_all(root: &clap::Command, dir: &Path) -> anyhow::Result<usize> {
+/// Every page is checked and written aside before any is moved into place, so that a
+/// refusal or a full disk leaves the directory as it was.
+fn write_all(root: &clap::Command, dir: &Path, policy: &Policy) -> anyhow::Result<usize> {
     let mut pending = vec![(root, true)];
-    let mut written = 0;
+    let mut written = Vec::new();
     while let Some((command, top)) = pending.pop() {
-        let name = Man::new(command.clone()).get_filename();
-        let path = dir.join(&name);
-        std::fs::write(&path, page(command, top)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        written += 1;
+        let path = dir.join(Man::new(command.clone()).get_filename());
+        let mut output = Output::open(&path, policy)?;
+        output.write(&page(command, top)?)?;
+        written.push(output);
         pending.extend(command.get_subcommands().map(|c| (c, false)));
     }
-    Ok(written)
+    let count = written.len();
+    for output in written {
+        output.finish()?;
+    }
+    Ok(count)
 }
 
 /// EXIT STATUS, ENVIRONMENT and EXAMPLES: after the sections clap_mangen renders.
@@ -197,7 +202,7 @@ mod tests {
     fn every_subcommand_has_a_page_with_its_own_name() {
         let root = root_command();
         let dir = tempfile::tempdir().unwrap();
-        let written = write_all(&root, dir.path()).unwrap();
+        let written = write_all(&root, dir.path(), &Policy::default()).unwrap();
         let mut names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -31,6 +31,7 @@ use crate::bench::{BenchError, PlanError};
 use crate::cli::{Command, FilterArgs, StatusArg};
 use crate::compare::CompareError;
 use crate::model::RunStatus;
+use crate::output::{self, Output, OutputError};
 use crate::selector::RunFilter;
 use crate::store::StoreError;
 
@@ -133,6 +134,9 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
         }
         .into();
     }
+    if let Some(OutputError::Exists(_)) = root.downcast_ref::<OutputError>() {
+        return "; --force replaces it".into();
+    }
     if let Some(other) = root.downcast_ref::<OtherDatabase>() {
         return database_way_out(&other.error, other.flag);
     }
@@ -168,15 +172,63 @@ pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Writes `text` to the file `-o` names, or to stdout when it names `-`; true for a file.
-pub(crate) fn write_output(path: &std::path::Path, text: &str) -> anyhow::Result<bool> {
-    use anyhow::Context as _;
-    if path.as_os_str() == "-" {
-        print_stdout(text)?;
-        return Ok(false);
+/// What an output may do to the path the user names: replace a file only with
+/// `--force`, and never write over the database's files or a spooled run.
+pub(crate) fn output_policy(context: &Context, force: bool) -> output::Policy {
+    // a location that cannot be parsed has no file to protect (and a command that
+    // opens it fails on it)
+    let database = match context.location() {
+        Ok((location, _)) => crate::store::database_files(&location),
+        Err(_) => Vec::new(),
+    };
+    let spooled = record::spooled_files().into_iter().map(|path| {
+        (
+            path,
+            "a run waiting in the spool (iozone import records it)".into(),
+        )
+    });
+    output::Policy {
+        replace: force,
+        protected: (database.into_iter().chain(spooled))
+            .map(|(path, what)| output::Protected { path, what })
+            .collect(),
     }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(true)
+}
+
+/// Writes `text` whole to the output `path` names (`-` is stdout); true when a path.
+pub(crate) fn write_output(
+    path: &std::path::Path,
+    force: bool,
+    context: &Context,
+    text: &str,
+) -> anyhow::Result<bool> {
+    output::write(path, &output_policy(context, force), text)?;
+    Ok(path.as_os_str() != "-")
+}
+
+/// Streams into the output `path` names what `write` produces, as it is produced:
+/// a file appears whole, or not at all when `write` fails; true when a path.
+pub(crate) fn stream_output(
+    path: &std::path::Path,
+    force: bool,
+    context: &Context,
+    write: impl FnOnce(&mut Output) -> anyhow::Result<()>,
+) -> anyhow::Result<bool> {
+    let mut output = Output::open(path, &output_policy(context, force))?;
+    let to_path = !output.is_stdout();
+    // dropped unfinished on an error: a file's temporary copy goes with it
+    write(&mut output)?;
+    output.finish()?;
+    Ok(to_path)
+}
+
+/// Streams to stdout what `write` produces, as it is produced.
+pub(crate) fn stream_stdout(
+    write: impl FnOnce(&mut Output) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut output = Output::open("-".as_ref(), &output::Policy::default())?;
+    write(&mut output)?;
+    Ok(output.finish()?)
 }
 
 /// An empty time range is a mistake (the two swapped, most likely), not a question
@@ -187,75 +239,6 @@ fn check_time_range(filter: &FilterArgs) -> anyhow::Result<()> {
             "--since is not before --until: no run can be in that range; did you swap them?"
         ),
         _ => Ok(()),
-    }
-}
-
-/// Where a streamed output goes, written as it is produced: stdout, or the file `-o`
-/// names (removed again when the output fails half-way, so no half file is left
-/// looking whole).
-pub(crate) struct Output {
-    out: Box<dyn Write>,
-    file: Option<std::path::PathBuf>,
-}
-
-impl Output {
-    pub(crate) fn open(path: &std::path::Path) -> anyhow::Result<Output> {
-        use anyhow::Context as _;
-        if path.as_os_str() == "-" {
-            return Ok(Output {
-                out: Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-                file: None,
-            });
-        }
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(Output {
-            out: Box::new(std::io::BufWriter::new(file)),
-            file: Some(path.to_path_buf()),
-        })
-    }
-
-    /// Writes `text`; a file's error names it.
-    pub(crate) fn write(&mut self, text: &str) -> anyhow::Result<()> {
-        self.out
-            .write_all(text.as_bytes())
-            .map_err(|e| self.failed(e))
-    }
-
-    /// Flushes what is left; true when the output was a file.
-    pub(crate) fn finish(mut self) -> anyhow::Result<bool> {
-        self.out.flush().map_err(|e| self.failed(e))?;
-        Ok(self.file.is_some())
-    }
-
-    /// Removes what was written of a file: the output failed (or the command did).
-    pub(crate) fn abandon(self) {
-        if let Some(path) = &self.file {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-
-    fn failed(&self, e: std::io::Error) -> anyhow::Error {
-        match &self.file {
-            Some(path) => anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
-            None => e.into(),
-        }
-    }
-}
-
-/// Streams into `path` (or stdout) what `write` produces, leaving no half file behind
-/// when it fails; true when the output was a file.
-pub(crate) fn stream_output(
-    path: &std::path::Path,
-    write: impl FnOnce(&mut Output) -> anyhow::Result<()>,
-) -> anyhow::Result<bool> {
-    let mut output = Output::open(path)?;
-    match write(&mut output) {
-        Ok(()) => output.finish(),
-        Err(e) => {
-            output.abandon();
-            Err(e)
-        }
     }
 }
 

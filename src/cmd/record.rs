@@ -155,7 +155,7 @@ fn retry_for() -> Duration {
 
 /// Writes the run to the spool as an export document of its own.
 fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
-    let dir = store::spool_dir().unwrap_or_else(std::env::temp_dir);
+    let dir = spool_dir();
     let mut run = run.clone();
     // the id was the store's, and the record it named is not this run
     run.id = None;
@@ -171,6 +171,27 @@ fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
         },
         Err(error) => NotRecorded::Lost { reason, dir, error },
     }
+}
+
+/// Where a run that cannot be recorded is written: the data directory's spool, or the
+/// temporary directory when there is no home to keep one in.
+pub(crate) fn spool_dir() -> PathBuf {
+    store::spool_dir().unwrap_or_else(std::env::temp_dir)
+}
+
+/// The runs waiting in the spool, each a file of its own.
+pub(crate) fn spooled_files() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(spool_dir()) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("run-") && n.ends_with(".json"))
+        })
+        .collect()
 }
 
 /// Creates `file` in `dir` (made as needed), never over an existing file, and syncs it:

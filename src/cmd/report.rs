@@ -87,7 +87,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         unit: args.units,
     };
     let html = render::report_html(&input);
-    let to_file = super::write_output(&args.output, &html)?;
+    let to_file = super::write_output(&args.output, args.force, context, &html)?;
     shell.status(
         "Wrote",
         format!(

@@ -484,6 +484,35 @@ pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "iozone").map(|d| d.data_dir().join("history.db"))
 }
 
+/// The files a SQLite database is made of, each with what it is, for whatever writes
+/// a file the user names and must never write over one of them; none for a server.
+pub fn database_files(location: &Location) -> Vec<(PathBuf, String)> {
+    let Location::Sqlite(path) = location else {
+        return Vec::new();
+    };
+    let db = path.display();
+    let beside = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    vec![
+        (path.clone(), format!("the database {db}")),
+        (
+            beside("-wal"),
+            format!("the write-ahead log of the database {db}"),
+        ),
+        (
+            beside("-shm"),
+            format!("the shared-memory index of the database {db}"),
+        ),
+        (
+            beside("-journal"),
+            format!("the rollback journal of the database {db}"),
+        ),
+    ]
+}
+
 /// Where runs measured but not recorded are kept, beside the default database: the
 /// data directory's `spool/`.
 pub fn spool_dir() -> Option<PathBuf> {

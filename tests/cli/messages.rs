@@ -151,7 +151,7 @@ fn both_sides_selecting_the_same_runs_is_said() {
     );
     let out = scene
         .iozone()
-        .args(["report", "A", "A", "-o", html.to_str().unwrap()])
+        .args(["report", "A", "A", "--force", "-o", html.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(

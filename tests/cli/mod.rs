@@ -1,6 +1,7 @@
 //! The command line around the measurements: usage errors, warnings and counts in
-//! messages, output to stdout, units, manual pages and shell completions.
+//! messages, output to stdout and to files, units, manual pages and shell completions.
 
+mod destinations;
 mod manual;
 mod messages;
 mod output;

@@ -206,8 +206,8 @@ fn report_writes_one_self_contained_html_file() {
         );
     }
     assert!(html.contains("regression"), "the sync writes regress");
-    // no selector: the newest runs
-    let (code, _, err) = iozone_db(&db, &["report", "-o", out.to_str().unwrap()]);
+    // no selector: the newest runs, over the report before
+    let (code, _, err) = iozone_db(&db, &["report", "--force", "-o", out.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     // an unwritable destination is one line and status 2
     let (code, _, err) = iozone_db(&db, &["report", "-o", "/nonexistent/dir/r.html"]);

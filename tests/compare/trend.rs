@@ -137,7 +137,7 @@ fn report_all_host_by_host_is_the_report_of_one_walk() {
     let report = |args: &[&str]| {
         let out = scratch.path().join("r.html");
         let out = out.to_str().unwrap();
-        let (code, _, err) = iozone_db(&db, &[&["report", "-o", out], args].concat());
+        let (code, _, err) = iozone_db(&db, &[&["report", "--force", "-o", out], args].concat());
         assert_eq!(code, Some(0), "{err}");
         let html = std::fs::read_to_string(out).unwrap();
         // the history section (the runs listed above it are the newest `--limit`)

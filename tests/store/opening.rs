@@ -16,7 +16,7 @@ fn read_commands(out: &Path) -> Vec<Vec<String>> {
         vec!["show", "1"],
         vec!["compare", "1", "2"],
         vec!["trend"],
-        vec!["report", "1,2", "-o", &report],
+        vec!["report", "1,2", "--force", "-o", &report],
         vec!["export", "--format", "json"],
         vec!["db", "check"],
     ]
