@@ -57,6 +57,11 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub db: Option<String>,
+    /// The database is this SQLite file, whatever its name looks like (--db refuses a
+    /// name that reads as a connection location: a scheme and ':', USER:PASSWORD@HOST, a
+    /// password=); instead of --db, and before IOZONE_DB
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db_file: Option<PathBuf>,
 }
 
 impl GlobalArgs {

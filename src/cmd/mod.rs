@@ -32,7 +32,7 @@ use crate::cli::{Command, FilterArgs, StatusArg};
 use crate::compare::CompareError;
 use crate::model::RunStatus;
 use crate::selector::RunFilter;
-use crate::store::StoreError;
+use crate::store::{NotALocation, StoreError};
 
 /// Runs one command; the error, if any, is for main to print and turn into a status.
 pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
@@ -135,6 +135,13 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
     }
     if let Some(other) = root.downcast_ref::<OtherDatabase>() {
         return database_way_out(&other.error, other.flag);
+    }
+    // only `--db` is refused so: `sync --to/--from` wrap theirs in `OtherDatabase`
+    if let Some(refused) = root.downcast_ref::<NotALocation>() {
+        return match refused.may_be_a_file() {
+            true => "; to use a file of that name, give it with --db-file".into(),
+            false => String::new(),
+        };
     }
     root.downcast_ref::<StoreError>()
         .map(|e| database_way_out(e, "--db"))
