@@ -57,9 +57,8 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub db: Option<String>,
-    /// The database is this SQLite file, whatever its name looks like (--db refuses a
-    /// name that reads as a connection location: a scheme and ':', USER:PASSWORD@HOST, a
-    /// password=); instead of --db, and before IOZONE_DB
+    /// The database is this SQLite file, even one --db would refuse as looking like a
+    /// server (SCHEME:…, USER:PASSWORD@HOST, password=…); instead of --db, before IOZONE_DB
     #[arg(long, global = true, value_name = "PATH")]
     pub db_file: Option<PathBuf>,
 }
