@@ -136,7 +136,7 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
     if let Some(other) = root.downcast_ref::<OtherDatabase>() {
         return database_way_out(&other.error, other.flag);
     }
-    // only `--db` is refused so: `sync --to/--from` wrap theirs in `OtherDatabase`
+    // a location refused under --db (sync's --to and --from come in `OtherDatabase`)
     if let Some(refused) = root.downcast_ref::<NotALocation>() {
         return match refused.may_be_a_file() {
             true => "; to use a file of that name, give it with --db-file".into(),
