@@ -2,23 +2,43 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
 
 use iozone::cli::Cli;
 use iozone::cmd::{self, exit_status};
 use iozone::shell::Shell;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
     let shell = Shell::new(cli.global.color, cli.global.verbosity());
-    let context = cmd::Context::new(shell, cli.global.db.as_deref());
+    let context = cmd::Context::new(
+        shell,
+        cli.global.db.as_deref(),
+        cli.global.db_file.as_deref(),
+    );
     match cmd::dispatch(cli.command, &context) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => failure(&e, &context.shell),
     }
+}
+
+/// The command line; `--db-file` with `--db` is an error, with `IOZONE_DB` it wins
+/// (clap's conflicts would count the environment's value as given).
+fn parse() -> Result<Cli, clap::Error> {
+    let matches = Cli::command().try_get_matches()?;
+    let cli = Cli::from_arg_matches(&matches)?;
+    let db_given = matches.value_source("db") == Some(ValueSource::CommandLine);
+    if cli.global.db_file.is_some() && db_given {
+        return Err(Cli::command().error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "--db and --db-file both name the database; give one",
+        ));
+    }
+    Ok(cli)
 }
 
 /// Help and version print as clap likes, with status 0; a usage error is clap's whole

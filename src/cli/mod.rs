@@ -57,6 +57,10 @@ pub struct GlobalArgs {
         hide_env_values = true
     )]
     pub db: Option<String>,
+    /// The database is this SQLite file, even one --db would refuse as looking like a
+    /// server (SCHEME:…, USER:PASSWORD@HOST, password=…); instead of --db, before IOZONE_DB
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db_file: Option<PathBuf>,
 }
 
 impl GlobalArgs {

@@ -2,6 +2,8 @@
 //! through (verbosity and colour already decided) and the database it works on. Built
 //! once from the global flags, so no command sees clap's `GlobalArgs`.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Context as _;
 
 use crate::shell::Shell;
@@ -14,10 +16,12 @@ pub struct Context {
     /// needs the database. `None` means the default file, looked up only then: `info`
     /// and `completions` work without a home directory.
     db: Option<String>,
+    /// `--db-file`: a SQLite file by that name, not parsed, before `IOZONE_DB`.
+    db_file: Option<PathBuf>,
 }
 
 impl Context {
-    pub fn new(shell: Shell, db: Option<&str>) -> Context {
+    pub fn new(shell: Shell, db: Option<&str>, db_file: Option<&Path>) -> Context {
         Context {
             shell,
             // `IOZONE_DB=` (set but empty, as an unset shell variable expands) means the
@@ -25,12 +29,16 @@ impl Context {
             db: db
                 .filter(|text| !text.trim().is_empty())
                 .map(str::to_string),
+            db_file: db_file.map(Path::to_path_buf),
         }
     }
 
     /// Where the database is. The flag says whether it is the default, whose directory
     /// may need creating.
     pub fn location(&self) -> anyhow::Result<(Location, bool)> {
+        if let Some(path) = &self.db_file {
+            return Ok((Location::Sqlite(path.clone()), false));
+        }
         match &self.db {
             Some(text) => Ok((Location::parse(text)?, false)),
             None => store::default_path()

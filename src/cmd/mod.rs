@@ -33,7 +33,7 @@ use crate::compare::CompareError;
 use crate::model::RunStatus;
 use crate::output::{self, Output, OutputError};
 use crate::selector::RunFilter;
-use crate::store::StoreError;
+use crate::store::{NotALocation, StoreError};
 
 /// Runs one command; the error, if any, is for main to print and turn into a status.
 pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
@@ -139,6 +139,13 @@ pub(crate) fn way_out(root: &(dyn std::error::Error + 'static)) -> String {
     }
     if let Some(other) = root.downcast_ref::<OtherDatabase>() {
         return database_way_out(&other.error, other.flag);
+    }
+    // a location refused under --db (sync's --to and --from come in `OtherDatabase`)
+    if let Some(refused) = root.downcast_ref::<NotALocation>() {
+        return match refused.may_be_a_file() {
+            true => "; to use a file of that name, give it with --db-file".into(),
+            false => String::new(),
+        };
     }
     root.downcast_ref::<StoreError>()
         .map(|e| database_way_out(e, "--db"))

@@ -16,8 +16,11 @@ pub fn exec(args: SyncArgs, context: &Context) -> anyhow::Result<()> {
         (None, Some(from)) => (from, false),
         (None, None) => unreachable!("clap requires --to or --from"),
     };
-    let remote_location = Location::parse(remote_text)?;
     let flag = if sending { "--to" } else { "--from" };
+    let remote_location = Location::parse(remote_text).map_err(|refused| super::OtherDatabase {
+        flag,
+        error: refused.into(),
+    })?;
     // the side sent from is only read
     let (local, remote) = match sending {
         true => (context.read_store()?, store::open(&remote_location)),

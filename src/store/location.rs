@@ -1,8 +1,21 @@
 //! Where the data lives, and how it is named in messages: a SQLite file, or a
 //! PostgreSQL server whose URL (or libpq `key=value` string) is printed with its
-//! password masked, by one function.
+//! password masked, by one function, [`mask_url`].
+//!
+//! Text that looks like a connection location is never taken for a file path, since a
+//! file would be created under its name and every message would print it: a URL scheme
+//! and `:` (`postgres:user:pw@host`, a URL missing its `//`), a password parameter in
+//! any spelling, `key=value` words, or `USER:PASSWORD@HOST` naming no existing file.
+//! Such text is refused, masked; `--db-file` names a file whatever it looks like. A
+//! connection string whose options the client would refuse is refused here too,
+//! before connecting, in words that quote nothing the masked location does not show.
+
+mod options;
 
 use std::path::PathBuf;
+
+pub use options::Refusal;
+use options::{Next, is_known, is_password_like, shows_value, word_at, word_keys};
 
 /// Where the data lives: a SQLite file, or a PostgreSQL server for a fleet.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,21 +26,39 @@ pub enum Location {
 
 impl Location {
     /// `postgres://…`, `postgresql://…` or a libpq `key=value` string (`host=h
-    /// dbname=d`) is a server; any other `scheme://` is refused, so that a mistyped
-    /// scheme never becomes a file named after the URL (password and all); anything
-    /// else is a file path.
+    /// dbname=d`) is a server, once its options are ones the client takes; text that
+    /// looks like a connection location but is not one (see the module's doc) is
+    /// refused, so that it never becomes a file named after it (password and all);
+    /// anything else is a file path.
     pub fn parse(text: &str) -> Result<Location, NotALocation> {
         let trimmed = text.trim();
+        let refuse = |why: Why| NotALocation {
+            shown: mask_url(trimmed),
+            why,
+        };
         let lower = trimmed.to_ascii_lowercase();
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            options::check_url(trimmed, &mask_url(trimmed))
+                .map_err(|refusal| refuse(Why::Options(refusal)))?;
             return Ok(Location::Postgres(trimmed.to_string()));
         }
         // before looking for "://", which a libpq string's password may hold
-        if is_libpq_words(trimmed) {
+        if is_connection_words(trimmed) {
+            options::check_words(trimmed, &mask_url(trimmed))
+                .map_err(|refusal| refuse(Why::Options(refusal)))?;
             return Ok(Location::Postgres(trimmed.to_string()));
         }
-        if trimmed.contains("://") {
-            return Err(NotALocation(mask_url(trimmed)));
+        if let Some(why) = server_look(trimmed) {
+            return Err(refuse(why));
+        }
+        // `user:password@host` naming no file: a URL with its scheme forgotten
+        if trimmed.contains('@')
+            && trimmed.contains(':')
+            && std::fs::symlink_metadata(text).is_err()
+        {
+            return Err(refuse(Why::LooksLikeServer(
+                "there is no such file, and it reads as USER:PASSWORD@HOST",
+            )));
         }
         Ok(Location::Sqlite(PathBuf::from(text)))
     }
@@ -41,45 +72,137 @@ impl Location {
     }
 }
 
-/// A `scheme://` location that is not PostgreSQL's, printed masked.
+/// Text refused as a database location, printed masked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "'{0}' is not a database location: a server is postgres://USER:PASSWORD@HOST[:PORT]/DATABASE \
-     (or postgresql://), a SQLite database a file path"
-)]
-pub struct NotALocation(pub String);
+#[error("'{shown}' {why}")]
+pub struct NotALocation {
+    /// The text, masked.
+    shown: String,
+    why: Why,
+}
 
-/// The keywords a libpq connection string starts with; a path that begins with one of
-/// them and `=` is taken for a connection string, not for a file name.
-const LIBPQ_KEYWORDS: &[&str] = &[
-    "host",
-    "hostaddr",
-    "port",
-    "dbname",
-    "user",
-    "password",
-    "passfile",
-    "connect_timeout",
-    "options",
-    "application_name",
-    "sslmode",
-    "sslcert",
-    "sslkey",
-    "sslrootcert",
-    "target_session_attrs",
-    "keepalives",
-    "keepalives_idle",
-    "tcp_user_timeout",
-    "channel_binding",
-    "load_balance_hosts",
-];
+impl NotALocation {
+    /// Whether the text could be meant as a file's name, which `--db-file` would take.
+    pub fn may_be_a_file(&self) -> bool {
+        matches!(self.why, Why::MissingSlashes | Why::LooksLikeServer(_))
+    }
+}
 
-/// Whether `text` is a libpq `key=value` string: its first word is `KEYWORD=`.
-fn is_libpq_words(text: &str) -> bool {
-    let Some((key, _)) = text.split_once('=') else {
+/// Why text is not a database location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Why {
+    /// `scheme://`, not PostgreSQL's (`postgress://`, `mysql://`).
+    OtherScheme,
+    /// `postgres:…`, `postgres:/…`, `postgres//…`.
+    MissingSlashes,
+    /// A file name iozone will not take for one: what makes it look like a server.
+    LooksLikeServer(&'static str),
+    /// A connection string or URL with options the client would refuse.
+    Options(Refusal),
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const SERVER: &str = "postgres://USER:PASSWORD@HOST[:PORT]/DATABASE";
+        match self {
+            Why::OtherScheme => write!(
+                f,
+                "is not a database location: a server is {SERVER} (or postgresql://), a \
+                 SQLite database a file path"
+            ),
+            Why::MissingSlashes => write!(
+                f,
+                "is not a database location: a PostgreSQL URL starts with postgres:// (or \
+                 postgresql://), as in {SERVER}"
+            ),
+            Why::LooksLikeServer(what) => write!(
+                f,
+                "looks like a connection location ({what}), so it is not taken for a file: \
+                 a server is {SERVER}"
+            ),
+            Why::Options(refusal) => {
+                write!(f, "is not a connection location iozone can use: {refusal}")
+            }
+        }
+    }
+}
+
+/// Whether `text` is a libpq `key=value` string: it starts with `KEY=`, and that key
+/// is one of libpq's, or some key names a password, or there is more than one.
+/// (`a=b.db` alone stays a file name.)
+fn is_connection_words(text: &str) -> bool {
+    if !starts_with_key(text) {
         return false;
-    };
-    LIBPQ_KEYWORDS.contains(&key.trim().to_ascii_lowercase().as_str())
+    }
+    let keys = word_keys(text);
+    keys.first().is_some_and(|first| is_known(first))
+        || keys.iter().any(|key| is_password_like(key))
+        || keys.len() > 1
+}
+
+/// Whether text starts with `KEY=` (spaces allowed around `=`), a key holding none of
+/// the characters that make a URL or a path.
+fn starts_with_key(text: &str) -> bool {
+    let text = text.trim_start();
+    let key_end = text
+        .find(|c: char| c.is_whitespace() || c == '=')
+        .unwrap_or(text.len());
+    let key = &text[..key_end];
+    !key.is_empty()
+        && !key.contains([':', '/', '@', '?', '&'])
+        && text[key_end..].trim_start().starts_with('=')
+}
+
+/// What makes text that is no location iozone connects to look like one.
+fn server_look(text: &str) -> Option<Why> {
+    let lower = text.to_ascii_lowercase();
+    let postgres = ["postgres", "postgresql"].iter().any(|scheme| {
+        lower
+            .strip_prefix(scheme)
+            .is_some_and(|rest| rest.starts_with(':') || rest.starts_with("//"))
+    });
+    if postgres {
+        return Some(Why::MissingSlashes);
+    }
+    if text.contains("://") {
+        return Some(Why::OtherScheme);
+    }
+    if scheme_end(text).is_some() {
+        return Some(Why::LooksLikeServer("it starts with a URL scheme and ':'"));
+    }
+    if password_at(text).is_some() {
+        return Some(Why::LooksLikeServer("it sets a password"));
+    }
+    None
+}
+
+/// Where a URL scheme and its `:` end, when text starts with one (RFC 3986: a letter,
+/// then letters, digits, `+`, `-` or `.`).
+fn scheme_end(text: &str) -> Option<usize> {
+    let colon = text.find(':')?;
+    let scheme = &text[..colon];
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(colon + 1)
+}
+
+/// Where the value of the first password parameter starts, in any text: just after
+/// an `=` whose name (letters, digits, `_`, `%`, `.`, `-` before it) names a password.
+fn password_at(text: &str) -> Option<usize> {
+    text.match_indices('=')
+        .map(|(eq, _)| eq)
+        .find(|&eq| {
+            let before = text[..eq].trim_end();
+            let name_start = before
+                .rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '%' | '.' | '-')))
+                .map_or(0, |i| {
+                    i + before[i..].chars().next().map_or(1, char::len_utf8)
+                });
+            is_password_like(&before[name_start..])
+        })
+        .map(|eq| eq + 1)
 }
 
 impl From<&std::path::Path> for Location {
@@ -100,122 +223,134 @@ impl From<&Location> for Location {
     }
 }
 
-/// The one masking of every printed location: the password, in a URL's user-info
-/// part or `password=` parameter, or in a libpq `key=value` string, replaced by `***`;
-/// a location without one is returned as is.
-pub fn mask_url(url: &str) -> String {
-    let scheme_end = match url.find("://") {
-        Some(at) if !is_libpq_words(url.trim()) => at,
-        // a libpq `key=value` string (whose password may hold "://")
-        _ => return mask_password_words(url),
-    };
-    let mut out = url.to_string();
-    // The password runs from the first ':' of the user info to an '@'. Which '@' is
-    // ambiguous when the password holds '@', '/' or '?', so mask up to the last '@':
-    // at worst that hides the host too, it never shows a piece of the password.
-    let rest = scheme_end + 3;
-    let first_at = out[rest..].find('@').map(|i| rest + i);
-    let colon = out[rest..].find(':').map(|i| rest + i);
-    let last_at = out[rest..].rfind('@').map(|i| rest + i);
-    if let (Some(colon), Some(first_at), Some(last_at)) = (colon, first_at, last_at)
-        && colon < first_at
-    {
-        out.replace_range(colon + 1..last_at, "***");
+/// The one masking of every printed location. What may be a password becomes `***`:
+/// in a URL (with its `//` or without), the user-info part from its first `:` to the
+/// last `@`, and a query from the first parameter that is not a known option showing
+/// no secret to the end; in a libpq string, the value of every option that is not
+/// such an option (an unquoted one up to the next known option); anywhere, what
+/// follows a password parameter. Option names count in any case and percent-decoded.
+/// Where two readings of a URL disagree (a password holding `@`, `?`, `&`), what
+/// either would hide is hidden.
+pub fn mask_url(text: &str) -> String {
+    if starts_with_key(text) {
+        return mask_words(text);
     }
-    if let Some(q) = out.find('?') {
-        let (base, query) = out.split_at(q + 1);
-        // A password parameter runs to the end: an unencoded '&' or '#' in it would
-        // otherwise start what looks like the next parameter.
-        let mut masked = Vec::new();
-        for pair in query.split('&') {
-            match pair.split_once('=') {
-                Some((k, _)) if k.trim().eq_ignore_ascii_case("password") => {
-                    masked.push(format!("{k}=***"));
-                    break;
-                }
-                _ => masked.push(pair.to_string()),
-            }
+    let secret = [query_secret(text), password_at(text)]
+        .into_iter()
+        .flatten()
+        .min();
+    match (user_password(text), secret) {
+        (Some(user), Some(from)) if from <= user.end => {
+            format!("{}***", &text[..user.start.min(from)])
         }
-        out = format!("{base}{}", masked.join("&"));
+        (Some(user), _) => {
+            let rest = &text[user.end..secret.unwrap_or(text.len())];
+            let tail = if secret.is_some() { "***" } else { "" };
+            format!("{}***{rest}{tail}", &text[..user.start])
+        }
+        (None, Some(from)) => format!("{}***", &text[..from]),
+        (None, None) => text.to_string(),
     }
-    out
 }
 
-/// `password=VALUE` (or `password='quoted value'`) in a `key=value` connection string.
-fn mask_password_words(text: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    let Some(start) = lower.find("password") else {
-        return text.to_string();
-    };
-    let after_key = start + "password".len();
-    let Some(eq) = text[after_key..].find(|c: char| !c.is_whitespace()) else {
-        return text.to_string();
-    };
-    if !text[after_key + eq..].starts_with('=') {
-        return text.to_string();
-    }
-    let value_start = after_key + eq + 1;
-    let trimmed = text[value_start..].trim_start();
-    let value_start = text.len() - trimmed.len();
-    let value_end = if let Some(quoted) = trimmed.strip_prefix('\'') {
-        // to the closing quote (a backslash escapes one), or the end
-        let mut end = text.len();
-        let mut escaped = false;
-        for (i, c) in quoted.char_indices() {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '\'' => {
-                    end = value_start + 1 + i + 1;
-                    break;
-                }
-                _ => {}
-            }
+/// Where a URL's password may be: from the first `:` of the part after `scheme://`
+/// (or of the whole text, for a URL missing its `//`, which hides the user too) to an
+/// `@`. Which `@` is ambiguous when the password holds `@`, `/` or `?`, so the last:
+/// at worst that hides the host too, it never shows a piece of the password.
+fn user_password(text: &str) -> Option<std::ops::Range<usize>> {
+    let start = scheme_end(text)
+        .filter(|&end| text[end..].starts_with("//"))
+        .map_or(0, |end| end + 2);
+    let rest = &text[start..];
+    match (rest.find(':'), rest.find('@'), rest.rfind('@')) {
+        (Some(colon), Some(first_at), Some(last_at)) if colon < first_at => {
+            Some(start + colon + 1..start + last_at)
         }
-        end
-    } else {
-        // to the next ` KEYWORD=`: a space in an unquoted password is a typo libpq
-        // would take for the start of another option, but it is still the password
-        unquoted_end(trimmed).map_or(text.len(), |i| value_start + i)
-    };
-    format!(
-        "{}***{}",
-        &text[..value_start],
-        mask_password_words(&text[value_end..])
-    )
+        _ => None,
+    }
 }
 
-/// Where an unquoted value ends: at the whitespace before the next `KEYWORD=`.
-fn unquoted_end(value: &str) -> Option<usize> {
-    value
-        .char_indices()
-        .filter(|&(_, c)| c.is_whitespace())
-        .map(|(i, _)| i)
-        .find(|&i| is_libpq_words(value[i..].trim_start()))
+/// Where a query (from the first `?`) stops showing: at the value of the first
+/// parameter that is not a known option showing no secret, masked to the end, since
+/// an unencoded `&` or `#` in a password would otherwise start what looks like the
+/// next parameter.
+fn query_secret(text: &str) -> Option<usize> {
+    let q = text.find('?')? + 1;
+    let query = &text[q..];
+    options::query_pairs(query)
+        .into_iter()
+        .find_map(|(name, value)| {
+            let value = value?;
+            (!shows_value(&query[name])).then_some(q + value.start)
+        })
+}
+
+/// A libpq string with every value that may be a secret masked: a quoted one to its
+/// closing quote, an unquoted one to the next known option (a space in an unquoted
+/// password is a mistake libpq would take for the start of another option, but it is
+/// still the password). A word without `=` and all after it are masked too.
+fn mask_words(text: &str) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    loop {
+        match word_at(text, at) {
+            Next::End | Next::NoValue(_) => {
+                out.push_str(&text[at..]);
+                return out;
+            }
+            Next::Option(word) if shows_value(&text[word.key.clone()]) => {
+                out.push_str(&text[at..word.value.end]);
+                at = word.value.end;
+            }
+            Next::Option(word) => {
+                out.push_str(&text[at..word.value.start]);
+                out.push_str("***");
+                at = match word.quoted {
+                    true => word.value.end,
+                    false => unquoted_end(text, word.value.start),
+                };
+            }
+            Next::Unclosed { value_start, .. } => {
+                out.push_str(&text[at..value_start]);
+                out.push_str("***");
+                return out;
+            }
+            Next::Stray(start) => {
+                out.push_str(&text[at..start]);
+                out.push_str("***");
+                return out;
+            }
+        }
+    }
+}
+
+/// Where an unquoted value from `from` ends for masking: at the (unescaped) whitespace
+/// before the next known `KEYWORD=`, else at the end.
+fn unquoted_end(text: &str, from: usize) -> usize {
+    let mut escaped = false;
+    for (i, c) in text[from..].char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            c if c.is_whitespace() => {
+                if let Next::Option(word) = word_at(text, from + i)
+                    && is_known(&text[word.key])
+                {
+                    return from + i;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn passwords_never_show() {
-        assert_eq!(
-            mask_url("postgres://iozone:s3cret@db.example:5432/fleet"),
-            "postgres://iozone:***@db.example:5432/fleet"
-        );
-        assert_eq!(
-            mask_url("postgresql://u:p%40ss@h/d?sslmode=require&password=two"),
-            "postgresql://u:***@h/d?sslmode=require&password=***"
-        );
-        assert_eq!(mask_url("postgres://u@h/d"), "postgres://u@h/d");
-        assert_eq!(
-            mask_url("postgres://h/d?password=x"),
-            "postgres://h/d?password=***"
-        );
-        assert_eq!(mask_url("postgres://a:b@c:d@h/x"), "postgres://a:***@h/x");
-        assert_eq!(mask_url("postgres://u:pa/ss@h/x"), "postgres://u:***@h/x");
-        assert_eq!(mask_url("postgres://h:5432/d"), "postgres://h:5432/d");
+    fn refused(text: &str) -> NotALocation {
+        Location::parse(text).expect_err(text)
     }
 
     #[test]
@@ -231,28 +366,139 @@ mod tests {
         );
         assert_eq!(parse("/tmp/h.db"), Location::Sqlite("/tmp/h.db".into()));
         assert_eq!(parse("a=b.db"), Location::Sqlite("a=b.db".into()));
+        assert_eq!(parse("me@work.db"), Location::Sqlite("me@work.db".into()));
+        assert_eq!(
+            parse("postgres/history.db"),
+            Location::Sqlite("postgres/history.db".into())
+        );
         assert_eq!(
             parse("postgres://u:pw@h/d").display(),
             "postgres://u:***@h/d"
+        );
+        // a percent-encoded name is the driver's `password`
+        assert_eq!(
+            parse("postgres://iozone@h:5432/db?pass%77ord=SECRET").display(),
+            "postgres://iozone@h:5432/db?pass%77ord=***"
         );
         // a libpq connection string is a server, never a file named after it
         assert_eq!(
             parse("host=h user=u password=pw dbname=d").display(),
             "host=h user=u password=*** dbname=d"
         );
-        assert!(matches!(parse(" Host = h"), Location::Postgres(_)));
-        // a mistyped scheme is refused, masked
-        assert_eq!(
-            Location::parse("postgress://iozone:Secret@127.0.0.1:5432/x"),
-            Err(NotALocation(
-                "postgress://iozone:***@127.0.0.1:5432/x".into()
-            ))
-        );
-        assert!(Location::parse("sqlite:///tmp/x.db").is_err());
+        assert!(matches!(parse(" host = h"), Location::Postgres(_)));
         // a libpq string whose password holds "://" is still a libpq string
         assert_eq!(
             parse("host=h password='a://b'").display(),
             "host=h password=***"
+        );
+    }
+
+    #[test]
+    fn text_that_looks_like_a_server_is_never_a_file() {
+        // a mistyped scheme is refused, masked
+        assert_eq!(
+            refused("postgress://iozone:Secret@127.0.0.1:5432/x").to_string(),
+            "'postgress://iozone:***@127.0.0.1:5432/x' is not a database location: a server \
+             is postgres://USER:PASSWORD@HOST[:PORT]/DATABASE (or postgresql://), a SQLite \
+             database a file path"
+        );
+        assert!(!refused("sqlite:///tmp/x.db").may_be_a_file());
+        // a URL missing its `//`
+        for (text, shown) in [
+            ("postgres:iozone:SECRET@host/db", "postgres:***@host/db"),
+            ("postgres:/iozone:SECRET@host/db", "postgres:***@host/db"),
+            (
+                "postgres//iozone:SECRET@host/db",
+                "postgres//iozone:***@host/db",
+            ),
+            ("PostgreSQL:iozone:SECRET@host/db", "PostgreSQL:***@host/db"),
+            (
+                "postgres:/host/db?password=SECRET",
+                "postgres:/host/db?password=***",
+            ),
+        ] {
+            let e = refused(text);
+            assert_eq!(e.shown, shown, "{text}");
+            assert_eq!(e.why, Why::MissingSlashes, "{text}");
+        }
+        // a scheme, a password, USER:PASSWORD@HOST naming no file
+        for (text, shown) in [
+            ("mysql:u:SECRET@h", "mysql:***@h"),
+            ("file:x.db", "file:x.db"),
+            ("iozone:SECRET@host", "iozone:***@host"),
+            ("./iozone:SECRET@host", "./iozone:***@host"),
+            ("/tmp/x.db?pwd=SECRET", "/tmp/x.db?pwd=***"),
+            ("/tmp/x.db pass%77ord=SECRET", "/tmp/x.db pass%77ord=***"),
+        ] {
+            let e = refused(text);
+            assert_eq!(e.shown, shown, "{text}");
+            assert!(matches!(e.why, Why::LooksLikeServer(_)), "{text}");
+            assert!(e.may_be_a_file(), "{text}");
+        }
+        // an existing file with '@' and ':' in its name is that file
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("me@host:1.db");
+        std::fs::write(&odd, b"").unwrap();
+        let text = odd.to_str().unwrap();
+        assert_eq!(Location::parse(text), Ok(Location::Sqlite(odd.clone())));
+        assert!(Location::parse(&format!("{text}x")).is_err());
+    }
+
+    #[test]
+    fn mistyped_options_are_refused_without_their_values() {
+        for (text, message) in [
+            (
+                "host=h passwd=SECRET",
+                "'host=h passwd=***' is not a connection location iozone can use: unknown \
+                 option `passwd`; did you mean password?",
+            ),
+            (
+                "pass=SECRET host=h",
+                "'pass=*** host=h' is not a connection location iozone can use: unknown \
+                 option `pass`; did you mean password?",
+            ),
+            (
+                "host=h PWD=SECRET",
+                "'host=h PWD=***' is not a connection location iozone can use: unknown option \
+                 `PWD`; did you mean password?",
+            ),
+            (
+                " Host = h",
+                "'Host = h' is not a connection location iozone can use: unknown option \
+                 `Host`; did you mean host?",
+            ),
+            (
+                "host=h password=SEC RET",
+                "'host=h password=***' is not a connection location iozone can use: a word \
+                 without '=' in the connection string (a value holding spaces is quoted: \
+                 password='…')",
+            ),
+            (
+                "host=h password=SEC RET=x",
+                "'host=h password=***' is not a connection location iozone can use: an option \
+                 after the password is not one PostgreSQL knows (a password holding spaces is \
+                 quoted: password='…')",
+            ),
+            (
+                "postgres://h/db?PassWord=SECRET",
+                "'postgres://h/db?PassWord=***' is not a connection location iozone can use: \
+                 unknown parameter `PassWord`; did you mean password?",
+            ),
+            (
+                "postgres://h/db?password=SEC&RET=x",
+                "'postgres://h/db?password=***' is not a connection location iozone can use: \
+                 a parameter after the password is not one PostgreSQL knows (an '&' in a \
+                 password is written %26)",
+            ),
+        ] {
+            assert_eq!(refused(text).to_string(), message, "{text}");
+        }
+        // a single option naming no password is a file name
+        assert!(Location::parse("sslmdoe=x").is_ok_and(|l| matches!(l, Location::Sqlite(_))));
+        assert!(
+            refused("hots=h dbname=d")
+                .to_string()
+                .contains("did you mean host?")
         );
     }
 
@@ -268,6 +514,7 @@ mod tests {
                 "postgresql://u:***@h/d?sslmode=require&password=***",
             ),
             ("postgres://u@h/d", "postgres://u@h/d"),
+            ("postgres://h:5432/d", "postgres://h:5432/d"),
             ("postgres://h/d?password=x", "postgres://h/d?password=***"),
             // unencoded '@', '/' or '?' in the password: nothing of it shows
             ("postgres://a:b@c:d@h/x", "postgres://a:***@h/x"),
@@ -277,7 +524,23 @@ mod tests {
                 "postgres://iozone:***@host/db",
             ),
             // an '@' in the query may hide the host too: never any of the password
-            ("postgres://u:p@ss@h/d?x=a@b", "postgres://u:***@b"),
+            ("postgres://u:p@ss@h/d?x=a@b", "postgres://u:***"),
+            // a password parameter in any spelling, percent-encoded or not
+            ("postgres://h/d?PASSWORD=x", "postgres://h/d?PASSWORD=***"),
+            (
+                "postgres://h/d?%70assword=x",
+                "postgres://h/d?%70assword=***",
+            ),
+            ("postgres://h/d?pwd=x&sslmode=y", "postgres://h/d?pwd=***"),
+            // an unknown parameter may be a misspelt password: it and all after it
+            (
+                "postgres://h/d?sslmode=disable&paswrd=x&port=1",
+                "postgres://h/d?sslmode=disable&paswrd=***",
+            ),
+            // URLs missing their `//` (the user hidden too)
+            ("postgres:iozone:s@h/d", "postgres:***@h/d"),
+            ("postgres//iozone:s@h/d", "postgres//iozone:***@h/d"),
+            ("postgres:/h/d?pass=s", "postgres:/h/d?pass=***"),
             (
                 "host=h user=u password=s3cret dbname=d",
                 "host=h user=u password=*** dbname=d",
@@ -292,6 +555,18 @@ mod tests {
                 "host=h password=*** dbname=d",
             ),
             ("host=h password=a b", "host=h password=***"),
+            // an escaped space does not end an unquoted value
+            ("password=a\\ host=b", "password=***"),
+            // mistyped names, in any case
+            ("host=h passwd=s dbname=d", "host=h passwd=*** dbname=d"),
+            ("PassWord=s host=h", "PassWord=*** host=h"),
+            ("pass%77ord=s", "pass%77ord=***"),
+            ("host=h pwd='s t'", "host=h pwd=***"),
+            ("hots=h dbname=d", "hots=*** dbname=d"),
+            // a quote never closed, a word that is no option
+            ("host=h password='a b", "host=h password=***"),
+            ("host=h a b c", "host=h ***"),
+            ("options='-c x=y' host=h", "options='-c x=y' host=h"),
         ];
         for (url, want) in cases {
             assert_eq!(mask_url(url), want, "{url}");
@@ -305,8 +580,9 @@ mod tests {
             ..proptest::prelude::ProptestConfig::default()
         })]
 
-        /// Whatever a password holds, no piece of it survives masking: each password is
-        /// built from two marker words and special characters, and neither word shows.
+        /// Whatever a password holds, no piece of it survives masking, nor a refusal:
+        /// each password is built from two marker words and special characters, and
+        /// neither word shows, however the location around it is spelt.
         #[test]
         fn no_piece_of_a_password_is_printed(
             pieces in proptest::collection::vec(
@@ -316,21 +592,34 @@ mod tests {
                 ]),
                 1..12,
             ),
-            scheme in proptest::sample::select(vec!["postgres", "postgresql", "postgress", "mysql"]),
+            scheme in proptest::sample::select(vec![
+                "postgres://", "postgresql://", "postgress://", "mysql://", "postgres:",
+                "postgres:/", "postgres//", "postgresql:", "PostgreSQL:/", "",
+            ]),
             query in proptest::sample::select(vec!["", "?sslmode=disable", "?connect_timeout=1&x=a@b"]),
+            key in proptest::sample::select(vec![
+                "password", "passwd", "pass", "pwd", "PassWord", "PASSWD", "Pwd",
+                "pass%77ord", "%70assword", "paswd",
+            ]),
         ) {
             let password = format!("Zqx{}Wvk", pieces.concat());
-            let url = format!("{scheme}://iozone:{password}@127.0.0.1:5432/db{query}");
-            let in_query = format!("{scheme}://iozone@127.0.0.1/db?sslmode=disable&password={password}");
+            let url = format!("{scheme}iozone:{password}@127.0.0.1:5432/db{query}");
+            let in_query = format!("{scheme}iozone@127.0.0.1/db?sslmode=disable&{key}={password}");
             let quoted = password.replace('\\', "\\\\").replace('\'', "\\'");
-            let words = format!("host=127.0.0.1 password='{quoted}' dbname=d");
-            let unquoted = format!("host=127.0.0.1 password={password} dbname=d");
-            for text in [url, in_query, words, unquoted] {
-                let masked = mask_url(&text);
-                proptest::prop_assert!(
-                    !masked.contains("Zqx") && !masked.contains("Wvk"),
-                    "{} masked as {}", text, masked
-                );
+            let words = format!("host=127.0.0.1 {key}='{quoted}' dbname=d");
+            let unquoted = format!("host=127.0.0.1 {key}={password} dbname=d");
+            let first = format!("{key}={password} host=127.0.0.1");
+            for text in [url, in_query, words, unquoted, first] {
+                let printed = match Location::parse(&text) {
+                    Ok(location) => location.display(),
+                    Err(refused) => refused.to_string(),
+                };
+                for printed in [mask_url(&text), printed] {
+                    proptest::prop_assert!(
+                        !printed.contains("Zqx") && !printed.contains("Wvk"),
+                        "{} printed as {}", text, printed
+                    );
+                }
             }
         }
     }

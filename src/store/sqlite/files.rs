@@ -1,7 +1,8 @@
 //! What a SQLite database's files say before SQLite opens them: whether the path can be
 //! a database file at all, which file a write would fail on and why, and whether the
 //! `-wal` file beside it holds frames — pages SQLite lays over the database when it
-//! opens it, and copies into it at the next checkpoint, whatever database wrote them.
+//! opens it, and copies into it at the next checkpoint, whatever database wrote them —
+//! and whether those frames hold anything the database lacks.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -98,7 +99,8 @@ pub(super) fn unwritable(path: &Path) -> Option<String> {
 pub(super) fn read_as_is(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let no_write_bits = std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o222 == 0);
-    (no_write_bits || unwritable(path).is_some()) && wal(path).is_none()
+    (no_write_bits || unwritable(path).is_some())
+        && wal(path).is_none_or(|wal| wal_applied(path, wal))
 }
 
 /// Why the database file cannot be read, when it cannot.
@@ -138,6 +140,9 @@ pub(super) fn wal(path: &Path) -> Option<Wal> {
 /// (random numbers drawn each time the WAL restarts) and page size. A WAL copied
 /// beside a restored backup has no index, or one that names another WAL. (A WAL and
 /// index copied together pass: then the database's page size must still match.)
+/// A WAL without an index whose pages are all in the database already passes too:
+/// SQLite rebuilds the index from the WAL alone, and the checkpoint after rewrites
+/// each page as it is (see [`wal_applied`]).
 /// `Err` says why the WAL cannot be taken for the database's.
 pub(super) fn wal_belongs(path: &Path, wal: Wal) -> Result<(), String> {
     if let Some(size) = page_size(path).filter(|&size| size != wal.page_size) {
@@ -152,14 +157,143 @@ pub(super) fn wal_belongs(path: &Path, wal: Wal) -> Result<(), String> {
     loop {
         match indexed_salts(path) {
             Some(salts) if Some(salts) == wal_salts(path) => return Ok(()),
+            None if wal_applied(path, wal) => return Ok(()),
             _ if attempt < 5 => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(10 * attempt));
             }
-            None => return Err("no -shm index beside it says it does".into()),
+            None => {
+                return Err(
+                    "no -shm index beside it says it does, and it holds pages the database \
+                     lacks"
+                        .into(),
+                );
+            }
             Some(_) => return Err("the -shm index beside it names another WAL".into()),
         }
     }
+}
+
+/// Whether the WAL holds nothing the database lacks: every page its committed frames
+/// hold (the frames SQLite's recovery would apply: wal.c's `walIndexRecover`) is the
+/// database's page already, and the database has the size the last commit states.
+/// That is what a checkpoint leaves, and what a process killed while SQLite closed
+/// the database leaves: the last connection checkpoints, deletes the `-shm`, then the
+/// `-wal`, so a kill between the two leaves this WAL without its index, which no
+/// later open would otherwise accept. Opening it changes nothing, whoever wrote it.
+pub(super) fn wal_applied(path: &Path, wal: Wal) -> bool {
+    let Some(log) = committed_frames(&beside(path, "-wal")) else {
+        // a header SQLite would not recover from: it starts the WAL afresh
+        return true;
+    };
+    if log.pages.is_empty() {
+        return true;
+    }
+    let page = u64::from(wal.page_size);
+    let (Ok(mut db), Ok(mut wal_file)) = (
+        std::fs::File::open(path),
+        std::fs::File::open(beside(path, "-wal")),
+    ) else {
+        return false;
+    };
+    if db.metadata().map(|m| m.len()).ok() != Some(u64::from(log.database_pages) * page) {
+        return false;
+    }
+    let mut in_wal = vec![0u8; page as usize];
+    let mut in_db = vec![0u8; page as usize];
+    log.pages
+        .iter()
+        .filter(|&(&number, _)| number <= log.database_pages)
+        .all(|(&number, &offset)| {
+            read_at(&mut wal_file, offset, &mut in_wal)
+                && read_at(&mut db, u64::from(number - 1) * page, &mut in_db)
+                && in_wal == in_db
+        })
+}
+
+/// What SQLite's recovery takes from a WAL: for each page, where its last committed
+/// image starts in the file, and the database's size in pages after the last commit.
+struct CommittedFrames {
+    pages: std::collections::HashMap<u32, u64>,
+    database_pages: u32,
+}
+
+/// The committed frames of a WAL file, read as SQLite's recovery reads them: a header
+/// whose checksum holds, then frames whose salts are the header's and whose running
+/// checksums hold, up to the first that does not; only frames up to the last commit
+/// frame (one stating the database's size) count. `None` when the header is not one
+/// SQLite recovers from.
+fn committed_frames(wal: &Path) -> Option<CommittedFrames> {
+    use std::io::BufReader;
+    let mut file = BufReader::new(std::fs::File::open(wal).ok()?);
+    let mut header = [0u8; 32];
+    file.read_exact(&mut header).ok()?;
+    let word = |bytes: &[u8], at: usize| {
+        u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+    };
+    let magic = word(&header, 0);
+    let page_size = word(&header, 8);
+    if magic & !1 != 0x377f_0682
+        || word(&header, 4) != 3_007_000
+        || !page_size.is_power_of_two()
+        || !(512..=65536).contains(&page_size)
+    {
+        return None;
+    }
+    let big_endian = magic & 1 == 1;
+    let mut sum = wal_checksum(big_endian, &header[..24], (0, 0));
+    if sum != (word(&header, 24), word(&header, 28)) {
+        return None;
+    }
+    let mut frames = Vec::new();
+    let mut committed = (0, 0);
+    let mut frame = vec![0u8; 24 + page_size as usize];
+    let mut offset = 32u64;
+    while file.read_exact(&mut frame).is_ok() {
+        let number = word(&frame, 0);
+        if number == 0 || frame[8..16] != header[16..24] {
+            break;
+        }
+        sum = wal_checksum(big_endian, &frame[..8], sum);
+        sum = wal_checksum(big_endian, &frame[24..], sum);
+        if sum != (word(&frame, 16), word(&frame, 20)) {
+            break;
+        }
+        frames.push((number, offset + 24));
+        let database_pages = word(&frame, 4);
+        if database_pages != 0 {
+            committed = (frames.len(), database_pages);
+        }
+        offset += frame.len() as u64;
+    }
+    let pages = frames[..committed.0].iter().copied().collect();
+    Some(CommittedFrames {
+        pages,
+        database_pages: committed.1,
+    })
+}
+
+/// SQLite's WAL checksum (wal.c `walChecksumBytes`) of `data` from `sum`: pairs of
+/// 32-bit words, big- or little-endian as the WAL's magic number says.
+fn wal_checksum(big_endian: bool, data: &[u8], sum: (u32, u32)) -> (u32, u32) {
+    data.chunks_exact(8).fold(sum, |(s1, s2), pair| {
+        let word = |bytes: &[u8]| {
+            let bytes = bytes.try_into().expect("4 bytes");
+            match big_endian {
+                true => u32::from_be_bytes(bytes),
+                false => u32::from_le_bytes(bytes),
+            }
+        };
+        let s1 = s1.wrapping_add(word(&pair[..4])).wrapping_add(s2);
+        let s2 = s2.wrapping_add(word(&pair[4..])).wrapping_add(s1);
+        (s1, s2)
+    })
+}
+
+/// Fills `buf` from `offset` of `file`; false when the file ends first.
+fn read_at(file: &mut std::fs::File, offset: u64, buf: &mut [u8]) -> bool {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset)).is_ok() && file.read_exact(buf).is_ok()
 }
 
 /// The salts in the WAL header (bytes 16..24).
@@ -244,6 +378,73 @@ mod tests {
             uri(Path::new("/a b/x?y#z%.db"), "mode=ro"),
             "file:/a%20b/x%3Fy%23z%25.db?mode=ro"
         );
+    }
+
+    /// A database in WAL mode with two commits in its WAL, written by SQLite with a
+    /// second connection holding it open so that closing checkpoints nothing; returns
+    /// that connection and the files as they are before any checkpoint.
+    fn database_with_frames(db: &Path) -> (rusqlite::Connection, Vec<u8>, Vec<u8>) {
+        let holder = rusqlite::Connection::open(db).unwrap();
+        holder
+            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .unwrap();
+        holder
+            .execute_batch("CREATE TABLE t (x TEXT); INSERT INTO t VALUES ('before')")
+            .unwrap();
+        holder.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        holder
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
+        let writer = rusqlite::Connection::open(db).unwrap();
+        writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        writer
+            .execute_batch("INSERT INTO t VALUES ('one'); INSERT INTO t VALUES ('two')")
+            .unwrap();
+        drop(writer);
+        let wal_file = std::fs::read(beside(db, "-wal")).unwrap();
+        (holder, std::fs::read(db).unwrap(), wal_file)
+    }
+
+    #[test]
+    fn a_wal_whose_pages_are_all_in_the_database_is_harmless() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        let (holder, before, frames) = database_with_frames(&db);
+        let found = wal(&db).expect("frames in the WAL");
+        assert!(
+            !wal_applied(&db, found),
+            "its pages are not in the database yet"
+        );
+        holder.execute_batch("PRAGMA wal_checkpoint").unwrap();
+        assert!(wal_applied(&db, found), "checkpointed");
+        let checkpointed_wal = std::fs::read(beside(&db, "-wal")).unwrap();
+        drop(holder);
+        // the last close removed both; a kill between the two unlinks leaves the WAL
+        assert!(!beside(&db, "-wal").exists() && !beside(&db, "-shm").exists());
+        std::fs::write(beside(&db, "-wal"), &checkpointed_wal).unwrap();
+        assert_eq!(wal_belongs(&db, found), Ok(()));
+        // the same WAL beside the database as it was before the checkpoint: foreign
+        let checkpointed_db = std::fs::read(&db).unwrap();
+        std::fs::write(&db, &before).unwrap();
+        assert!(!wal_applied(&db, found));
+        assert!(wal_belongs(&db, found).is_err());
+        std::fs::write(&db, &checkpointed_db).unwrap();
+        // a frame whose checksum fails ends the log: SQLite applies none after it
+        assert_eq!(frames.len(), checkpointed_wal.len());
+        let mut torn = checkpointed_wal.clone();
+        let page = found.page_size as usize;
+        torn[32 + 24 + 100] ^= 1;
+        std::fs::write(beside(&db, "-wal"), &torn).unwrap();
+        assert!(
+            wal_applied(&db, found),
+            "no frame is valid: nothing to apply"
+        );
+        // a database one page longer than the last commit states is not the checkpoint's
+        std::fs::write(beside(&db, "-wal"), &checkpointed_wal).unwrap();
+        let mut longer = checkpointed_db.clone();
+        longer.extend(vec![0u8; page]);
+        std::fs::write(&db, &longer).unwrap();
+        assert!(!wal_applied(&db, found));
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! Commands that only read open the file read-only: they never create it, never
 //! migrate or checkpoint it, and work on a file or a mount they cannot write. Before
 //! SQLite opens it at all, a `-wal` file beside it that holds pages must be named by
-//! the `-shm` index beside them (`files.rs`): a WAL from another database (a backup
-//! restored beside a stale one) is refused, since SQLite would read its pages as the
-//! database's and the first checkpoint would copy them in.
+//! the `-shm` index beside them, or hold no page the database lacks (`files.rs`): a
+//! WAL from another database (a backup restored beside a stale one) is refused, since
+//! SQLite would read its pages as the database's and the first checkpoint would copy
+//! them in; one left by a process killed while closing the database (checkpointed, its
+//! index deleted) is opened, and SQLite rebuilds the index from it.
 
 mod bind;
 mod files;
