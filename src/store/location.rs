@@ -40,7 +40,10 @@ impl Location {
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
             options::check_url(trimmed, &mask_url(trimmed))
                 .map_err(|refusal| refuse(Why::Options(refusal)))?;
-            return Ok(Location::Postgres(trimmed.to_string()));
+            // the client takes the scheme in lower case only (`POSTGRES://` fails to parse)
+            let scheme_end = trimmed.find("://").unwrap_or_default();
+            let url = format!("{}{}", &lower[..scheme_end], &trimmed[scheme_end..]);
+            return Ok(Location::Postgres(url));
         }
         // before looking for "://", which a libpq string's password may hold
         if is_connection_words(trimmed) {
@@ -361,8 +364,8 @@ mod tests {
             Location::Postgres("postgres://u@h/d".into())
         );
         assert_eq!(
-            parse("POSTGRESQL://u@h/d"),
-            Location::Postgres("POSTGRESQL://u@h/d".into())
+            parse("POSTGRESQL://U@h/d"),
+            Location::Postgres("postgresql://U@h/d".into())
         );
         assert_eq!(parse("/tmp/h.db"), Location::Sqlite("/tmp/h.db".into()));
         assert_eq!(parse("a=b.db"), Location::Sqlite("a=b.db".into()));
