@@ -1,8 +1,10 @@
 //! The command line around the measurements: usage errors, warnings and counts in
-//! messages, output to stdout, units, manual pages and shell completions.
+//! messages, output to stdout, units, manual pages and shell completions, and stored
+//! text that cannot drive the terminal or stall a table.
 
 mod manual;
 mod messages;
 mod output;
 mod readme;
 mod shapes;
+mod terminal;
