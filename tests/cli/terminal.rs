@@ -165,6 +165,22 @@ fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
         assert!(trend.contains(escaped_host), "{format}:\n{trend}");
     }
 
+    // an error quoting the text says it escaped too
+    let out = (iozone().env("IOZONE_DB", &db))
+        .args([
+            "--color",
+            "never",
+            "compare",
+            "1",
+            &format!("label:{LABEL}x"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert_inert("an error", &error);
+    assert!(error.contains("label:\\e[31mREDx"), "{error}");
+
     // Markdown: a cell's `|` and newline cannot break its table
     let (md, _) = shown(&db, &["show", "1", "--format", "markdown"]);
     let bars = |line: &str| line.replace("\\|", "").matches('|').count();
