@@ -69,8 +69,9 @@ impl Shell {
     pub fn status(&self, verb: &str, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
             self.line(&format!(
-                "{:>12} {message}",
-                style(verb).green().bold().for_stderr()
+                "{:>12} {}",
+                style(verb).green().bold().for_stderr(),
+                printable(message)
             ));
         }
     }
@@ -85,8 +86,9 @@ impl Shell {
     pub fn warn(&self, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
             self.line(&format!(
-                "{} {message}",
-                style("warning:").yellow().bold().for_stderr()
+                "{} {}",
+                style("warning:").yellow().bold().for_stderr(),
+                printable(message)
             ));
         }
     }
@@ -94,8 +96,9 @@ impl Shell {
     /// Always shown, even with `-q`.
     pub fn error(&self, message: impl std::fmt::Display) {
         self.line(&format!(
-            "{} {message}",
-            style("error:").red().bold().for_stderr()
+            "{} {}",
+            style("error:").red().bold().for_stderr(),
+            printable(message)
         ));
     }
 
@@ -146,6 +149,13 @@ impl Shell {
         }
         bar
     }
+}
+
+/// A message as said on stderr: a label, a path or a database's words quoted in it
+/// are shown with their controls escaped (see [`crate::render::printable`]), so that
+/// only the verb's own colour reaches the terminal.
+fn printable(message: impl std::fmt::Display) -> String {
+    crate::render::printable::text(&message.to_string()).into_owned()
 }
 
 /// How often the bar is redrawn while a step runs.

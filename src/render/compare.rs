@@ -5,8 +5,8 @@
 use comfy_table::Color;
 use serde::Serialize;
 
-use super::cells;
 use super::listing::{Listing, TextStyle};
+use super::{cells, printable};
 use crate::compare::{Comparison, EnvChange, Row, RowKey, TestSummary, Verdict};
 use crate::units::{ByteSize, RateUnit, count};
 
@@ -25,12 +25,13 @@ struct CompareJson<'a> {
     comparison: &'a Comparison,
 }
 
-/// A side in words: its selector and the runs it pooled, `label:DR9 (runs 2, 1)`.
+/// A side in words: its selector (a label as typed, controls escaped) and the runs it
+/// pooled, `label:DR9 (runs 2, 1)`.
 pub(super) fn side_text(s: &SideInfo) -> String {
     let ids: Vec<String> = s.runs.iter().map(i64::to_string).collect();
     format!(
         "{} (run{} {})",
-        s.selector,
+        printable::text(&s.selector),
         if ids.len() == 1 { "" } else { "s" },
         ids.join(", ")
     )

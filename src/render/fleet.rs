@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use super::cells;
 use super::compare::{SideInfo, key_name, p, verdict_color};
 use super::listing::{Listing, TextStyle};
+use super::{cells, printable};
 use crate::compare::{FleetComparison, GroupBy};
 
 #[derive(Serialize)]
@@ -95,9 +95,9 @@ pub fn fleet_text(
 ) -> String {
     let mut out = format!(
         "Baseline:  {} ({})\nCandidate: {} ({})\nCompared by {}.\n\n",
-        base.selector,
+        printable::text(&base.selector),
         crate::units::count(base.runs.len(), "run"),
-        cand.selector,
+        printable::text(&cand.selector),
         crate::units::count(cand.runs.len(), "run"),
         f.by.name()
     );
@@ -118,6 +118,8 @@ pub fn fleet_text(
         ("No row in common", &f.nothing_in_common),
     ] {
         if !keys.is_empty() {
+            // group keys are host names, kernels, filesystem types: stored text
+            let keys: Vec<_> = keys.iter().map(|k| printable::cell(k)).collect();
             out.push_str(&format!("{what}: {}\n", keys.join(", ")));
         }
     }

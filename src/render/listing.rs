@@ -6,14 +6,23 @@ mod layout;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 
+use super::printable;
+
 pub use layout::{Chunks, Layout};
 
 /// The terminal tables' borders.
 const TABLE: comfy_table::TableStyle = presets::UTF8_FULL_CONDENSED.with_rounded_corners();
 
-/// `cells` with every `|` escaped, so each stays in its cell of a Markdown table.
-fn escaped(cells: &[String]) -> Vec<String> {
-    cells.iter().map(|c| c.replace('|', "\\|")).collect()
+/// `cells` as `style` shows them: their controls escaped and each cut at
+/// [`printable::CELL_CHARS`], before anything measures or lays them out (a cell of
+/// megabytes would cost the layout its square); in Markdown each on one line with its
+/// `|` escaped, so it stays in its cell.
+fn shown(cells: &[String], style: TextStyle) -> Vec<String> {
+    let show = match style {
+        TextStyle::Markdown => printable::markdown_cell,
+        TextStyle::Table { .. } => printable::cell,
+    };
+    cells.iter().map(|c| show(c).into_owned()).collect()
 }
 
 /// How text meant for a person is laid out: a terminal table, in colour or not and
@@ -165,18 +174,18 @@ impl Listing {
 
     /// A Markdown pipe table; a `|` inside a cell is escaped so it stays in its cell.
     pub fn to_markdown(&self) -> String {
-        let mut out = (self.escaped())
+        let mut out = (self.shown(TextStyle::Markdown))
             .table(presets::ASCII_MARKDOWN, false, None)
             .to_string();
         out.push('\n');
         out
     }
 
-    /// The listing with every `|` escaped, for Markdown.
-    fn escaped(&self) -> Listing {
+    /// The listing as `style` shows its text (see [`shown`]), to lay out.
+    fn shown(&self, style: TextStyle) -> Listing {
         Listing {
-            headers: escaped(&self.headers),
-            rows: self.rows.iter().map(|r| escaped(r)).collect(),
+            headers: shown(&self.headers, style),
+            rows: self.rows.iter().map(|r| shown(r, style)).collect(),
             ..self.clone()
         }
     }
@@ -187,17 +196,20 @@ impl Listing {
             TextStyle::Markdown => self.to_markdown(),
             TextStyle::Table {
                 width: Some(width), ..
-            } if self.widest_line(TABLE) > usize::from(width) => self.fitted(style, width),
+            } if self.widest_line() > usize::from(width) => self.fitted(style, width),
             style => {
-                let mut out = self.table(TABLE, style.colored(), None).to_string();
+                let shown = self.shown(style);
+                let mut out = shown.table(TABLE, style.colored(), None).to_string();
                 out.push('\n');
                 out
             }
         }
     }
 
-    fn widest_line(&self, preset: comfy_table::TableStyle) -> usize {
-        let text = self.table(preset, false, None).to_string();
+    /// Characters in the widest line of the whole terminal table, uncoloured.
+    fn widest_line(&self) -> usize {
+        let plain = TextStyle::table(false);
+        let text = self.shown(plain).table(TABLE, false, None).to_string();
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
     }
 
@@ -312,8 +324,9 @@ mod tests {
     }
 
     /// Cells of every kind a table meets: words and numbers, a long word, spaces, a
-    /// `|`, a second line, wide and zero-width characters, nothing at all.
-    const CELLS: [&str; 14] = [
+    /// `|`, a second line, wide and zero-width characters, nothing at all, controls
+    /// that are shown escaped, and text longer than a cell shows.
+    const CELLS: [&str; 17] = [
         "posix",
         "12.5",
         "1024.00",
@@ -328,7 +341,28 @@ mod tests {
         "",
         "-",
         "DR9; nightly; smoke test",
+        "\x1b[31mred\x1b[0m\tbell\x07",
+        "right\u{202e}left",
+        LONG,
     ];
+
+    /// Longer than a cell shows, words and all.
+    const LONG: &str = concat!(
+        "0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 ",
+        "abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghij ",
+        "klmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrst ",
+        "uvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123 ",
+        "456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcd ",
+        "efghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmno ",
+        "pqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz ",
+        "0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 ",
+        "abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghij ",
+        "klmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrst ",
+        "uvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123 ",
+        "456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcd ",
+        "efghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmno ",
+        "pqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz 0123456789 abcdefghijklmnopqrstuvwxyz ",
+    );
 
     /// A listing of `rows` rows picked by `seed`: some columns numeric, some the same in
     /// every row, some cells coloured.
@@ -390,7 +424,7 @@ mod tests {
     /// Every style a listing is rendered in, with terminal widths on both sides of the
     /// table's own, so that some tables fit and others are fitted.
     fn styles(listing: &Listing) -> Vec<TextStyle> {
-        let own = listing.widest_line(TABLE);
+        let own = listing.widest_line();
         let mut styles = vec![TextStyle::Markdown];
         for color in [false, true] {
             styles.push(TextStyle::table(color));
@@ -426,12 +460,42 @@ mod tests {
     }
 
     #[test]
+    fn people_read_controls_escaped_and_long_cells_cut_while_csv_keeps_them() {
+        let mut long = 0;
+        for seed in 0..25 {
+            let listing = varied(seed, 7);
+            let cells = listing.rows.concat();
+            long += usize::from(cells.iter().any(|c| c == LONG));
+            for style in styles(&listing).into_iter().filter(|s| !s.colored()) {
+                let text = listing.render(style);
+                let control = text.chars().find(|&c| c != '\n' && printable::is_unsafe(c));
+                assert_eq!(control, None, "seed {seed}, {style:?}:\n{text}");
+                if cells.iter().any(|c| c == LONG) {
+                    assert!(text.contains('…'), "seed {seed}, {style:?}:\n{text}");
+                    assert!(!text.contains(&LONG[..super::printable::CELL_CHARS]));
+                }
+            }
+            let csv = listing.to_csv();
+            for cell in cells
+                .iter()
+                .filter(|c| c.contains('\x1b') || c.as_str() == LONG)
+            {
+                assert!(
+                    csv.contains(cell.as_str()),
+                    "seed {seed}: {cell:?} in\n{csv}"
+                );
+            }
+        }
+        assert!(long > 5, "{long}");
+    }
+
+    #[test]
     fn the_layout_knows_the_widest_line_without_drawing_the_table() {
         for seed in 0..200 {
             let listing = varied(seed, 1 + seed as usize % 9);
             assert_eq!(
                 listing.layout(TextStyle::table(false)).widest_line(),
-                listing.widest_line(TABLE),
+                listing.widest_line(),
                 "seed {seed}: {listing:?}"
             );
         }

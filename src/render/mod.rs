@@ -12,6 +12,7 @@ mod history;
 mod html;
 mod json_array;
 mod listing;
+pub mod printable;
 mod run_table;
 mod runs;
 mod show;

@@ -1,5 +1,6 @@
 //! The command line around the measurements: usage errors, warnings and counts in
-//! messages, output to stdout and to files, units, manual pages and shell completions.
+//! messages, output to stdout and to files, units, manual pages and shell completions,
+//! and stored text that cannot drive the terminal or stall a table.
 
 mod destinations;
 mod manual;
@@ -7,3 +8,4 @@ mod messages;
 mod output;
 mod readme;
 mod shapes;
+mod terminal;

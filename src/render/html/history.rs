@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{SeriesHistory, empty, rate, utc};
+use super::{SeriesHistory, empty, printable, rate, utc};
 use crate::render::cells::{self, change};
 use crate::render::svg::{
     self, Axis, Level, Line, LineChart, Marker, Point, Spread, escape, seconds,
@@ -29,7 +29,10 @@ pub(super) fn history_section(series: &[SeriesHistory], unit: RateUnit) -> Strin
 }
 
 fn series_title(key: &SeriesKey) -> String {
-    let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
+    let text = |v: &Option<String>| {
+        v.as_deref()
+            .map_or("?".into(), |v| printable::cell(v).into_owned())
+    };
     format!(
         "{} · {} on {} · {} · {} file · {} records · {}",
         text(&key.hostname),

@@ -5,7 +5,8 @@
 //! report; the page itself (head, header, footer) and the helpers they share are here.
 //!
 //! Every piece of text that comes from a run (labels, hostnames, notes, selectors)
-//! passes through [`escape`] on its way into the document.
+//! passes through [`escape`] on its way into the document, and is cut as a table's
+//! cell is ([`printable::cell`]) where it names a run or fills a cell.
 
 mod comparison;
 mod groups;
@@ -20,6 +21,7 @@ use std::fmt::Write;
 use chrono::{DateTime, Utc};
 
 use super::SideInfo;
+use super::printable;
 use super::svg::escape;
 use crate::compare::Comparison;
 use crate::model::Run;
@@ -160,13 +162,14 @@ fn empty(text: &str) -> String {
     format!("<p class=\"empty\">{}</p>\n", escape(text))
 }
 
-/// Table cells, escaped; `num` cells align right.
+/// Table cells, escaped and cut as a terminal's are (a label of megabytes is no more
+/// use in a page than on a screen; `export` has it whole); `num` cells align right.
 fn table_cells(values: &[(&str, bool)], tag: &str) -> String {
     values
         .iter()
         .map(|(text, num)| {
             let class = if *num { " class=\"num\"" } else { "" };
-            format!("<{tag}{class}>{}</{tag}>", escape(text))
+            format!("<{tag}{class}>{}</{tag}>", escape(&printable::cell(text)))
         })
         .collect()
 }

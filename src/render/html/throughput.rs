@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::groups::{Groups, group_lines};
-use super::{empty, rate, utc};
+use super::{empty, printable, rate, utc};
 use crate::model::{CacheMode, EngineKind, Run, TestKind};
 use crate::render::svg::{self, Axis, Line, LineChart, Point, Spread, Stroke, escape};
 use crate::stats::Summary;
@@ -248,13 +248,15 @@ pub(super) fn run_name(run: &Run) -> String {
             .map_or("unrecorded run".into(), |id| format!("#{id}")),
     ];
     if !run.labels.is_empty() {
-        parts.push(run.labels.join(", "));
+        parts.push(printable::cell(&run.labels.join(", ")).into_owned());
     }
     parts.push(
         run.host
             .hostname
-            .clone()
-            .unwrap_or_else(|| "unknown host".into()),
+            .as_deref()
+            .map_or("unknown host".into(), |host| {
+                printable::cell(host).into_owned()
+            }),
     );
     parts.push(utc(&run.started_at));
     parts.join(" · ")

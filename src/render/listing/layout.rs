@@ -6,14 +6,14 @@
 use comfy_table::{ColumnConstraint, Table, TableStyle, Width, presets};
 use unicode_width::UnicodeWidthStr;
 
-use super::{Listing, TextStyle, escaped};
+use super::{Listing, TextStyle, shown};
 
 /// What a listing's rows say about its columns, learned one row at a time: all that
 /// laying the listing out needs, whatever its length.
 #[derive(Clone, Debug)]
 pub struct Layout {
     style: TextStyle,
-    /// The listing's headers and numeric columns (escaped for Markdown), no rows.
+    /// The listing's headers as shown (see [`shown`]) and its numeric columns, no rows.
     frame: Listing,
     columns: Vec<ColumnFacts>,
     /// A column whose every cell is the same is said once under a fitted table, with
@@ -102,9 +102,7 @@ impl Layout {
     /// The layout of `frame`'s headers (its rows are not read), to be learned row by row.
     pub(super) fn new(frame: &Listing, style: TextStyle) -> Layout {
         let mut frame = frame.without_rows();
-        if style == TextStyle::Markdown {
-            frame.headers = escaped(&frame.headers);
-        }
+        frame.headers = shown(&frame.headers, style);
         Layout {
             style,
             columns: frame
@@ -122,14 +120,7 @@ impl Layout {
     /// Learns one more row.
     pub fn add(&mut self, row: &[String]) {
         debug_assert_eq!(row.len(), self.columns.len());
-        let escaped_row;
-        let row = match self.style {
-            TextStyle::Markdown => {
-                escaped_row = escaped(row);
-                &escaped_row
-            }
-            TextStyle::Table { .. } => row,
-        };
+        let row = &shown(row, self.style)[..];
         match &self.first {
             None => self.first = Some(row.to_vec()),
             Some(first) => {
@@ -281,10 +272,7 @@ impl Chunks {
     /// `rows`' lines of the table (a listing with the layout's headers), after the head
     /// if this is the first chunk.
     pub fn chunk(&mut self, rows: &Listing) -> String {
-        let rows = match self.style {
-            TextStyle::Markdown => rows.escaped().pick(&self.kept),
-            TextStyle::Table { .. } => rows.pick(&self.kept),
-        };
+        let rows = rows.shown(self.style).pick(&self.kept);
         let lines: Vec<String> = self.table(&rows).lines().collect();
         let body = &lines[self.head_lines..lines.len() - self.tail_lines];
         self.head.take().unwrap_or_default() + &as_text(body)

@@ -17,8 +17,11 @@ pub use axis::{Axis, seconds};
 pub use bar_chart::{Bar, BarChart};
 pub use line_chart::{Level, Line, LineChart, Marker, Point, Spread};
 
-/// Escapes text for HTML and SVG content and for attribute values in double or single quotes.
+/// Escapes text for HTML and SVG content and for attribute values in double or single
+/// quotes; a control character, which a page would drop or XML refuse, is shown as a
+/// terminal shows it (`\e`, see [`super::printable`]).
 pub fn escape(text: &str) -> String {
+    let text = super::printable::text(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -141,6 +144,7 @@ mod tests {
             escape(r#"<b>&"x'"#),
             "&lt;b&gt;&amp;&quot;x&#39;".to_string()
         );
+        assert_eq!(escape("\x1b[31m<\x07>"), "\\e[31m&lt;\\x07&gt;");
     }
 
     #[test]
