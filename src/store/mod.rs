@@ -70,6 +70,11 @@ pub enum StoreError {
     },
     #[error("the database {path} is damaged: {reason}")]
     Corrupt { path: PathBuf, reason: String },
+    #[error("run {uuid} cannot be stored: {problem}")]
+    Unstorable {
+        uuid: uuid::Uuid,
+        problem: crate::model::Unstorable,
+    },
     #[error("no recorded run matches '{0}'; `iozone history` lists them")]
     NoSuchRun(String),
     #[error(
@@ -118,6 +123,22 @@ impl StoreError {
             _ => false,
         }
     }
+}
+
+/// Refuses, before anything is written, whole runs that a store could not keep as they
+/// are or that a command could not read back (`Run::check_storable`): what `import`
+/// checked already, and what `sync` brings from another store, checked by every store
+/// for itself. A run measured here (`begin_run`, `finish_run`) is the store's own
+/// making and is not held up by it.
+fn check_storable(runs: &[Run]) -> Result<(), StoreError> {
+    for run in runs {
+        run.check_storable()
+            .map_err(|problem| StoreError::Unstorable {
+                uuid: run.uuid,
+                problem,
+            })?;
+    }
+    Ok(())
 }
 
 /// `12 (aborted), 13 (failed)`: which runs, and how each ended.

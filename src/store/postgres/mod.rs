@@ -242,10 +242,12 @@ impl Store for PgStore {
     }
 
     fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError> {
+        super::check_storable(std::slice::from_ref(run))?;
         self.write(|tx| Ok(write::save_in(tx, &[run])?[0]))
     }
 
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError> {
+        super::check_storable(runs)?;
         self.write(|tx| {
             let mut added = 0;
             for chunk in runs.chunks(CHUNK) {

@@ -344,6 +344,7 @@ impl Store for SqliteStore {
     }
 
     fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError> {
+        super::check_storable(std::slice::from_ref(run))?;
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
@@ -353,6 +354,7 @@ impl Store for SqliteStore {
     }
 
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError> {
+        super::check_storable(runs)?;
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
