@@ -9,6 +9,7 @@
 //! database's and the first checkpoint would copy them in.
 
 mod bind;
+mod check;
 mod files;
 mod key_order;
 mod schema;
@@ -21,11 +22,11 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use self::bind::{decode, values};
-use self::schema::{Schema, identify, user_version};
+use self::schema::{Schema, identify, marked_damaged, user_version};
 use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
-use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
@@ -68,7 +69,19 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// Opens the database to write, creating and migrating it as needed; a file
+    /// `db check` marked damaged is refused (`check.rs`).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_as(path, false)
+    }
+
+    /// Opens the database to repair it: as [`SqliteStore::open`], a file marked
+    /// damaged too.
+    pub fn open_to_repair(path: &Path) -> Result<Self, StoreError> {
+        Self::open_as(path, true)
+    }
+
+    fn open_as(path: &Path, repairing: bool) -> Result<Self, StoreError> {
         let exists = files::exists(path)?;
         if let Some(reason) = files::unwritable(path) {
             return Err(StoreError::NotWritable {
@@ -84,7 +97,7 @@ impl SqliteStore {
         // journal mode, a read upgraded to a write). Those are retried, briefly.
         let mut attempt = 0;
         loop {
-            match Self::open_once(path) {
+            match Self::open_once(path, repairing) {
                 Err(StoreError::Sql { source, .. }) if is_busy(&source) && attempt < 100 => {
                     attempt += 1;
                     std::thread::sleep(Duration::from_millis(20 + 10 * attempt));
@@ -94,10 +107,15 @@ impl SqliteStore {
         }
     }
 
-    fn open_once(path: &Path) -> Result<Self, StoreError> {
+    fn open_once(path: &Path, repairing: bool) -> Result<Self, StoreError> {
         let mut conn = connect(path)?;
         identify(&conn, path, migrate::SQLITE.len())?;
         let err = |e| sql_error(path, e);
+        if !repairing && marked_damaged(&conn).map_err(err)? {
+            return Err(StoreError::MarkedDamaged {
+                path: path.to_path_buf(),
+            });
+        }
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", true)
@@ -290,6 +308,21 @@ pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// What a value read that a model value cannot be made of holds, when that is why `e`
+/// failed: a row an older iozone wrote (`db check` finds them).
+fn unreadable(e: &rusqlite::Error) -> Option<String> {
+    use rusqlite::Error::*;
+    match e {
+        FromSqlConversionFailure(_, _, cause) => Some(cause.to_string()),
+        InvalidColumnType(_, name, kind) => Some(format!("column {name} holds a {kind} value")),
+        Utf8Error(idx, _) => Some(format!("column {idx} holds text that is not UTF-8")),
+        IntegralValueOutOfRange(idx, value) => {
+            Some(format!("column {idx} holds {value}, out of range"))
+        }
+        _ => None,
+    }
+}
+
 fn short_reason(e: &rusqlite::Error) -> String {
     match e {
         rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
@@ -299,6 +332,9 @@ fn short_reason(e: &rusqlite::Error) -> String {
 
 fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
     let path = path.to_path_buf();
+    if let Some(reason) = unreadable(&e) {
+        return StoreError::Unreadable { path, reason };
+    }
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::NotIozone(path),
         Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
@@ -445,39 +481,11 @@ impl Store for SqliteStore {
     }
 
     fn check(&self) -> Result<CheckReport, StoreError> {
-        let err = |e| self.err(e);
-        let strings = |sql: &str| -> Result<Vec<String>, StoreError> {
-            let mut stmt = self.conn.prepare(sql).map_err(err)?;
-            let rows = stmt
-                .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
-                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-                .map_err(err)?;
-            Ok(rows.into_iter().map(|v| format!("{v:?}")).collect())
-        };
-        let count = |sql: &str| -> Result<u64, StoreError> {
-            self.conn
-                .query_row(sql, [], |r| r.get::<_, i64>(0))
-                .map(|n| n as u64)
-                .map_err(err)
-        };
-        let mut problems: Vec<String> = strings("PRAGMA integrity_check")?
-            .into_iter()
-            .filter(|s| s != "Text(\"ok\")")
-            .collect();
-        problems.extend(
-            strings("PRAGMA foreign_key_check")?
-                .into_iter()
-                .map(|t| format!("foreign key violation in {t}")),
-        );
-        Ok(CheckReport {
-            path: self.location(),
-            schema_version: user_version(&self.conn).map_err(err)?,
-            latest_schema: migrate::SQLITE.len(),
-            runs: count("SELECT count(*) FROM runs")?,
-            results: count("SELECT count(*) FROM results")?,
-            unfinished_runs: count("SELECT count(*) FROM runs WHERE status = 'running'")?,
-            problems,
-        })
+        self.report()
+    }
+
+    fn repair(&mut self, report: &CheckReport) -> Result<Vec<Repaired>, StoreError> {
+        self.repair_found(report)
     }
 }
 
