@@ -4,3 +4,4 @@
 mod faults;
 mod opening;
 pub(crate) mod queries;
+mod repair;
