@@ -1,6 +1,7 @@
 //! What a run must hold for every store to keep it and every command to read it back:
-//! instants within the years 1970 to 9999, numbers that are finite and not negative,
-//! counts and sizes within a signed 64-bit integer, text without NUL characters.
+//! instants within the years 1970 to 9999, numbers that are finite and not negative
+//! (a measured rate may be infinite: see `Checker::figure`), counts and sizes within
+//! a signed 64-bit integer, text without NUL characters.
 //!
 //! Why these bounds: SQLite keeps an instant as fixed-width RFC 3339 text, which
 //! cannot be read back (nor sorted as text) outside the years 0 to 9999; PostgreSQL
@@ -166,7 +167,7 @@ impl Measurement {
         c.count("record_size", Some(self.record_size.bytes()));
         c.count("bytes", Some(self.bytes));
         c.count("elapsed_ns", Some(self.elapsed_ns));
-        c.number("throughput", Some(self.throughput));
+        c.figure("throughput", self.throughput);
         if let Some(latency) = self.latency_ns.as_deref() {
             let Latency {
                 p50,
@@ -257,6 +258,18 @@ impl Checker {
                 self.fail(field, format_args!("{v} is not a finite number"))
             }
             Some(v) if v < 0.0 => self.fail(field, format_args!("{v} is negative")),
+            _ => {}
+        }
+    }
+
+    /// A measured rate: a number, not negative. An infinite one (bytes in no time) is
+    /// kept: both stores hold it, every command reads it (summaries and levels leave
+    /// it out, tables show `-`), and no importer lets one through (each parser wants a
+    /// finite rate), so only a store's own callers can record one.
+    fn figure(&mut self, field: &str, value: f64) {
+        match value {
+            v if v.is_nan() => self.fail(field, "NaN is not a number"),
+            v if v < 0.0 => self.fail(field, format_args!("{v} is negative")),
             _ => {}
         }
     }
@@ -384,10 +397,20 @@ mod tests {
         r.results[0].throughput = f64::NAN;
         assert_eq!(
             r.check_storable().unwrap_err().to_string(),
-            "results[0].throughput NaN is not a finite number"
+            "results[0].throughput NaN is not a number"
         );
         r.results[0].throughput = -1.0;
         assert_eq!(r.check_storable().unwrap_err().problem, "-1 is negative");
+        r.results[0].throughput = f64::INFINITY;
+        assert_eq!(r.check_storable(), Ok(()));
+        r.state_at_end = Some(MachineState {
+            load_1m: Some(f64::INFINITY),
+            ..MachineState::default()
+        });
+        assert_eq!(
+            r.check_storable().unwrap_err().to_string(),
+            "state_at_end.load_1m inf is not a finite number"
+        );
 
         let mut r = run();
         r.warmup = r.results.clone();

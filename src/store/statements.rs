@@ -110,8 +110,13 @@ fn outside<T>(select: &str, columns: &[columns::Column<T>]) -> Statement {
             Kind::Integer if !["seed", "run_id"].contains(&name) => {
                 conditions.push(format!("{name} < 0"))
             }
+            // a measured rate may be infinite; NaN is not at least 0 on SQLite, which
+            // keeps none, and PostgreSQL sorts it above infinity
+            Kind::Real if name == "throughput" => {
+                conditions.push(format!("NOT ({name} >= 0 AND {name} <= ?)"));
+                params.push((Kind::Real, Value::Real(f64::INFINITY)));
+            }
             Kind::Real => {
-                // NaN too: it is not below infinity (PostgreSQL sorts it above every number)
                 conditions.push(format!("NOT ({name} >= 0 AND {name} < ?)"));
                 params.push((Kind::Real, Value::Real(f64::INFINITY)));
             }
