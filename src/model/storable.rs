@@ -21,11 +21,10 @@ use super::{Latency, MachineState, Measurement, Run};
 pub const EARLIEST: DateTime<Utc> = DateTime::UNIX_EPOCH;
 
 /// The last instant a run may state: the end of the year 9999.
-pub fn latest() -> DateTime<Utc> {
-    "9999-12-31T23:59:59.999999999Z"
-        .parse()
-        .expect("a valid instant")
-}
+pub const LATEST: DateTime<Utc> = match DateTime::from_timestamp(253_402_300_799, 999_999_999) {
+    Some(at) => at,
+    None => panic!("the end of 9999 is an instant"),
+};
 
 /// The largest count or size a store keeps: 64 signed bits.
 pub const MAX_COUNT: u64 = i64::MAX as u64;
@@ -60,11 +59,11 @@ impl Run {
         c.instant("started_at", Some(self.started_at));
         c.instant("finished_at", self.finished_at);
         for (i, label) in self.labels.iter().enumerate() {
-            c.text(&format!("labels[{i}]"), Some(label));
+            c.text(Field::At("labels", i), Some(label));
         }
         for (key, value) in &self.tags {
-            c.text(&format!("tags key {key:?}"), Some(key));
-            c.text(&format!("tags.{key}"), Some(value));
+            c.text(Field::TagKey(key), Some(key));
+            c.text(Field::In("tags", key), Some(value));
         }
         c.text("note", self.note.as_deref());
         c.text("tool_version", Some(&self.tool_version));
@@ -72,11 +71,11 @@ impl Run {
         let p = &self.params;
         c.count("params.file_size", Some(p.file_size.bytes()));
         for (list, sizes) in [
-            ("file_sizes", &p.file_sizes),
-            ("record_sizes", &p.record_sizes),
+            ("params.file_sizes", &p.file_sizes),
+            ("params.record_sizes", &p.record_sizes),
         ] {
             for (i, size) in sizes.iter().enumerate() {
-                c.count(&format!("params.{list}[{i}]"), Some(size.bytes()));
+                c.count(Field::At(list, i), Some(size.bytes()));
             }
         }
         // the seed is the one integer kept with all 64 bits (as the same signed bits)
@@ -101,7 +100,7 @@ impl Run {
             ("virtualization", &h.virtualization),
             ("container", &h.container),
         ] {
-            c.text(&format!("host.{name}"), text.as_deref());
+            c.text(Field::In("host", name), text.as_deref());
         }
         for (name, count) in [
             ("memory_bytes", h.memory_bytes),
@@ -113,7 +112,7 @@ impl Run {
             ("dirty_expire_centisecs", h.dirty_expire_centisecs),
             ("dirty_writeback_centisecs", h.dirty_writeback_centisecs),
         ] {
-            c.count(&format!("host.{name}"), count);
+            c.count(Field::In("host", name), count);
         }
 
         let f = &self.filesystem;
@@ -126,7 +125,7 @@ impl Run {
             ("device_model", &f.device_model),
             ("scheduler", &f.scheduler),
         ] {
-            c.text(&format!("filesystem.{name}"), text.as_deref());
+            c.text(Field::In("filesystem", name), text.as_deref());
         }
         for (name, count) in [
             ("block_size", f.block_size),
@@ -134,7 +133,7 @@ impl Run {
             ("free_bytes", f.free_bytes),
             ("device_size", f.device_size),
         ] {
-            c.count(&format!("filesystem.{name}"), count);
+            c.count(Field::In("filesystem", name), count);
         }
 
         if let Some(s) = &self.source {
@@ -183,7 +182,7 @@ impl Measurement {
                 ("max", max),
                 ("samples", samples),
             ] {
-                c.count(&format!("latency_ns.{name}"), Some(value));
+                c.count(Field::In("latency_ns", name), Some(value));
             }
         }
         c.done()
@@ -200,9 +199,38 @@ impl Unstorable {
     }
 }
 
-/// Whether `at` is an instant a run may state: within [`EARLIEST`] and [`latest`].
+/// Whether `at` is an instant a run may state: within [`EARLIEST`] and [`LATEST`].
 pub fn instant_in_range(at: DateTime<Utc>) -> bool {
-    (EARLIEST..=latest()).contains(&at)
+    (EARLIEST..=LATEST).contains(&at)
+}
+
+/// A field's name as JSON spells its path, made only for a field that fails.
+#[derive(Clone, Copy)]
+enum Field<'a> {
+    Name(&'a str),
+    /// `host.kernel`
+    In(&'a str, &'a str),
+    /// `labels[2]`
+    At(&'a str, usize),
+    /// A tag's key itself.
+    TagKey(&'a str),
+}
+
+impl<'a> From<&'a str> for Field<'a> {
+    fn from(name: &'a str) -> Field<'a> {
+        Field::Name(name)
+    }
+}
+
+impl fmt::Display for Field<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Field::Name(name) => f.write_str(name),
+            Field::In(outer, name) => write!(f, "{outer}.{name}"),
+            Field::At(list, i) => write!(f, "{list}[{i}]"),
+            Field::TagKey(key) => write!(f, "tags key {key:?}"),
+        }
+    }
 }
 
 /// Checks fields one by one, keeping the first that fails.
@@ -212,7 +240,7 @@ struct Checker {
 }
 
 impl Checker {
-    fn fail(&mut self, field: &str, problem: impl fmt::Display) {
+    fn fail(&mut self, field: Field, problem: impl fmt::Display) {
         if self.first.is_none() {
             self.first = Some(Unstorable {
                 field: field.to_string(),
@@ -221,10 +249,10 @@ impl Checker {
         }
     }
 
-    fn instant(&mut self, field: &str, at: Option<DateTime<Utc>>) {
+    fn instant<'f>(&mut self, field: impl Into<Field<'f>>, at: Option<DateTime<Utc>>) {
         if let Some(at) = at.filter(|&at| !instant_in_range(at)) {
             self.fail(
-                field,
+                field.into(),
                 format_args!(
                     "{} is outside the years 1970 to 9999 that iozone keeps",
                     at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
@@ -233,31 +261,31 @@ impl Checker {
         }
     }
 
-    fn text(&mut self, field: &str, text: Option<&str>) {
+    fn text<'f>(&mut self, field: impl Into<Field<'f>>, text: Option<&str>) {
         if text.is_some_and(|t| t.contains('\0')) {
             self.fail(
-                field,
+                field.into(),
                 "holds a NUL character (\\0), which a database does not keep in text",
             );
         }
     }
 
-    fn count(&mut self, field: &str, count: Option<u64>) {
+    fn count<'f>(&mut self, field: impl Into<Field<'f>>, count: Option<u64>) {
         if let Some(n) = count.filter(|&n| n > MAX_COUNT) {
             self.fail(
-                field,
+                field.into(),
                 format_args!("{n} is larger than the largest count iozone keeps ({MAX_COUNT})"),
             );
         }
     }
 
     /// A measured or stated quantity: finite, and not negative.
-    fn number(&mut self, field: &str, value: Option<f64>) {
+    fn number<'f>(&mut self, field: impl Into<Field<'f>>, value: Option<f64>) {
         match value {
             Some(v) if !v.is_finite() => {
-                self.fail(field, format_args!("{v} is not a finite number"))
+                self.fail(field.into(), format_args!("{v} is not a finite number"))
             }
-            Some(v) if v < 0.0 => self.fail(field, format_args!("{v} is negative")),
+            Some(v) if v < 0.0 => self.fail(field.into(), format_args!("{v} is negative")),
             _ => {}
         }
     }
@@ -266,10 +294,10 @@ impl Checker {
     /// kept: both stores hold it, every command reads it (summaries and levels leave
     /// it out, tables show `-`), and no importer lets one through (each parser wants a
     /// finite rate), so only a store's own callers can record one.
-    fn figure(&mut self, field: &str, value: f64) {
+    fn figure<'f>(&mut self, field: impl Into<Field<'f>>, value: f64) {
         match value {
-            v if v.is_nan() => self.fail(field, "NaN is not a number"),
-            v if v < 0.0 => self.fail(field, format_args!("{v} is negative")),
+            v if v.is_nan() => self.fail(field.into(), "NaN is not a number"),
+            v if v < 0.0 => self.fail(field.into(), format_args!("{v} is negative")),
             _ => {}
         }
     }
@@ -291,7 +319,7 @@ impl Checker {
             ("io_pressure_pct", io_pressure_pct),
             ("cpu_pressure_pct", cpu_pressure_pct),
         ] {
-            self.number(&format!("{name}.{field}"), value);
+            self.number(Field::In(name, field), value);
         }
         for (field, count) in [
             ("dirty_bytes", dirty_bytes),
@@ -299,7 +327,7 @@ impl Checker {
             ("mem_free_bytes", mem_free_bytes),
             ("mem_available_bytes", mem_available_bytes),
         ] {
-            self.count(&format!("{name}.{field}"), count);
+            self.count(Field::In(name, field), count);
         }
     }
 
@@ -339,6 +367,7 @@ mod tests {
 
     #[test]
     fn instants_are_kept_from_the_epoch_to_the_end_of_9999() {
+        assert_eq!(LATEST, at("9999-12-31T23:59:59.999999999Z"));
         for ok in ["1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z"] {
             let r = Run {
                 started_at: at(ok),

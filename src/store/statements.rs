@@ -103,7 +103,7 @@ fn outside<T>(select: &str, columns: &[columns::Column<T>]) -> Statement {
             Kind::Time => {
                 conditions.push(format!("{name} < ? OR {name} > ?"));
                 params.push((Kind::Time, Value::Time(crate::model::EARLIEST)));
-                params.push((Kind::Time, Value::Time(crate::model::latest())));
+                params.push((Kind::Time, Value::Time(crate::model::LATEST)));
             }
             // the seed is kept with all 64 bits, as the same signed bits; a run's id is
             // the key of its rows
