@@ -219,6 +219,64 @@ fn damage_under_the_runs_keeps_writers_out_until_repaired() {
     db.assert_every_reader_works(scratch.path());
 }
 
+/// A damaged page of an index (bytes flipped on the disk): found by `db check`, kept
+/// out of by the commands that write, rebuilt by `--repair`.
+#[test]
+fn a_damaged_index_page_is_found_and_rebuilt() {
+    let db = Db::sqlite();
+    let scratch = tempfile::tempdir().unwrap();
+    let path = std::path::PathBuf::from(db.location());
+    for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
+        db.ok(&["import", fixture(f).to_str().unwrap()]);
+    }
+    let (page, size): (i64, i64) = {
+        let conn = Connection::open(&path).unwrap();
+        // every page in the file itself, none in a -wal
+        conn.query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()))
+            .unwrap();
+        let page = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'runs_fs_type_started_at'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        (page, size)
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    let end = (page * size) as usize;
+    for b in &mut bytes[end - 60..end - 20] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&path, bytes).unwrap();
+
+    let (code, out, err) = db.iozone(&["db", "check"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.contains("integrity      DAMAGED"), "{out}");
+    assert!(
+        err.contains("missing from index runs_fs_type_started_at"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let fio = fixture("fio/fsync-read-64k.json");
+    refused(
+        &db,
+        &["import", fio.to_str().unwrap()],
+        "was found damaged by `iozone db check`",
+    );
+
+    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("Rebuilt the indexes"), "{err}");
+    assert!(out.contains("integrity      ok"), "{out}");
+    db.ok(&["import", fio.to_str().unwrap()]);
+    assert_eq!(db.uuids().len(), 3);
+    db.assert_every_reader_works(scratch.path());
+}
+
 /// A check that finds the database whole again (repaired by hand) lifts the mark too.
 #[test]
 fn a_check_that_finds_no_damage_lets_writers_in_again() {

@@ -40,10 +40,20 @@ impl SqliteStore {
                 .map(|n| n as u64)
                 .map_err(err)
         };
-        let mut problems: Vec<String> = texts("PRAGMA integrity_check")?
-            .into_iter()
-            .map(|row| row.concat())
-            .filter(|s| s != "'ok'")
+        // SQLite's own words, on one line ("*** in database main ***" heads a list)
+        let mut problems: Vec<String> = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<String>>>()
+            })
+            .map_err(err)?
+            .iter()
+            .flat_map(|text| text.lines())
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && *line != "ok" && !line.starts_with("***"))
+            .map(str::to_string)
             .collect();
         // table, rowid (null in a table without one), parent, constraint
         problems.extend(texts("PRAGMA foreign_key_check")?.into_iter().map(|row| {
@@ -175,14 +185,6 @@ impl SqliteStore {
                     });
                 }
             }
-            // an index that disagrees with its table is built again from the table; a
-            // table's own pages, if damaged, are beyond it (the check after says so)
-            if tx.execute_batch("REINDEX").is_ok() {
-                done.push(Repaired {
-                    verb: "Rebuilt",
-                    what: "the indexes".into(),
-                });
-            }
         }
         let delete = statements::delete_runs("", "id = ?");
         for run in report.unreadable.iter().chain(&report.unstorable) {
@@ -194,6 +196,15 @@ impl SqliteStore {
             }
         }
         tx.commit().map_err(err)?;
+        // an index that disagrees with its table is built again from the table, on its
+        // own: a table's own pages, if damaged, are beyond it, and SQLite may roll back
+        // the whole transaction it fails in (the check after says what is left)
+        if !report.problems.is_empty() && self.conn.execute_batch("REINDEX").is_ok() {
+            done.push(Repaired {
+                verb: "Rebuilt",
+                what: "the indexes".into(),
+            });
+        }
         Ok(done)
     }
 
