@@ -12,17 +12,18 @@ use crate::store::{self, CheckReport};
 pub struct Damaged {
     path: String,
     problems: Vec<String>,
-    way_out: &'static str,
+    way_out: String,
 }
 
 /// What to do about damage `db check --repair` repairs.
-const REPAIR: &str = "`iozone db check --repair` repairs it, and until then `run`, `import` \
-                      and `db migrate` refuse to write to it";
+const REPAIR: &str = "`iozone db check --repair` repairs it";
 
 /// What to do about damage it could not.
-const BEYOND_REPAIR: &str = "`iozone db check --repair` could not repair it, so `run`, \
-                             `import` and `db migrate` refuse to write to it: restore it from \
+const BEYOND_REPAIR: &str = "`iozone db check --repair` could not repair it: restore it from \
                              a backup (SQLite's `.recover` may save what is still readable)";
+
+/// What a database marked damaged means for the commands that write.
+const KEPT_OUT: &str = "until then `run`, `import`, `sync` and `db migrate` refuse to write to it";
 
 pub fn exec(args: DbArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
@@ -78,11 +79,12 @@ fn check(context: &Context, repair: bool) -> anyhow::Result<()> {
     }
     drop(store);
     let (location, _) = context.location()?;
-    if let Err(e) = store::record_damage(&location, report.damaged()) {
+    let marked = store::record_damage(&location, report.damaged()).unwrap_or_else(|e| {
         shell.warn(format!(
             "the result of this check could not be recorded in the database: {e}"
         ));
-    }
+        false
+    });
     super::print_stdout(&text(&report, &dead))?;
     warn(shell, &report, &dead);
     if report.damaged() {
@@ -93,10 +95,14 @@ fn check(context: &Context, repair: bool) -> anyhow::Result<()> {
                 .iter()
                 .map(|run| format!("{run}: every command that reads it fails")),
         );
+        let mut way_out = (if repaired { BEYOND_REPAIR } else { REPAIR }).to_string();
+        if marked {
+            way_out = format!("{way_out}; {KEPT_OUT}");
+        }
         return Err(Damaged {
             path: report.path,
             problems,
-            way_out: if repaired { BEYOND_REPAIR } else { REPAIR },
+            way_out,
         }
         .into());
     }

@@ -555,7 +555,8 @@ pub fn open_to_repair(location: impl Into<Location>) -> Result<Box<dyn Store>, S
 /// refuse a damaged one without checking it (a whole check reads every page): marks
 /// it when `damaged`, clears the mark otherwise. A file this process cannot write is
 /// left as it is (nothing can write to it either), and so is a PostgreSQL database,
-/// whose server keeps its data's constraints itself. Returns whether the mark changed.
+/// whose server keeps its data's constraints itself. Returns whether the database is
+/// marked damaged now.
 pub fn record_damage(location: impl Into<Location>, damaged: bool) -> Result<bool, StoreError> {
     match &location.into() {
         Location::Sqlite(path) => SqliteStore::record_damage(path, damaged),

@@ -209,7 +209,8 @@ impl SqliteStore {
     }
 
     /// Sets or clears the mark of damage on the file at `path` (see the module
-    /// documentation); whether it changed.
+    /// documentation); whether the file is marked now. A file this process cannot
+    /// write keeps its mark, if any (nothing can write to it either).
     pub fn record_damage(path: &Path, damaged: bool) -> Result<bool, StoreError> {
         if !files::exists(path)? || files::unwritable(path).is_some() {
             return Ok(false);
@@ -219,11 +220,10 @@ impl SqliteStore {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(err)?;
         conn.busy_handler(Some(wait_for_lock)).map_err(err)?;
-        if marked_damaged(&conn).map_err(err)? == damaged {
-            return Ok(false);
+        if marked_damaged(&conn).map_err(err)? != damaged {
+            set_damage_mark(&conn, damaged).map_err(err)?;
         }
-        set_damage_mark(&conn, damaged).map_err(err)?;
-        Ok(true)
+        Ok(damaged)
     }
 }
 
