@@ -53,6 +53,13 @@ impl Context {
         Ok(store::open_to_read(&location)?)
     }
 
+    /// The database for `db check --repair`: opened to write, even when `db check`
+    /// marked it damaged.
+    pub fn repair_store(&self) -> anyhow::Result<Box<dyn Store>> {
+        let (location, _) = self.location()?;
+        Ok(store::open_to_repair(&location)?)
+    }
+
     /// The database, opened (and created, with its directory, when it is the default).
     pub fn open_store(&self) -> anyhow::Result<Box<dyn Store>> {
         let (location, is_default) = self.location()?;

@@ -60,10 +60,11 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs as `history` shows them: a run whose process was killed is aborted, and so no
-/// longer among those `--status running` asks for.
+/// Runs as `history` shows them: a run whose process was killed is aborted (failed,
+/// when it waits in the spool), and so no longer among those `--status running` asks
+/// for.
 fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
-    super::killed::show_as_aborted(runs);
+    super::killed::show_as_ended(runs);
     if filter.status == Some(RunStatus::Running) {
         runs.retain(|r| r.status == RunStatus::Running);
     }

@@ -74,8 +74,9 @@ fn import_file(
         import::parse(format, &text, &origin).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     // The text is no longer needed: its memory goes before the store's work begins.
     drop(text);
-    for run in &mut runs {
+    for (index, run) in runs.iter_mut().enumerate() {
         decorate(run, args);
+        import::check_storable(run, &name, index)?;
     }
     let added = store.save_runs(&runs)?;
     Ok((added, runs.len()))

@@ -155,11 +155,11 @@ fn retry_for() -> Duration {
 
 /// Writes the run to the spool as an export document of its own.
 fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
-    let dir = spool_dir();
+    let file = store::spool_file(run.uuid);
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut run = run.clone();
     // the id was the store's, and the record it named is not this run
     run.id = None;
-    let file = dir.join(format!("run-{}.json", run.uuid));
     match write_new(&dir, &file, &crate::export::to_json(vec![run], Utc::now())) {
         Ok(()) => NotRecorded::Spooled {
             reason,

@@ -226,20 +226,18 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
     }
 }
 
-/// Marks this machine's runs whose process was killed `aborted`, as the next write is
-/// the time to; a failure here is said and does not stop the run.
+/// Marks this machine's runs whose process is gone as what they are (`aborted` when
+/// killed, `failed` when spooled), as the next write is the time to; a failure here is
+/// said and does not stop the run.
 fn mark_killed_runs(shell: &Shell, store: &mut dyn crate::store::Store) {
     let marked =
-        super::killed::dead_runs(store).and_then(|dead| super::killed::mark_aborted(store, dead));
+        super::killed::dead_runs(store).and_then(|dead| super::killed::mark_ended(store, dead));
     match marked {
-        Ok(ids) if ids.is_empty() => {}
-        Ok(ids) => shell.status(
-            "Marked",
-            format!(
-                "{} aborted: killed before it could finish",
-                super::killed::run_ids(&ids)
-            ),
-        ),
+        Ok(runs) => {
+            for line in super::killed::said(&runs) {
+                shell.status("Marked", line);
+            }
+        }
         Err(e) => shell.warn(format!(
             "runs killed earlier could not be marked aborted: {e}"
         )),

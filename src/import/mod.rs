@@ -26,6 +26,33 @@ pub struct Origin {
     pub content_key: uuid::Uuid,
 }
 
+/// A parsed run that no store could keep as it is (`Run::check_storable`): the
+/// file, the run (its place in the file, from 1, and its UUID) and the field.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{file}: run {number} ({uuid}): {problem}; nothing was imported from {file}")]
+pub struct UnstorableRun {
+    pub file: String,
+    pub number: usize,
+    pub uuid: uuid::Uuid,
+    pub problem: crate::model::Unstorable,
+}
+
+/// Checks the `index`-th run (from 0) parsed from `file` before it is stored: every
+/// importer's runs go through here, so a file can never put into a database what a
+/// command could not read back.
+pub fn check_storable(
+    run: &crate::model::Run,
+    file: &str,
+    index: usize,
+) -> Result<(), UnstorableRun> {
+    run.check_storable().map_err(|problem| UnstorableRun {
+        file: file.to_string(),
+        number: index + 1,
+        uuid: run.uuid,
+        problem,
+    })
+}
+
 /// A parse failure: the line (1-based) where it was noticed, when that helps.
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("{}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]

@@ -3,9 +3,11 @@
 
 mod defaults;
 mod process;
+mod storable;
 mod summary;
 pub use defaults::*;
 pub use process::RunProcess;
+pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
 pub use summary::{RowSummary, Summaries};
 
 use std::collections::BTreeMap;

@@ -70,6 +70,23 @@ pub enum StoreError {
     },
     #[error("the database {path} is damaged: {reason}")]
     Corrupt { path: PathBuf, reason: String },
+    #[error(
+        "the database {} cannot be read: {reason}; `iozone db check` names the runs that \
+         hold such a value, and `iozone db check --repair` removes them",
+        path.display()
+    )]
+    Unreadable { path: PathBuf, reason: String },
+    #[error(
+        "the database {} was found damaged by `iozone db check`, so nothing is written to it: \
+         `iozone db check --repair` repairs what it can and says what it cannot",
+        path.display()
+    )]
+    MarkedDamaged { path: PathBuf },
+    #[error("run {uuid} cannot be stored: {problem}")]
+    Unstorable {
+        uuid: uuid::Uuid,
+        problem: crate::model::Unstorable,
+    },
     #[error("no recorded run matches '{0}'; `iozone history` lists them")]
     NoSuchRun(String),
     #[error(
@@ -120,13 +137,29 @@ impl StoreError {
     }
 }
 
+/// Refuses, before anything is written, whole runs that a store could not keep as they
+/// are or that a command could not read back (`Run::check_storable`): what `import`
+/// checked already, and what `sync` brings from another store, checked by every store
+/// for itself. A run measured here (`begin_run`, `finish_run`) is the store's own
+/// making and is not held up by it.
+fn check_storable(runs: &[Run]) -> Result<(), StoreError> {
+    for run in runs {
+        run.check_storable()
+            .map_err(|problem| StoreError::Unstorable {
+                uuid: run.uuid,
+                problem,
+            })?;
+    }
+    Ok(())
+}
+
 /// `12 (aborted), 13 (failed)`: which runs, and how each ended.
 fn incomplete_list(runs: &[(i64, RunStatus)]) -> String {
     let runs: Vec<String> = runs.iter().map(|(id, s)| format!("{id} ({s})")).collect();
     runs.join(", ")
 }
 
-/// A problem `db check` found.
+/// What `db check` found.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CheckReport {
     pub path: String,
@@ -136,8 +169,46 @@ pub struct CheckReport {
     pub results: u64,
     /// Runs still marked `running`: in progress now, or killed before they could finish.
     pub unfinished_runs: u64,
-    /// What SQLite's integrity and foreign-key checks reported; empty when all is well.
+    /// What SQLite's integrity and foreign-key checks reported (on PostgreSQL, indexes
+    /// left invalid); empty when all is well.
     pub problems: Vec<String>,
+    /// Runs a command cannot read back (a value written by an older iozone that this
+    /// one cannot read): every command that reads one fails.
+    pub unreadable: Vec<BadRun>,
+    /// Runs that read back but hold what no store may keep (`Run::check_storable`),
+    /// recorded before runs were checked: `sync` and `import` refuse them.
+    pub unstorable: Vec<BadRun>,
+}
+
+impl CheckReport {
+    /// Whether the database is damaged: what `db check` exits 2 for, and what writers
+    /// refuse once it is marked (`record_damage`).
+    pub fn damaged(&self) -> bool {
+        !self.problems.is_empty() || !self.unreadable.is_empty()
+    }
+}
+
+/// A run `db check` found that cannot be read back or kept as it is.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BadRun {
+    pub id: i64,
+    /// The UUID as stored, which may be what cannot be read.
+    pub uuid: String,
+    /// The field or column, and what is wrong with its value.
+    pub problem: String,
+}
+
+/// One thing `db check --repair` did: "Removed" and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repaired {
+    pub verb: &'static str,
+    pub what: String,
+}
+
+impl std::fmt::Display for BadRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "run {} ({}): {}", self.id, self.uuid, self.problem)
+    }
 }
 
 /// What every store can do. Methods take and return model values, never SQL.
@@ -188,8 +259,14 @@ pub trait Store: Send {
     /// The id a reference (`42`, `latest`, `latest~2`, a UUID prefix) points to.
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError>;
 
-    /// Integrity, schema version and counts.
+    /// Integrity, schema version and counts, and the runs that cannot be read back or
+    /// kept as they are.
     fn check(&self) -> Result<CheckReport, StoreError>;
+
+    /// Repairs what `check` reported that can be repaired: indexes rebuilt, rows of a
+    /// run that is gone removed, and the runs it found unreadable or unstorable
+    /// removed with everything of theirs. Returns what was done.
+    fn repair(&mut self, report: &CheckReport) -> Result<Vec<Repaired>, StoreError>;
 }
 
 /// A run's measurements: the measured rounds, and the warm-up rounds kept beside them.
@@ -465,6 +542,28 @@ pub fn open_to_read(location: impl Into<Location>) -> Result<Box<dyn Store>, Sto
     }
 }
 
+/// Opens the store for `db check --repair`: as [`open`], but a SQLite file `db check`
+/// marked damaged too.
+pub fn open_to_repair(location: impl Into<Location>) -> Result<Box<dyn Store>, StoreError> {
+    match &location.into() {
+        Location::Sqlite(path) => Ok(Box::new(SqliteStore::open_to_repair(path)?)),
+        Location::Postgres(url) => Ok(Box::new(PgStore::open(url)?)),
+    }
+}
+
+/// Records what `db check` found in a SQLite file, so that the commands that write
+/// refuse a damaged one without checking it (a whole check reads every page): marks
+/// it when `damaged`, clears the mark otherwise. A file this process cannot write is
+/// left as it is (nothing can write to it either), and so is a PostgreSQL database,
+/// whose server keeps its data's constraints itself. Returns whether the database is
+/// marked damaged now.
+pub fn record_damage(location: impl Into<Location>, damaged: bool) -> Result<bool, StoreError> {
+    match &location.into() {
+        Location::Sqlite(path) => SqliteStore::record_damage(path, damaged),
+        Location::Postgres(_) => Ok(false),
+    }
+}
+
 /// Applies pending migrations explicitly; returns (version before, version after).
 pub fn migrate(location: impl Into<Location>) -> Result<(usize, usize), StoreError> {
     match &location.into() {
@@ -517,6 +616,15 @@ pub fn database_files(location: &Location) -> Vec<(PathBuf, String)> {
 /// data directory's `spool/`.
 pub fn spool_dir() -> Option<PathBuf> {
     default_path().and_then(|p| Some(p.parent()?.join("spool")))
+}
+
+/// The file a run that could not be recorded is spooled to (the temporary directory's
+/// when there is no data directory): named by its UUID, so that its record, left
+/// `running` or `failed` in the store, can be told from a run that was killed.
+pub fn spool_file(uuid: uuid::Uuid) -> PathBuf {
+    spool_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join(format!("run-{uuid}.json"))
 }
 
 #[cfg(test)]

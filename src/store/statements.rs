@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::columns::{
-    self, Detail, FINISHED_COLUMNS, Kind, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow,
-    Value,
+    self, Detail, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS,
+    SummaryRow, Value,
 };
 use super::filter::{self, Param};
 use super::{RunFilter, RunRef, RunResults, StoreError};
@@ -67,6 +67,66 @@ pub fn select_summaries(schema: &str, which_runs: &str) -> String {
 /// those derived again from their results (`RowSummary::of`) are written.
 pub fn delete_summaries(schema: &str, which_runs: &str) -> String {
     format!("DELETE FROM {schema}run_summaries WHERE {which_runs}")
+}
+
+/// Removes the runs `which_runs` picks (a condition on `id`); their labels, tags,
+/// results and summaries go with them.
+pub fn delete_runs(schema: &str, which_runs: &str) -> String {
+    format!("DELETE FROM {schema}runs WHERE {which_runs}")
+}
+
+/// The runs whose row holds a value no run may (`Run::check_storable`), as far as a
+/// column's kind tells: an instant outside the years 1970 to 9999, a count beyond 64
+/// signed bits (kept as a negative one), a number that is negative or not finite. What
+/// `db check` reads whole to say which field; text is left to the backends (SQLite
+/// holds a NUL in text, PostgreSQL does not).
+pub fn runs_outside(schema: &str) -> Statement {
+    outside(&format!("SELECT id FROM {schema}runs"), RUN_COLUMNS)
+}
+
+/// The runs with a figure that holds a value no measurement may, as
+/// [`runs_outside`] tells it.
+pub fn results_outside(schema: &str) -> Statement {
+    outside(
+        &format!("SELECT DISTINCT run_id FROM {schema}results"),
+        RESULT_COLUMNS,
+    )
+}
+
+/// `select` where any of `columns` holds a value outside what its kind may, by id.
+fn outside<T>(select: &str, columns: &[columns::Column<T>]) -> Statement {
+    let mut conditions = Vec::new();
+    let mut params = Vec::new();
+    for column in columns.iter().filter(|c| !c.generated) {
+        let name = column.name;
+        match column.kind {
+            Kind::Time => {
+                conditions.push(format!("{name} < ? OR {name} > ?"));
+                params.push((Kind::Time, Value::Time(crate::model::EARLIEST)));
+                params.push((Kind::Time, Value::Time(crate::model::LATEST)));
+            }
+            // the seed is kept with all 64 bits, as the same signed bits; a run's id is
+            // the key of its rows
+            Kind::Integer if !["seed", "run_id"].contains(&name) => {
+                conditions.push(format!("{name} < 0"))
+            }
+            // a measured rate may be infinite; NaN is not at least 0 on SQLite, which
+            // keeps none, and PostgreSQL sorts it above infinity
+            Kind::Real if name == "throughput" => {
+                conditions.push(format!("NOT ({name} >= 0 AND {name} <= ?)"));
+                params.push((Kind::Real, Value::Real(f64::INFINITY)));
+            }
+            Kind::Real => {
+                conditions.push(format!("NOT ({name} >= 0 AND {name} < ?)"));
+                params.push((Kind::Real, Value::Real(f64::INFINITY)));
+            }
+            _ => {}
+        }
+    }
+    Statement {
+        sql: format!("{select} WHERE {} ORDER BY 1", conditions.join(" OR ")),
+        params,
+    }
 }
 
 /// Runs, at most `limit`, with summaries derived before they kept a run's whole level

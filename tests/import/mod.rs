@@ -1,5 +1,6 @@
 //! `import`, `export`, `completions` and `man` end to end, on the real fixtures.
 
+pub(crate) mod boundaries;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};

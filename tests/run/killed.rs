@@ -79,6 +79,10 @@ fn a_killed_run_is_aborted_and_the_next_run_removes_its_file() {
     let warned = String::from_utf8_lossy(&check.stderr);
     assert!(warned.contains("run 1 aborted"), "{warned}");
     assert!(warned.contains("--repair"), "{warned}");
+    // counted as the warning says: marked running still, and killed
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(report.contains("unfinished     1 (1 killed)"), "{report}");
+    assert_eq!(warned.lines().count(), 1, "{warned}");
 
     // the next run in the directory removes the file and marks the run for good
     let out = short_run(&db, &dir);

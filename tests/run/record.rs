@@ -123,6 +123,42 @@ fn assert_imports_whole(db: &str, file: &Path, printed: &Value) {
     assert_eq!(same.len(), 1, "one run of that UUID: {runs}");
 }
 
+/// Asserts the record a spooled run left `running` (the store could not take even the
+/// mark of failure) reads as what it is: `failed`, waiting in `file`, never "killed";
+/// and that `db check` counts it as it warns about it.
+fn assert_listed_as_spooled(db: &str, data: &Path, file: &Path, printed: &Value) {
+    let with_data = |args: &[&str]| {
+        iozone()
+            .env("IOZONE_DB", db)
+            .env("XDG_DATA_HOME", data)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let listed = with_data(&["history", "--format", "json"]);
+    let listed = json(&listed.stdout);
+    let run = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["uuid"] == printed["uuid"])
+        .unwrap_or_else(|| panic!("the run's record in {listed}"));
+    assert_eq!(run["status"], "failed", "{run}");
+    let check = with_data(&["db", "check"]);
+    assert!(check.status.success(), "{check:?}");
+    let (out, err) = (
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr),
+    );
+    assert!(
+        out.contains("unfinished     1 (1 not recorded, spooled)"),
+        "{out}"
+    );
+    let warned = format!("failed: not recorded, it waits in {}", file.display());
+    assert_eq!(err.matches(&warned).count(), 1, "{err}");
+    assert!(!err.contains("killed"), "{err}");
+}
+
 /// A SQLite database with its schema, made by a command that creates it.
 fn new_sqlite(dir: &Path) -> String {
     let db = dir.join("history.db").display().to_string();
@@ -188,6 +224,7 @@ fn a_lock_held_past_the_busy_timeout_spools_the_run() {
     let (printed, file) = assert_spooled(run.finish(), data.path());
     lock.rollback().unwrap();
     common::assert_no_leftovers(tmp.path());
+    assert_listed_as_spooled(&db, data.path(), &file, &printed);
     assert_imports_whole(&db, &file, &printed);
 }
 
@@ -217,6 +254,7 @@ fn a_full_disk_at_the_final_write_spools_the_run() {
     );
     let (printed, file) = assert_spooled(outcome, data.path());
     std::fs::remove_file(&filler).unwrap();
+    assert_listed_as_spooled(&db, data.path(), &file, &printed);
     assert_imports_whole(&db, &file, &printed);
 }
 

@@ -55,8 +55,9 @@ fn a_killed_run_leaves_a_consistent_database_and_shows_as_aborted() {
     }
     let report = scene.stdout(&["db", "check"]);
     assert!(report.contains("integrity      ok"), "{report}");
-    // its process is gone: not counted as in progress
-    assert!(report.contains("unfinished     0"), "{report}");
+    // still marked running, and its process is gone: counted as killed, not as in
+    // progress, as the warning says
+    assert!(report.contains("unfinished     1 (1 killed)"), "{report}");
     let runs = scene.history(&[]);
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["status"], "aborted");

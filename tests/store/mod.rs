@@ -4,4 +4,5 @@
 mod faults;
 mod opening;
 pub(crate) mod queries;
+mod repair;
 mod wal;

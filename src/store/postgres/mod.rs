@@ -10,6 +10,7 @@
 //! network. Messages never carry the password: the location is the URL masked.
 
 mod bind;
+mod check;
 mod errors;
 mod migrate;
 mod read;
@@ -28,7 +29,7 @@ use self::tls::LazyTls;
 use self::write::CHUNK;
 use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
-use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long to wait for an unreachable server when the URL does not say
@@ -242,10 +243,12 @@ impl Store for PgStore {
     }
 
     fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError> {
+        super::check_storable(std::slice::from_ref(run))?;
         self.write(|tx| Ok(write::save_in(tx, &[run])?[0]))
     }
 
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError> {
+        super::check_storable(runs)?;
         self.write(|tx| {
             let mut added = 0;
             for chunk in runs.chunks(CHUNK) {
@@ -297,25 +300,12 @@ impl Store for PgStore {
                         (SELECT count(*) FROM iozone.runs WHERE status = 'running')",
                 &[],
             )?;
-            // The server keeps the constraints itself; what can go wrong under it is an
-            // index left invalid (an interrupted CREATE INDEX CONCURRENTLY, a failed
-            // REINDEX), which queries then ignore or which blocks uniqueness.
-            let problems = client
-                .query(
-                    "SELECT c.relname FROM pg_index i \
-                     JOIN pg_class c ON c.oid = i.indexrelid \
-                     JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE n.nspname = 'iozone' AND NOT (i.indisvalid AND i.indisready) \
-                     ORDER BY c.relname",
-                    &[],
-                )?
+            let problems = check::invalid_indexes(client)?
                 .iter()
-                .map(|r| {
-                    let name: String = r.get(0);
-                    format!("index iozone.{name} is invalid; REINDEX INDEX iozone.{name}")
-                })
+                .map(|name| format!("index iozone.{name} is invalid; REINDEX INDEX iozone.{name}"))
                 .collect();
             let count = |i: usize| counts.get::<_, i64>(i).max(0) as u64;
+            let (unreadable, unstorable) = check::bad_runs(client)?;
             Ok(CheckReport {
                 path: self.location.clone(),
                 schema_version,
@@ -324,7 +314,13 @@ impl Store for PgStore {
                 results: count(1),
                 unfinished_runs: count(2),
                 problems,
+                unreadable,
+                unstorable,
             })
         })
+    }
+
+    fn repair(&mut self, report: &CheckReport) -> Result<Vec<Repaired>, StoreError> {
+        self.write(|tx| check::repair(tx, report))
     }
 }

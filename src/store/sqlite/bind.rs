@@ -37,8 +37,12 @@ impl rusqlite::ToSql for Value<'_> {
 
 /// Column `idx` of `row` as a value of `kind`; text borrowed from the row.
 fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
-    let conversion = |e: Box<dyn std::error::Error + Send + Sync>| {
-        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e)
+    // names the column and the value, as a decoding error does: a run an older iozone
+    // wrote with a value this one cannot read (`db check` finds them)
+    let conversion = |text: &str| {
+        let column = row.as_ref().column_name(idx).unwrap_or_default();
+        let message = format!("column {column} holds '{text}', which this iozone cannot read");
+        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, message.into())
     };
     Ok(match kind {
         Kind::Integer => row.get::<_, Option<i64>>(idx)?.into(),
@@ -49,13 +53,13 @@ fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>>
             None => Value::Null,
             Some(text) => DateTime::parse_from_rfc3339(text)
                 .map(|t| Value::Time(t.with_timezone(&Utc)))
-                .map_err(|e| conversion(Box::new(e)))?,
+                .map_err(|_| conversion(text))?,
         },
         Kind::Uuid => match text(row, idx)? {
             None => Value::Null,
             Some(text) => uuid::Uuid::parse_str(text)
                 .map(Value::Uuid)
-                .map_err(|e| conversion(Box::new(e)))?,
+                .map_err(|_| conversion(text))?,
         },
     })
 }

@@ -11,6 +11,7 @@
 //! index deleted) is opened, and SQLite rebuilds the index from it.
 
 mod bind;
+mod check;
 mod files;
 mod key_order;
 mod schema;
@@ -23,11 +24,11 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use self::bind::{decode, values};
-use self::schema::{Schema, identify, user_version};
+use self::schema::{Schema, identify, marked_damaged, user_version};
 use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
-use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
@@ -70,7 +71,19 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// Opens the database to write, creating and migrating it as needed; a file
+    /// `db check` marked damaged is refused (`check.rs`).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_as(path, false)
+    }
+
+    /// Opens the database to repair it: as [`SqliteStore::open`], a file marked
+    /// damaged too.
+    pub fn open_to_repair(path: &Path) -> Result<Self, StoreError> {
+        Self::open_as(path, true)
+    }
+
+    fn open_as(path: &Path, repairing: bool) -> Result<Self, StoreError> {
         let exists = files::exists(path)?;
         if let Some(reason) = files::unwritable(path) {
             return Err(StoreError::NotWritable {
@@ -86,7 +99,7 @@ impl SqliteStore {
         // journal mode, a read upgraded to a write). Those are retried, briefly.
         let mut attempt = 0;
         loop {
-            match Self::open_once(path) {
+            match Self::open_once(path, repairing) {
                 Err(StoreError::Sql { source, .. }) if is_busy(&source) && attempt < 100 => {
                     attempt += 1;
                     std::thread::sleep(Duration::from_millis(20 + 10 * attempt));
@@ -96,10 +109,15 @@ impl SqliteStore {
         }
     }
 
-    fn open_once(path: &Path) -> Result<Self, StoreError> {
+    fn open_once(path: &Path, repairing: bool) -> Result<Self, StoreError> {
         let mut conn = connect(path)?;
         identify(&conn, path, migrate::SQLITE.len())?;
         let err = |e| sql_error(path, e);
+        if !repairing && marked_damaged(&conn).map_err(err)? {
+            return Err(StoreError::MarkedDamaged {
+                path: path.to_path_buf(),
+            });
+        }
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", true)
@@ -292,6 +310,21 @@ pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// What a value read that a model value cannot be made of holds, when that is why `e`
+/// failed: a row an older iozone wrote (`db check` finds them).
+fn unreadable(e: &rusqlite::Error) -> Option<String> {
+    use rusqlite::Error::*;
+    match e {
+        FromSqlConversionFailure(_, _, cause) => Some(cause.to_string()),
+        InvalidColumnType(_, name, kind) => Some(format!("column {name} holds a {kind} value")),
+        Utf8Error(idx, _) => Some(format!("column {idx} holds text that is not UTF-8")),
+        IntegralValueOutOfRange(idx, value) => {
+            Some(format!("column {idx} holds {value}, out of range"))
+        }
+        _ => None,
+    }
+}
+
 fn short_reason(e: &rusqlite::Error) -> String {
     match e {
         rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
@@ -301,6 +334,9 @@ fn short_reason(e: &rusqlite::Error) -> String {
 
 fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
     let path = path.to_path_buf();
+    if let Some(reason) = unreadable(&e) {
+        return StoreError::Unreadable { path, reason };
+    }
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::NotIozone(path),
         Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
@@ -346,6 +382,7 @@ impl Store for SqliteStore {
     }
 
     fn save_run(&mut self, run: &Run) -> Result<Option<i64>, StoreError> {
+        super::check_storable(std::slice::from_ref(run))?;
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
@@ -355,6 +392,7 @@ impl Store for SqliteStore {
     }
 
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError> {
+        super::check_storable(runs)?;
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
@@ -445,39 +483,11 @@ impl Store for SqliteStore {
     }
 
     fn check(&self) -> Result<CheckReport, StoreError> {
-        let err = |e| self.err(e);
-        let strings = |sql: &str| -> Result<Vec<String>, StoreError> {
-            let mut stmt = self.conn.prepare(sql).map_err(err)?;
-            let rows = stmt
-                .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
-                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-                .map_err(err)?;
-            Ok(rows.into_iter().map(|v| format!("{v:?}")).collect())
-        };
-        let count = |sql: &str| -> Result<u64, StoreError> {
-            self.conn
-                .query_row(sql, [], |r| r.get::<_, i64>(0))
-                .map(|n| n as u64)
-                .map_err(err)
-        };
-        let mut problems: Vec<String> = strings("PRAGMA integrity_check")?
-            .into_iter()
-            .filter(|s| s != "Text(\"ok\")")
-            .collect();
-        problems.extend(
-            strings("PRAGMA foreign_key_check")?
-                .into_iter()
-                .map(|t| format!("foreign key violation in {t}")),
-        );
-        Ok(CheckReport {
-            path: self.location(),
-            schema_version: user_version(&self.conn).map_err(err)?,
-            latest_schema: migrate::SQLITE.len(),
-            runs: count("SELECT count(*) FROM runs")?,
-            results: count("SELECT count(*) FROM results")?,
-            unfinished_runs: count("SELECT count(*) FROM runs WHERE status = 'running'")?,
-            problems,
-        })
+        self.report()
+    }
+
+    fn repair(&mut self, report: &CheckReport) -> Result<Vec<Repaired>, StoreError> {
+        self.repair_found(report)
     }
 }
 

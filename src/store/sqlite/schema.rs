@@ -25,7 +25,7 @@ pub(super) fn identify(conn: &Connection, path: &Path, known: usize) -> Result<u
         .map_err(|e| sql_error(path, e))?;
     let version = version.max(0) as usize;
     let fresh = app_id == 0 && version == 0 && tables == 0;
-    if app_id != APPLICATION_ID && !fresh {
+    if ![APPLICATION_ID, DAMAGED_ID].contains(&app_id) && !fresh {
         return Err(StoreError::NotIozone(path.to_path_buf()));
     }
     if version > known {
@@ -40,6 +40,22 @@ pub(super) fn identify(conn: &Connection, path: &Path, known: usize) -> Result<u
 
 /// `PRAGMA application_id` of an iozone database ('IOZN'), set by the first migration.
 const APPLICATION_ID: i64 = 0x494F_5A4E;
+
+/// `PRAGMA application_id` of an iozone database `db check` found damaged ('IOZD'),
+/// which the commands that write refuse (`check.rs`).
+const DAMAGED_ID: i64 = 0x494F_5A44;
+
+/// Whether `db check` marked the file damaged.
+pub(super) fn marked_damaged(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))
+        .map(|id| id == DAMAGED_ID)
+}
+
+/// Marks the file damaged, or clears the mark.
+pub(super) fn set_damage_mark(conn: &Connection, damaged: bool) -> rusqlite::Result<()> {
+    let id = if damaged { DAMAGED_ID } else { APPLICATION_ID };
+    conn.pragma_update(None, "application_id", id)
+}
 
 /// The schema version recorded in the file.
 pub(super) fn user_version(conn: &Connection) -> rusqlite::Result<usize> {

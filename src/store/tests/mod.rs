@@ -61,6 +61,7 @@ macro_rules! pg_database {
 }
 
 mod connection;
+mod imports;
 mod runs;
 mod schema;
 mod server;
