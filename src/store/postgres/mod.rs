@@ -28,7 +28,7 @@ use self::tls::LazyTls;
 use self::write::CHUNK;
 use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
-use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{Batch, CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long to wait for an unreachable server when the URL does not say
@@ -253,6 +253,31 @@ impl Store for PgStore {
                 added += write::save_in(tx, &chunk)?.iter().flatten().count();
             }
             Ok(added)
+        })
+    }
+
+    fn save_batches(
+        &mut self,
+        next: &mut dyn FnMut() -> Batch,
+    ) -> Result<Option<usize>, StoreError> {
+        let mut runs = match next() {
+            Batch::Runs(runs) => runs,
+            Batch::End => return Ok(Some(0)),
+            Batch::Abandon => return Ok(None),
+        };
+        self.write_unless_abandoned(|tx| {
+            let mut added = 0;
+            loop {
+                for chunk in runs.chunks(CHUNK) {
+                    let chunk: Vec<&Run> = chunk.iter().collect();
+                    added += write::save_in(tx, &chunk)?.iter().flatten().count();
+                }
+                runs = match next() {
+                    Batch::Runs(runs) => runs,
+                    Batch::End => return Ok(Some(added)),
+                    Batch::Abandon => return Ok(None),
+                };
+            }
         })
     }
 

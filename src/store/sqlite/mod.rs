@@ -25,7 +25,7 @@ use self::schema::{Schema, identify, user_version};
 use super::columns::{self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
-use super::{CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{Batch, CheckReport, Detail, RunFilter, RunRef, RunResults, Store, StoreError};
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
@@ -362,6 +362,34 @@ impl Store for SqliteStore {
         }
         tx.commit().map_err(err)?;
         Ok(added)
+    }
+
+    fn save_batches(
+        &mut self,
+        next: &mut dyn FnMut() -> Batch,
+    ) -> Result<Option<usize>, StoreError> {
+        let path = self.path.clone();
+        let err = |e| sql_error(&path, e);
+        let mut runs = match next() {
+            Batch::Runs(runs) => runs,
+            Batch::End => return Ok(Some(0)),
+            Batch::Abandon => return Ok(None),
+        };
+        // dropped without its commit (abandoned, or a write failed), it rolls back
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut added = 0;
+        loop {
+            for run in &runs {
+                added += save_in(&tx, run).map_err(err)?.is_some() as usize;
+            }
+            runs = match next() {
+                Batch::Runs(runs) => runs,
+                Batch::End => break,
+                Batch::Abandon => return Ok(None),
+            };
+        }
+        tx.commit().map_err(err)?;
+        Ok(Some(added))
     }
 
     fn known_uuids(
