@@ -1,13 +1,14 @@
 //! `iozone import FILE...`: each file read, its format found, parsed, and recorded in
-//! one transaction; a file that fails leaves nothing behind and the others go on.
+//! one transaction, a batch of runs at a time as they are parsed; a file that fails
+//! leaves nothing behind and the others go on.
 
 use chrono::Utc;
 
 use super::Context;
 use crate::cli::{ImportArgs, ImportFormat};
-use crate::import::{self, Format, Input, Origin};
+use crate::import::{self, Format};
 use crate::model::Run;
-use crate::store::Store;
+use crate::store::{Batch, Store};
 
 /// Some files could not be imported; each was reported on its own line.
 #[derive(Debug, thiserror::Error)]
@@ -55,30 +56,70 @@ fn import_file(
     args: &ImportArgs,
 ) -> anyhow::Result<(usize, usize)> {
     let name = display_name(path);
-    let read = if is_stdin(path) {
-        import::read(std::io::stdin().lock(), forced(args.format))
+    let opened = if is_stdin(path) {
+        import::open(std::io::stdin(), forced(args.format))
     } else {
         std::fs::File::open(path)
             .map_err(import::InputError::from)
-            .and_then(|file| import::read(file, forced(args.format)))
+            .and_then(|file| import::open(file, forced(args.format)))
     };
-    let Input { text, format } = read.map_err(|e| match e {
+    let input = opened.map_err(|e| match e {
         import::InputError::Read(_) => anyhow::anyhow!("cannot read {name}: {e}"),
         import::InputError::UnknownFormat => {
             anyhow::anyhow!("{name}: {e}; --format can force one")
         }
         e => anyhow::anyhow!("{name}: {e}"),
     })?;
-    let origin = Origin::new(&name, text.as_bytes(), Utc::now());
-    let mut runs =
-        import::parse(format, &text, &origin).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    // The text is no longer needed: its memory goes before the store's work begins.
-    drop(text);
-    for run in &mut runs {
-        decorate(run, args);
+    let mut runs = import::runs(input, &name, Utc::now());
+    let (mut total, mut failure) = (0, None);
+    // One transaction for the file: a failure half-way (a run that does not parse, the
+    // input cut short) leaves nothing of it stored.
+    let added = store.save_batches(&mut || match next_batch(&mut runs, args) {
+        Ok(Some(batch)) => {
+            total += batch.len();
+            Batch::Runs(batch)
+        }
+        Ok(None) => Batch::End,
+        Err(e) => {
+            failure = Some(e);
+            Batch::Abandon
+        }
+    })?;
+    match (added, failure) {
+        (Some(added), _) => Ok((added, total)),
+        (None, failure) => Err(anyhow::anyhow!(
+            "{name}: {}",
+            failure.map_or("abandoned".into(), |e| e.to_string())
+        )),
     }
-    let added = store.save_runs(&runs)?;
-    Ok((added, runs.len()))
+}
+
+/// Runs a batch holds at most, and figures (results and warm-up rounds): each batch is
+/// parsed, then stored, while the next is parsed, so memory holds about two batches,
+/// a few megabytes, whatever the file's size.
+const BATCH_RUNS: usize = 500;
+const BATCH_FIGURES: usize = 100_000;
+
+/// The next batch of the file's runs, `None` after the last. Every run passes here, and
+/// only here, between its parser and the store: completed with what the user states,
+/// then checked.
+fn next_batch(
+    runs: &mut import::Runs,
+    args: &ImportArgs,
+) -> Result<Option<Vec<Run>>, import::ParseError> {
+    let mut batch = Vec::new();
+    let mut figures = 0;
+    while batch.len() < BATCH_RUNS && figures < BATCH_FIGURES {
+        let Some(run) = runs.next() else {
+            break;
+        };
+        let mut run = run?;
+        decorate(&mut run, args);
+        // (a check of every run before it is stored goes here)
+        figures += run.results.len() + run.warmup.len();
+        batch.push(run);
+    }
+    Ok((!batch.is_empty()).then_some(batch))
 }
 
 /// `-` names standard input, as in most tools that read files.
