@@ -47,28 +47,6 @@ pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> 
     Ok(runs)
 }
 
-/// Gives each measurement of a run's JSON that names no engine or cache mode (written
-/// before a run could measure several) its run's, as the parameters state them.
-pub(super) fn fill_combinations(run: &mut serde_json::Value) {
-    let Some(params) = run.get("params") else {
-        return;
-    };
-    let stated: Vec<(&str, serde_json::Value)> = ["engine", "cache"]
-        .into_iter()
-        .filter_map(|key| Some((key, params.get(key)?.clone())))
-        .collect();
-    for list in ["results", "warmup"] {
-        let Some(serde_json::Value::Array(measurements)) = run.get_mut(list) else {
-            continue;
-        };
-        for m in measurements.iter_mut().filter_map(|m| m.as_object_mut()) {
-            for (key, value) in &stated {
-                m.entry(*key).or_insert_with(|| value.clone());
-            }
-        }
-    }
-}
-
 /// What our own formats can hold but no run can have.
 pub(super) fn sane(run: &Run) -> Result<(), ParseError> {
     match run.params.iodepth {

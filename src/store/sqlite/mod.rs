@@ -210,8 +210,9 @@ impl SqliteStore {
 
     fn results(&self, ids: &[i64], detail: Detail) -> rusqlite::Result<HashMap<i64, RunResults>> {
         let sql = statements::select_results("", "run_id = ?", detail);
-        let rows = self.rows_of(ids, &sql, detail.columns(), ResultRow::blank())?;
-        Ok(statements::group_results(ids, rows))
+        statements::group_results(ids, |add| {
+            self.each_row(ids, &sql, detail.columns(), ResultRow::blank(), add)
+        })
     }
 
     fn summaries(&self, ids: &[i64]) -> rusqlite::Result<HashMap<i64, Vec<RowSummary>>> {
@@ -232,6 +233,20 @@ impl SqliteStore {
         columns: &[columns::Column<T>],
         blank: T,
     ) -> rusqlite::Result<Vec<T>> {
+        let mut rows = Vec::new();
+        self.each_row(ids, sql, columns, blank, &mut |row| rows.push(row))?;
+        Ok(rows)
+    }
+
+    /// [`SqliteStore::rows_of`], each row handed to `each` as it is read.
+    fn each_row<T: Clone>(
+        &self,
+        ids: &[i64],
+        sql: &str,
+        columns: &[columns::Column<T>],
+        blank: T,
+        each: &mut dyn FnMut(T),
+    ) -> rusqlite::Result<()> {
         // One read transaction for all: a statement run on its own takes and drops
         // the database's read lock (fcntl, the WAL index) each time, a fifth of the
         // time of reading a page of 500 runs. Deferred, so a read-only file is fine.
@@ -243,17 +258,16 @@ impl SqliteStore {
             false => None,
         };
         let mut stmt = self.conn.prepare_cached(sql)?;
-        let mut rows = Vec::new();
         for &id in ids {
             for row in stmt.query_map([id], |r| decode(r, columns, blank.clone()))? {
-                rows.push(row?);
+                each(row?);
             }
         }
         drop(stmt);
         if let Some(read) = read {
             read.commit()?;
         }
-        Ok(rows)
+        Ok(())
     }
 }
 
