@@ -86,27 +86,22 @@ fn import_file(
         }
     })?;
     match (added, failure) {
-        (Some(added), _) => Ok((added, total)),
-        (None, failure) => Err(anyhow::anyhow!(
-            "{name}: {}",
-            failure.map_or("abandoned".into(), |e| e.to_string())
-        )),
+        (_, Some(e)) => Err(anyhow::anyhow!("{name}: {e:#}")),
+        (Some(added), None) => Ok((added, total)),
+        (None, None) => unreachable!("only a failure abandons a file"),
     }
 }
 
-/// Runs a batch holds at most, and figures (results and warm-up rounds): each batch is
-/// parsed, then stored, while the next is parsed, so memory holds about two batches,
-/// a few megabytes, whatever the file's size.
+/// Runs a batch holds at most, and figures (results and warm-up rounds): memory holds
+/// the batch being stored and the runs the parser has read ahead, a few megabytes
+/// whatever the file's size, and a transaction's round trips stay few.
 const BATCH_RUNS: usize = 500;
 const BATCH_FIGURES: usize = 100_000;
 
 /// The next batch of the file's runs, `None` after the last. Every run passes here, and
 /// only here, between its parser and the store: completed with what the user states,
-/// then checked.
-fn next_batch(
-    runs: &mut import::Runs,
-    args: &ImportArgs,
-) -> Result<Option<Vec<Run>>, import::ParseError> {
+/// then checked. An error ends the file, and nothing of it is stored.
+fn next_batch(runs: &mut import::Runs, args: &ImportArgs) -> anyhow::Result<Option<Vec<Run>>> {
     let mut batch = Vec::new();
     let mut figures = 0;
     while batch.len() < BATCH_RUNS && figures < BATCH_FIGURES {
@@ -115,7 +110,7 @@ fn next_batch(
         };
         let mut run = run?;
         decorate(&mut run, args);
-        // (a check of every run before it is stored goes here)
+        // the check of every run before it is stored (issue 22) goes here
         figures += run.results.len() + run.warmup.len();
         batch.push(run);
     }

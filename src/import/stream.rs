@@ -3,7 +3,7 @@
 //! run passed on through a short queue as soon as it is complete, so that memory holds
 //! a few runs whatever the file's size, and parsing goes on while the caller stores.
 
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread::JoinHandle;
 
 use chrono::{DateTime, Utc};
@@ -52,7 +52,8 @@ pub fn runs(input: Input, file: &str, imported_at: DateTime<Utc>) -> Runs {
                 let mut emit = |run| sender.send(Ok(run)).is_ok();
                 let read = read_stream(format, reader, &file, imported_at, &mut emit);
                 if let Err(e) = read {
-                    give_up(&sender, e);
+                    // passed on after the runs before it, if anyone still listens
+                    let _ = sender.send(Err(e));
                 }
             });
             Source::Streamed {
@@ -62,11 +63,6 @@ pub fn runs(input: Input, file: &str, imported_at: DateTime<Utc>) -> Runs {
         }
     };
     Runs { source }
-}
-
-/// Passes on the parser's failure, if anyone still listens.
-fn give_up(sender: &SyncSender<Result<Run, ParseError>>, e: ParseError) {
-    let _ = sender.send(Err(e));
 }
 
 impl Iterator for Runs {
