@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::facts::Fact;
 use crate::model::{Latency, Measurement, Run};
-use crate::render::{self, JsonArray, Listing};
+use crate::render::{self, Listing};
 
 /// Tells our export from any other JSON on import.
 pub const FORMAT: &str = "iozone-export";
@@ -40,10 +40,20 @@ impl Export {
 }
 
 /// The JSON export written a run at a time, with [`to_json`]'s bytes: a database of any
-/// size is exported in pages, never held whole.
+/// size is exported in pages, never held whole, and a run's text is handed on in
+/// pieces as it is printed, never held whole either (one iozone3 sweep of millions of
+/// figures prints to gigabytes).
 pub struct JsonExport {
-    runs: JsonArray,
+    /// Runs written so far.
+    runs: usize,
 }
+
+/// The size of the pieces [`JsonExport::write_run`] hands on: large enough that the
+/// writes cost nothing, small beside anything else in memory.
+const PIECE: usize = 64 << 10;
+
+/// How deep the export's runs are printed: inside the array inside the document.
+const RUN_INDENT: &str = "    ";
 
 impl JsonExport {
     /// The export and its text up to the array of runs.
@@ -54,18 +64,116 @@ impl JsonExport {
             .strip_suffix("[]\n}\n")
             .expect("the runs end the export")
             .to_string();
-        let runs = JsonArray::new(1);
-        (JsonExport { runs }, head)
+        (JsonExport { runs: 0 }, head)
     }
 
-    /// The text of the next run.
-    pub fn run(&mut self, run: &Run) -> String {
-        self.runs.element(run)
+    /// Hands the text of the next run to `write`, in pieces of about 64 KiB.
+    pub fn write_run<E>(
+        &mut self,
+        run: &Run,
+        write: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.write_run_in(run, PIECE, write)
+    }
+
+    /// [`JsonExport::write_run`] in pieces of `piece` bytes or a few more. Pretty JSON,
+    /// each line indented as deep as the run's place in the export, as serde_json
+    /// prints the whole document: a JSON string never holds a raw newline, so every
+    /// newline printed is one to indent after.
+    fn write_run_in<E>(
+        &mut self,
+        run: &Run,
+        piece: usize,
+        write: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut pieces = Pieces {
+            pending: Vec::with_capacity(piece + RUN_INDENT.len() + 4),
+            piece,
+            write,
+            failed: None,
+        };
+        let opening = if self.runs == 0 { "[\n" } else { ",\n" };
+        pieces.pending.extend_from_slice(opening.as_bytes());
+        pieces.pending.extend_from_slice(RUN_INDENT.as_bytes());
+        self.runs += 1;
+        let printed = serde_json::to_writer_pretty(&mut pieces, run)
+            .map_err(std::io::Error::from)
+            .and_then(|()| std::io::Write::flush(&mut pieces));
+        match (printed, pieces.failed) {
+            (_, Some(e)) => Err(e),
+            (Ok(()), None) => Ok(()),
+            (Err(e), None) => unreachable!("model types always serialize: {e}"),
+        }
     }
 
     /// The text that closes the export.
     pub fn end(self) -> String {
-        self.runs.end() + "\n}\n"
+        match self.runs {
+            0 => "[]\n}\n".into(),
+            _ => "\n  ]\n}\n".into(),
+        }
+    }
+}
+
+/// Printed JSON on its way out: indented after each newline, and handed to `write` as
+/// text whenever a piece's worth has gathered, cut where no character is split.
+struct Pieces<F, E> {
+    pending: Vec<u8>,
+    piece: usize,
+    write: F,
+    /// What `write` failed with: the printer only learns that it did.
+    failed: Option<E>,
+}
+
+impl<F: FnMut(&str) -> Result<(), E>, E> Pieces<F, E> {
+    /// Adds `bytes`, handing on each piece as it fills: a string printed at once (a
+    /// label of megabytes) goes out in pieces too.
+    fn gather(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        while !bytes.is_empty() {
+            let room = self.piece.saturating_sub(self.pending.len()).max(1);
+            let (now, later) = bytes.split_at(room.min(bytes.len()));
+            self.pending.extend_from_slice(now);
+            if self.pending.len() >= self.piece {
+                self.hand_on()?;
+            }
+            bytes = later;
+        }
+        Ok(())
+    }
+
+    /// Hands on what has gathered, up to the last whole character.
+    fn hand_on(&mut self) -> std::io::Result<()> {
+        let whole = match std::str::from_utf8(&self.pending) {
+            Ok(text) => text.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if whole == 0 {
+            return Ok(());
+        }
+        let text = std::str::from_utf8(&self.pending[..whole]).expect("cut at a character");
+        if let Err(e) = (self.write)(text) {
+            self.failed = Some(e);
+            return Err(std::io::Error::other("the output failed"));
+        }
+        self.pending.drain(..whole);
+        Ok(())
+    }
+}
+
+impl<F: FnMut(&str) -> Result<(), E>, E> std::io::Write for Pieces<F, E> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if i > 0 {
+                self.gather(b"\n")?;
+                self.gather(RUN_INDENT.as_bytes())?;
+            }
+            self.gather(line)?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.hand_on()
     }
 }
 
@@ -248,13 +356,45 @@ mod tests {
     fn the_export_written_run_by_run_is_the_whole_export() {
         let at = Utc::now();
         for n in 0..3 {
-            let runs: Vec<Run> = (0..n).map(|i| sample_run("h", i)).collect();
-            let (mut export, mut text) = JsonExport::begin(at);
-            for run in &runs {
-                text.push_str(&export.run(run));
+            let mut runs: Vec<Run> = (0..n).map(|i| sample_run("h", i)).collect();
+            if let Some(run) = runs.first_mut() {
+                // characters of two, three and four bytes, for the pieces to cut around
+                run.labels.push("é€😀\n".repeat(50));
             }
-            text.push_str(&export.end());
-            assert_eq!(text, to_json(runs, at), "{n} runs");
+            let whole = to_json(runs.clone(), at);
+            for piece in [1, 2, 3, 7, 100, PIECE] {
+                let (mut export, mut text) = JsonExport::begin(at);
+                let mut pieces = 0;
+                for run in &runs {
+                    export
+                        .write_run_in(run, piece, |part| {
+                            assert!(part.len() < piece + 8, "{piece}: {}", part.len());
+                            pieces += 1;
+                            text.push_str(part);
+                            Ok::<_, ()>(())
+                        })
+                        .unwrap();
+                }
+                text.push_str(&export.end());
+                assert_eq!(text, whole, "{n} runs in pieces of {piece}");
+                if n > 0 && piece < 100 {
+                    assert!(pieces > 100, "{n} runs, {piece}: {pieces} pieces");
+                }
+            }
         }
+    }
+
+    #[test]
+    fn a_failed_output_stops_the_run_with_its_error() {
+        let (mut export, _) = JsonExport::begin(Utc::now());
+        let mut calls = 0;
+        let failed = export.write_run_in(&sample_run("h", 0), 10, |_| {
+            calls += 1;
+            match calls {
+                3 => Err("disk full"),
+                _ => Ok(()),
+            }
+        });
+        assert_eq!((failed, calls), (Err("disk full"), 3));
     }
 }

@@ -25,7 +25,7 @@ pub fn exec(args: ExportArgs, context: &Context) -> anyhow::Result<()> {
             match args.format {
                 ExportFormat::Json => {
                     for run in &runs {
-                        out.write(&json.run(run))?;
+                        json.write_run(run, |text| out.write(text))?;
                     }
                 }
                 ExportFormat::Csv => {

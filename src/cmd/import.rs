@@ -1,13 +1,14 @@
 //! `iozone import FILE...`: each file read, its format found, parsed, and recorded in
-//! one transaction; a file that fails leaves nothing behind and the others go on.
+//! one transaction, a batch of runs at a time as they are parsed; a file that fails
+//! leaves nothing behind and the others go on.
 
 use chrono::Utc;
 
 use super::Context;
 use crate::cli::{ImportArgs, ImportFormat};
-use crate::import::{self, Format, Input, Origin};
+use crate::import::{self, Format};
 use crate::model::Run;
-use crate::store::Store;
+use crate::store::{Batch, Store};
 
 /// Some files could not be imported; each was reported on its own line.
 #[derive(Debug, thiserror::Error)]
@@ -55,31 +56,73 @@ fn import_file(
     args: &ImportArgs,
 ) -> anyhow::Result<(usize, usize)> {
     let name = display_name(path);
-    let read = if is_stdin(path) {
-        import::read(std::io::stdin().lock(), forced(args.format))
+    let opened = if is_stdin(path) {
+        import::open(std::io::stdin(), forced(args.format))
     } else {
         std::fs::File::open(path)
             .map_err(import::InputError::from)
-            .and_then(|file| import::read(file, forced(args.format)))
+            .and_then(|file| import::open(file, forced(args.format)))
     };
-    let Input { text, format } = read.map_err(|e| match e {
+    let input = opened.map_err(|e| match e {
         import::InputError::Read(_) => anyhow::anyhow!("cannot read {name}: {e}"),
         import::InputError::UnknownFormat => {
             anyhow::anyhow!("{name}: {e}; --format can force one")
         }
         e => anyhow::anyhow!("{name}: {e}"),
     })?;
-    let origin = Origin::new(&name, text.as_bytes(), Utc::now());
-    let mut runs =
-        import::parse(format, &text, &origin).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    // The text is no longer needed: its memory goes before the store's work begins.
-    drop(text);
-    for (index, run) in runs.iter_mut().enumerate() {
-        decorate(run, args);
-        import::check_storable(run, &name, index)?;
+    let mut runs = import::runs(input, &name, Utc::now());
+    let (mut total, mut failure) = (0, None);
+    // One transaction for the file: a failure half-way (a run that does not parse, the
+    // input cut short) leaves nothing of it stored.
+    let added = store.save_batches(&mut || match next_batch(&mut runs, args, &name, total) {
+        Ok(Some(batch)) => {
+            total += batch.len();
+            Batch::Runs(batch)
+        }
+        Ok(None) => Batch::End,
+        Err(e) => {
+            failure = Some(e);
+            Batch::Abandon
+        }
+    })?;
+    match (added, failure) {
+        // the check's message names the file itself
+        (_, Some(e)) if e.is::<import::UnstorableRun>() => Err(e),
+        (_, Some(e)) => Err(anyhow::anyhow!("{name}: {e:#}")),
+        (Some(added), None) => Ok((added, total)),
+        (None, None) => unreachable!("only a failure abandons a file"),
     }
-    let added = store.save_runs(&runs)?;
-    Ok((added, runs.len()))
+}
+
+/// Runs a batch holds at most, and figures (results and warm-up rounds): memory holds
+/// the batch being stored and the runs the parser has read ahead, a few megabytes
+/// whatever the file's size, and a transaction's round trips stay few.
+const BATCH_RUNS: usize = 500;
+const BATCH_FIGURES: usize = 100_000;
+
+/// The next batch of the file's runs (`before` of them already taken), `None` after the
+/// last. Every run passes here, and only here, between its parser and the store:
+/// completed with what the user states, then checked. An error ends the file, and
+/// nothing of it is stored.
+fn next_batch(
+    runs: &mut import::Runs,
+    args: &ImportArgs,
+    name: &str,
+    before: usize,
+) -> anyhow::Result<Option<Vec<Run>>> {
+    let mut batch = Vec::new();
+    let mut figures = 0;
+    while batch.len() < BATCH_RUNS && figures < BATCH_FIGURES {
+        let Some(run) = runs.next() else {
+            break;
+        };
+        let mut run = run?;
+        decorate(&mut run, args);
+        import::check_storable(&run, name, before + batch.len())?;
+        figures += run.results.len() + run.warmup.len();
+        batch.push(run);
+    }
+    Ok((!batch.is_empty()).then_some(batch))
 }
 
 /// `-` names standard input, as in most tools that read files.

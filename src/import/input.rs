@@ -1,10 +1,11 @@
-//! Reading what `import` is given, a file or standard input, without trusting its size:
+//! Opening what `import` is given, a file or standard input, without trusting its size:
 //! the format is sniffed from the first [`SNIFF_BYTES`], so input in no known format
-//! (a binary file, `/dev/zero`) stops there, and the rest is read only up to the
-//! format's [`Format::max_bytes`], so an endless or runaway input stops at a bound
-//! instead of filling memory.
+//! (a binary file, `/dev/zero`) stops there. Other tools' outputs are then read whole,
+//! up to the format's [`Format::max_bytes`], so an endless or runaway input stops at a
+//! bound instead of filling memory; our own exports, which grow with the database they
+//! come from, are handed on as a stream for their parser to read a run at a time.
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Cursor, Read};
 
 use super::Format;
 use super::formats::detect;
@@ -17,17 +18,19 @@ pub const SNIFF_BYTES: usize = 64 << 10;
 
 /// The size limits, and why they are where they are.
 impl Format {
-    /// The largest input of this format `import` reads. Outputs of other tools are
-    /// small: iozone3's largest, an auto-mode sweep of every file and record size with
-    /// the stdio columns, is under 100 KB; fio's JSON is a few KB a job (tens of KB
-    /// with latency bins), and the classic table is a page. 64 MiB is hundreds of times
-    /// any of them, so only a file that is not such an output reaches it. Our own
-    /// exports grow with the database (about 10 KB a run of 20 results): 1 GiB holds
-    /// some 100,000 runs; a larger database is exported in parts (by date or selector).
-    pub fn max_bytes(self) -> u64 {
+    /// The largest input of this format `import` reads whole, or `None` for a format
+    /// read as a stream, whatever its size. Outputs of other tools are small:
+    /// iozone3's largest, an auto-mode sweep of every file and record size with the
+    /// stdio columns, is under 100 KB; fio's JSON is a few KB a job (tens of KB with
+    /// latency bins), and the classic table is a page. 64 MiB is hundreds of times any
+    /// of them, so only a file that is not such an output reaches it. Our own exports
+    /// grow with the database (about 10 KB a run of 20 results, 1.2 GB for 100,000
+    /// runs): they are parsed as they are read, a run at a time, and stored in batches,
+    /// so memory holds a batch of runs whatever the file's size.
+    pub fn max_bytes(self) -> Option<u64> {
         match self {
-            Format::Iozone3 | Format::Fio | Format::Classic => 64 << 20,
-            Format::Json | Format::Csv => 1 << 30,
+            Format::Iozone3 | Format::Fio | Format::Classic => Some(64 << 20),
+            Format::Json | Format::Csv => None,
         }
     }
 }
@@ -47,23 +50,44 @@ pub enum InputError {
         "not in a known format (iozone3 text, fio JSON, the classic IOzone table, an iozone JSON or CSV export)"
     )]
     UnknownFormat,
-    #[error(
-        "larger than {limit}, more than any {what} reaches: not imported",
-        limit = ByteSize(format.max_bytes()),
-        what = format.describe()
-    )]
-    TooLarge { format: Format },
+    #[error("larger than {}, more than any {} reaches: not imported", ByteSize(*.limit), format.describe())]
+    TooLarge { format: Format, limit: u64 },
 }
 
-/// An input read whole: its text and the format it is in.
-#[derive(Debug)]
-pub struct Input {
-    pub text: String,
-    pub format: Format,
+/// An input opened, in the format it is in: read whole, or to be read as it comes.
+pub enum Input {
+    /// Another tool's output: its whole text.
+    Whole { text: String, format: Format },
+    /// Our own export: the sniffed bytes and then the rest, as the parser reads them.
+    Stream {
+        reader: Box<dyn BufRead + Send>,
+        format: Format,
+    },
 }
 
-/// Reads `reader` as text in `forced`, or in the format its first bytes show.
-pub fn read(mut reader: impl Read, forced: Option<Format>) -> Result<Input, InputError> {
+impl Input {
+    pub fn format(&self) -> Format {
+        match self {
+            Input::Whole { format, .. } | Input::Stream { format, .. } => *format,
+        }
+    }
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::Whole { text, format } => write!(f, "Whole({format:?}, {} bytes)", text.len()),
+            Input::Stream { format, .. } => write!(f, "Stream({format:?})"),
+        }
+    }
+}
+
+/// Opens `reader` as text in `forced`, or in the format its first bytes show: read
+/// whole when the format has a size limit, handed on as a stream when it has none.
+pub fn open(
+    mut reader: impl Read + Send + 'static,
+    forced: Option<Format>,
+) -> Result<Input, InputError> {
     let mut bytes = Vec::with_capacity(SNIFF_BYTES);
     (&mut reader)
         .take(SNIFF_BYTES as u64)
@@ -76,15 +100,27 @@ pub fn read(mut reader: impl Read, forced: Option<Format>) -> Result<Input, Inpu
         Some(format) => format,
         None => detect(head).ok_or(InputError::UnknownFormat)?,
     };
+    let Some(limit) = format.max_bytes() else {
+        // the parser sees the bytes the format was told from again, then the rest
+        let reader = BufReader::with_capacity(STREAM_BUFFER, Cursor::new(bytes).chain(reader));
+        return Ok(Input::Stream {
+            reader: Box::new(reader),
+            format,
+        });
+    };
     // One byte past the limit tells a file of exactly the limit from a larger one.
-    let rest = format.max_bytes() + 1 - bytes.len() as u64;
+    let rest = limit + 1 - bytes.len() as u64;
     reader.take(rest).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > format.max_bytes() {
-        return Err(InputError::TooLarge { format });
+    if bytes.len() as u64 > limit {
+        return Err(InputError::TooLarge { format, limit });
     }
     let text = String::from_utf8(bytes).map_err(|_| InputError::NotText)?;
-    Ok(Input { text, format })
+    Ok(Input::Whole { text, format })
 }
+
+/// The read buffer of a streamed input: large enough that reading costs a system call
+/// per 256 KiB, small beside a batch of runs.
+const STREAM_BUFFER: usize = 256 << 10;
 
 /// The first bytes as text, leaving out a character the cut split; `None` when they
 /// are not UTF-8 or hold a NUL (no text format has one; binary files and `/dev/zero` do).
@@ -117,41 +153,86 @@ mod tests {
 
     const BANNER: &str = "\tIozone: Performance Test of File I/O\n";
 
+    fn bytes(text: &str) -> Cursor<Vec<u8>> {
+        Cursor::new(text.as_bytes().to_vec())
+    }
+
+    /// The text of an input read whole.
+    fn whole(input: Input) -> (Format, String) {
+        match input {
+            Input::Whole { text, format } => (format, text),
+            other => panic!("expected a whole text, got {other:?}"),
+        }
+    }
+
     #[test]
     fn empty_input_is_empty_not_unknown() {
-        assert!(matches!(read(&b""[..], None), Err(InputError::Empty)));
+        assert!(matches!(open(&b""[..], None), Err(InputError::Empty)));
         assert!(matches!(
-            read(&b""[..], Some(Format::Iozone3)),
+            open(&b""[..], Some(Format::Iozone3)),
             Err(InputError::Empty)
         ));
     }
 
     #[test]
     fn endless_zeros_stop_after_the_sniffed_bytes() {
-        let mut zeros = std::io::repeat(0);
-        assert!(matches!(read(&mut zeros, None), Err(InputError::NotText)));
+        assert!(matches!(
+            open(std::io::repeat(0), None),
+            Err(InputError::NotText)
+        ));
     }
 
     #[test]
     fn an_endless_known_format_stops_at_its_limit() {
         let endless = BANNER.as_bytes().chain(std::io::repeat(b' '));
-        match read(endless, None) {
-            Err(InputError::TooLarge { format }) => assert_eq!(format, Format::Iozone3),
+        match open(endless, None) {
+            Err(InputError::TooLarge { format, limit }) => {
+                assert_eq!((format, limit), (Format::Iozone3, 64 << 20))
+            }
             other => panic!("expected TooLarge, got {other:?}"),
         }
     }
 
     #[test]
     fn a_file_of_exactly_the_limit_is_read() {
-        let limit = Format::Classic.max_bytes() as usize;
+        let limit = Format::Classic.max_bytes().unwrap() as usize;
         let mut text = String::from("Command  Read (bytes/sec)  Write (bytes/sec)\n");
         text.push_str(&" ".repeat(limit - text.len()));
-        let input = read(text.as_bytes(), None).unwrap();
-        assert_eq!((input.format, input.text.len()), (Format::Classic, limit));
+        let (format, read) = whole(open(bytes(&text), None).unwrap());
+        assert_eq!((format, read.len()), (Format::Classic, limit));
         text.push(' ');
         assert!(matches!(
-            read(text.as_bytes(), None),
+            open(bytes(&text), None),
             Err(InputError::TooLarge { .. })
+        ));
+    }
+
+    /// Our exports have no size limit: they are handed on unread past the sniffed
+    /// bytes, however much follows (here, without end), for the parser to stream.
+    #[test]
+    fn our_exports_have_no_limit_and_are_not_read_ahead() {
+        for format in [Format::Json, Format::Csv] {
+            assert_eq!(format.max_bytes(), None, "{format:?}");
+        }
+        let header = "{\n  \"format\": \"iozone-export\",\n  \"runs\": [\n    {\"uuid\": 1}";
+        let endless = header.as_bytes().chain(std::io::repeat(b' '));
+        let Input::Stream { mut reader, format } = open(endless, None).unwrap() else {
+            panic!("an export is not streamed");
+        };
+        assert_eq!(format, Format::Json);
+        // the sniffed bytes come first, then the rest as it is read
+        let mut start = vec![0; SNIFF_BYTES + 10];
+        reader.read_exact(&mut start).unwrap();
+        assert!(start.starts_with(header.as_bytes()));
+        assert!(start[header.len()..].iter().all(|&b| b == b' '));
+        let csv = "uuid,started_at,x,throughput\n";
+        let endless = csv.as_bytes().chain(std::io::repeat(b'a'));
+        assert!(matches!(
+            open(endless, None),
+            Ok(Input::Stream {
+                format: Format::Csv,
+                ..
+            })
         ));
     }
 
@@ -160,18 +241,18 @@ mod tests {
         let mut text = BANNER.to_string();
         text.push_str(&"x".repeat(SNIFF_BYTES - text.len() - 1));
         text.push('é'); // two bytes, straddling the end of the sniffed part
-        let input = read(text.as_bytes(), None).unwrap();
-        assert_eq!(input.format, Format::Iozone3);
-        assert_eq!(input.text, text);
+        let (format, read) = whole(open(bytes(&text), None).unwrap());
+        assert_eq!(format, Format::Iozone3);
+        assert_eq!(read, text);
     }
 
     #[test]
     fn text_in_no_known_format_is_said_so() {
         assert!(matches!(
-            read(&b"hello\n"[..], None),
+            open(&b"hello\n"[..], None),
             Err(InputError::UnknownFormat)
         ));
-        let forced = read(&b"hello\n"[..], Some(Format::Csv)).unwrap();
-        assert_eq!(forced.format, Format::Csv);
+        let forced = open(&b"hello\n"[..], Some(Format::Csv)).unwrap();
+        assert_eq!(forced.format(), Format::Csv);
     }
 }

@@ -1,7 +1,9 @@
 //! Importing results from elsewhere: iozone3's text output, fio's JSON, the classic
 //! IOzone table, and our own JSON and CSV exports. Each parser turns a file's text
-//! into complete runs; the `import` command records each file in one transaction.
-//! Runs get UUIDs derived from the file's bytes, so importing a file twice adds nothing.
+//! into complete runs (our exports, of any size, a run at a time as they are read:
+//! [`runs`]); the `import` command records each file in one transaction. Runs of other
+//! tools get UUIDs derived from the file's bytes, ours keep theirs, so importing a
+//! file twice adds nothing.
 
 use chrono::{DateTime, Utc};
 
@@ -10,11 +12,14 @@ mod fio;
 mod formats;
 mod input;
 mod iozone3;
+mod json_stream;
 mod own;
+mod stream;
 mod text;
 
 pub use formats::{Format, detect, parse};
-pub use input::{Input, InputError, read};
+pub use input::{Input, InputError, open};
+pub use stream::{Runs, runs};
 
 /// Where an import's text came from; every parser gets this.
 pub struct Origin {

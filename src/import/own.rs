@@ -3,12 +3,12 @@
 //! or an array of them (`run`/`show --format json`), and the CSV export (one line per
 //! result; it carries fewer facts than JSON, so what it lacks stays unknown).
 
-use std::collections::BTreeMap;
+use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
 use super::{Origin, ParseError};
-use crate::export::{CSV_COLUMNS, CsvColumn, Export, FORMAT};
+use crate::export::{CSV_COLUMNS, CsvColumn};
 use crate::model::{
     CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
     RunStatus, Source, TestKind,
@@ -36,89 +36,78 @@ fn error(line: Option<usize>, message: impl Into<String>) -> ParseError {
     }
 }
 
-/// Runs from our JSON: the export document, one run, or an array of runs.
+/// Runs from our JSON: the export document, one run, or an array of runs (the
+/// whole-text form of [`read_json`](super::json_stream::read_json)).
 pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> {
-    let mut value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| error(Some(e.line()), format!("not valid JSON: {e}")))?;
-    match &mut value {
-        serde_json::Value::Object(o) if o.contains_key("format") => {
-            if let Some(serde_json::Value::Array(runs)) = o.get_mut("runs") {
-                runs.iter_mut().for_each(fill_combinations);
-            }
-        }
-        serde_json::Value::Array(runs) => runs.iter_mut().for_each(fill_combinations),
-        run => fill_combinations(run),
-    }
-    let runs: Vec<Run> = match &value {
-        serde_json::Value::Object(o)
-            if o.get("format").and_then(|f| f.as_str()) == Some(FORMAT) =>
-        {
-            serde_json::from_value::<Export>(value)
-                .map_err(|e| error(None, format!("not an iozone export: {e}")))?
-                .runs
-        }
-        serde_json::Value::Array(_) => serde_json::from_value(value)
-            .map_err(|e| error(None, format!("not an array of iozone runs: {e}")))?,
-        _ => vec![
-            serde_json::from_value(value)
-                .map_err(|e| error(None, format!("not an iozone run: {e}")))?,
-        ],
-    };
-    if runs.is_empty() {
-        return Err(error(None, "no runs in the file"));
-    }
-    sane(runs)
-}
-
-/// Gives each measurement of a run's JSON that names no engine or cache mode (written
-/// before a run could measure several) its run's, as the parameters state them.
-fn fill_combinations(run: &mut serde_json::Value) {
-    let Some(params) = run.get("params") else {
-        return;
-    };
-    let stated: Vec<(&str, serde_json::Value)> = ["engine", "cache"]
-        .into_iter()
-        .filter_map(|key| Some((key, params.get(key)?.clone())))
-        .collect();
-    for list in ["results", "warmup"] {
-        let Some(serde_json::Value::Array(measurements)) = run.get_mut(list) else {
-            continue;
-        };
-        for m in measurements.iter_mut().filter_map(|m| m.as_object_mut()) {
-            for (key, value) in &stated {
-                m.entry(*key).or_insert_with(|| value.clone());
-            }
-        }
-    }
+    let mut runs = Vec::new();
+    super::json_stream::read_json(text.as_bytes(), &mut |run| {
+        runs.push(run);
+        true
+    })?;
+    Ok(runs)
 }
 
 /// What our own formats can hold but no run can have.
-fn sane(runs: Vec<Run>) -> Result<Vec<Run>, ParseError> {
-    match runs.iter().find(|r| r.params.iodepth == 0) {
-        Some(run) => Err(error(
+pub(super) fn sane(run: &Run) -> Result<(), ParseError> {
+    match run.params.iodepth {
+        0 => Err(error(
             None,
             format!(
                 "run {}: iodepth 0 is not a queue depth (1 or more)",
                 run.uuid
             ),
         )),
-        None => Ok(runs),
+        _ => Ok(()),
     }
 }
 
-/// Runs from our CSV export, grouped by UUID in the order they appear.
+/// Runs from our CSV export (the whole-text form of [`read_csv`]).
 pub fn parse_csv(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut runs = Vec::new();
+    read_csv(
+        text.as_bytes(),
+        &origin.file,
+        origin.imported_at,
+        &mut |run| {
+            runs.push(run);
+            true
+        },
+    )?;
+    Ok(runs)
+}
+
+/// Reads runs from our CSV export on `reader`, handing each to `emit` once its last
+/// line is read; `emit` returns false to stop reading. A run's lines come together, as
+/// the export writes them: a UUID met again after other runs' lines is an error, not a
+/// second run (the first was handed on already). `file` and `imported_at` are the
+/// runs' source: the CSV does not say where its runs came from.
+pub fn read_csv(
+    reader: impl std::io::Read,
+    file: &str,
+    imported_at: DateTime<Utc>,
+    emit: &mut dyn FnMut(Run) -> bool,
+) -> Result<(), ParseError> {
+    let mut reader = csv::Reader::from_reader(reader);
     let headers = reader
         .headers()
         .map_err(|e| error(Some(1), format!("unreadable header: {e}")))?
         .clone();
     let column = |name: &str| headers.iter().position(|h| h == name);
-    let mut runs: Vec<Run> = Vec::new();
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, record) in reader.records().enumerate() {
-        let line = i + 2;
-        let record = record.map_err(|e| error(Some(line), format!("unreadable line: {e}")))?;
+    // the run being read, by its UUID's text, and the UUIDs of those handed on
+    let mut current: Option<(String, Run)> = None;
+    let mut done: HashSet<uuid::Uuid> = HashSet::new();
+    let mut record = csv::StringRecord::new();
+    let mut read = 0;
+    loop {
+        let line = reader.position().line() as usize;
+        let more = reader
+            .read_record(&mut record)
+            .map_err(|e| error(Some(line), format!("unreadable line: {e}")))?;
+        if !more {
+            break;
+        }
+        read += 1;
+        let line = record.position().map_or(line, |p| p.line() as usize);
         let field = |name: &str| -> Option<&str> {
             column(name)
                 .and_then(|c| record.get(c))
@@ -129,23 +118,42 @@ pub fn parse_csv(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
             line,
         };
         let uuid = row.text(CsvColumn::Uuid)?;
-        let slot = match index.get(&uuid) {
-            Some(&slot) => slot,
-            None => {
-                runs.push(row.run(origin)?);
-                index.insert(uuid, runs.len() - 1);
-                runs.len() - 1
+        match &mut current {
+            Some((text, run)) if *text == uuid => run.results.push(row.measurement()?),
+            _ => {
+                if let Some((_, run)) = current.take() {
+                    done.insert(run.uuid);
+                    if !finish(run, emit)? {
+                        return Ok(());
+                    }
+                }
+                let mut run = row.run(file, imported_at)?;
+                if done.contains(&run.uuid) {
+                    return Err(error(
+                        Some(line),
+                        format!(
+                            "run {uuid} has lines apart from its others: a run's lines must come together, as the export writes them"
+                        ),
+                    ));
+                }
+                run.results.push(row.measurement()?);
+                current = Some((uuid, run));
             }
-        };
-        runs[slot].results.push(row.measurement()?);
+        }
     }
-    if runs.is_empty() {
-        return Err(error(None, "no results in the file"));
+    match current {
+        Some((_, run)) => finish(run, emit).map(|_| ()),
+        None if read == 0 => Err(error(None, "no results in the file")),
+        None => Ok(()),
     }
-    for run in &mut runs {
-        derive_lists(run);
-    }
-    sane(runs)
+}
+
+/// A run whose lines are all read, completed and handed on; false when the consumer
+/// is gone.
+fn finish(mut run: Run, emit: &mut dyn FnMut(Run) -> bool) -> Result<bool, ParseError> {
+    derive_lists(&mut run);
+    sane(&run)?;
+    Ok(emit(run))
 }
 
 /// One CSV line, read by column name.
@@ -209,7 +217,7 @@ impl CsvRow<'_> {
         })
     }
 
-    fn run(&self, origin: &Origin) -> Result<Run, ParseError> {
+    fn run(&self, file: &str, imported_at: DateTime<Utc>) -> Result<Run, ParseError> {
         let started_at = self
             .time(CsvColumn::StartedAt)?
             .ok_or_else(|| error(Some(self.line), "missing started_at"))?;
@@ -283,8 +291,8 @@ impl CsvRow<'_> {
                 tool: "iozone".into(),
                 version: None,
                 command: None,
-                file: Some(origin.file.clone()),
-                imported_at: origin.imported_at,
+                file: Some(file.to_string()),
+                imported_at,
                 time_known: true,
             }),
             state_at_start: None,

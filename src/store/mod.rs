@@ -233,6 +233,18 @@ pub trait Store: Send {
     /// runs already there by UUID are skipped. Returns how many were added.
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError>;
 
+    /// Records the whole runs `next` yields, a batch at a time, all in one transaction:
+    /// committed when it yields [`Batch::End`], rolled back when it yields
+    /// [`Batch::Abandon`] (its source failed half-way) or a write fails, so a file of
+    /// any size is stored whole or not at all while memory holds a batch. Runs already
+    /// there by UUID (or earlier in the stream) are skipped. Returns how many were
+    /// added, `None` when abandoned. The transaction begins with the first batch, so
+    /// the wait for a slow source's first runs holds no lock.
+    fn save_batches(
+        &mut self,
+        next: &mut dyn FnMut() -> Batch,
+    ) -> Result<Option<usize>, StoreError>;
+
     /// Which of these UUIDs are recorded already (for `sync`, before moving results).
     fn known_uuids(
         &self,
@@ -267,6 +279,17 @@ pub trait Store: Send {
     /// run that is gone removed, and the runs it found unreadable or unstorable
     /// removed with everything of theirs. Returns what was done.
     fn repair(&mut self, report: &CheckReport) -> Result<Vec<Repaired>, StoreError>;
+}
+
+/// What the source of [`Store::save_batches`] yields next.
+#[derive(Debug)]
+pub enum Batch {
+    /// Runs to record with the others.
+    Runs(Vec<Run>),
+    /// No more runs: the batches so far are committed.
+    End,
+    /// The source failed: nothing of it is kept.
+    Abandon,
 }
 
 /// A run's measurements: the measured rounds, and the warm-up rounds kept beside them.

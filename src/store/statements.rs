@@ -230,21 +230,20 @@ pub fn attach_labels_and_tags(
     }
 }
 
-/// Result rows grouped by run, each run's in the listing order; every id asked for has
-/// an entry, empty when it has no results.
-pub fn group_results(
+/// The result rows `read` hands on, grouped by run as they come (never all held as
+/// rows first: a run of millions of figures would be in memory twice), each run's in
+/// the listing order; every id asked for has an entry, empty when it has no results.
+pub fn group_results<E>(
     ids: &[i64],
-    rows: impl IntoIterator<Item = ResultRow>,
-) -> HashMap<i64, RunResults> {
+    read: impl FnOnce(&mut dyn FnMut(ResultRow)) -> Result<(), E>,
+) -> Result<HashMap<i64, RunResults>, E> {
     let mut by_run: HashMap<i64, RunResults> =
         ids.iter().map(|&id| (id, RunResults::default())).collect();
-    for row in rows {
-        by_run.entry(row.run_id).or_default().add(row);
-    }
+    read(&mut |row| by_run.entry(row.run_id).or_default().add(row))?;
     for results in by_run.values_mut() {
         results.sort();
     }
-    by_run
+    Ok(by_run)
 }
 
 /// Summary rows grouped by run; every id asked for has an entry, empty when the run

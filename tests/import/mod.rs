@@ -12,6 +12,7 @@ use crate::compare::{compare_json, iozone_db};
 
 mod input;
 mod provenance;
+mod stream;
 
 pub(crate) fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

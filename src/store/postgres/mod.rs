@@ -29,7 +29,9 @@ use self::tls::LazyTls;
 use self::write::CHUNK;
 use super::migrate::POSTGRES as MIGRATIONS;
 use super::statements;
-use super::{CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError};
+use super::{
+    Batch, CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError,
+};
 use crate::model::{RowSummary, Run, RunStatus};
 
 /// How long to wait for an unreachable server when the URL does not say
@@ -257,6 +259,38 @@ impl Store for PgStore {
             }
             Ok(added)
         })
+    }
+
+    fn save_batches(
+        &mut self,
+        next: &mut dyn FnMut() -> Batch,
+    ) -> Result<Option<usize>, StoreError> {
+        let mut runs = match next() {
+            Batch::Runs(runs) => runs,
+            Batch::End => return Ok(Some(0)),
+            Batch::Abandon => return Ok(None),
+        };
+        // a run no store may keep abandons the transaction, and is the error
+        let mut refused = None;
+        let saved = self.write_unless_abandoned(|tx| {
+            let mut added = 0;
+            loop {
+                if let Err(e) = super::check_storable(&runs) {
+                    refused = Some(e);
+                    return Ok(None);
+                }
+                for chunk in runs.chunks(CHUNK) {
+                    let chunk: Vec<&Run> = chunk.iter().collect();
+                    added += write::save_in(tx, &chunk)?.iter().flatten().count();
+                }
+                runs = match next() {
+                    Batch::Runs(runs) => runs,
+                    Batch::End => return Ok(Some(added)),
+                    Batch::Abandon => return Ok(None),
+                };
+            }
+        })?;
+        refused.map_or(Ok(saved), Err)
     }
 
     fn known_uuids(&self, uuids: &[Uuid]) -> Result<HashSet<Uuid>, StoreError> {

@@ -77,8 +77,9 @@ pub(super) fn results(
     detail: Detail,
 ) -> Result<HashMap<i64, RunResults>, Fail> {
     let sql = statements::select_results("iozone.", "run_id = ANY($1)", detail);
-    let rows = rows_of(client, ids, &sql, detail.columns(), ResultRow::blank())?;
-    Ok(statements::group_results(ids, rows))
+    statements::group_results(ids, |add| {
+        each_row(client, ids, &sql, detail.columns(), ResultRow::blank(), add)
+    })
 }
 
 /// Runs whose summaries a migration left without a run's whole level, a page at most.
@@ -113,18 +114,31 @@ fn rows_of<T: Clone>(
     columns: &[Column<T>],
     blank: T,
 ) -> Result<Vec<T>, Fail> {
+    let mut rows = Vec::new();
+    each_row(client, ids, sql, columns, blank, &mut |row| rows.push(row))?;
+    Ok(rows)
+}
+
+/// [`rows_of`], each row handed to `each` as it is decoded.
+fn each_row<T: Clone>(
+    client: &mut Client,
+    ids: &[i64],
+    sql: &str,
+    columns: &[Column<T>],
+    blank: T,
+    each: &mut dyn FnMut(T),
+) -> Result<(), Fail> {
     if ids.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     // decoded as they arrive: collecting the rows first held every one of them at once
     // (a fleet comparison's side is 100,000 rows, and faulting in their memory was
     // a third of its time)
-    let mut decoded = Vec::new();
     let mut rows = client.query_raw(sql, [&ids])?;
     while let Some(row) = rows.next()? {
-        decoded.push(decode(&row, columns, blank.clone())?);
+        each(decode(&row, columns, blank.clone())?);
     }
-    Ok(decoded)
+    Ok(())
 }
 
 /// Runs a shared statement (`?` placeholders); the rows it returns, if any.

@@ -33,15 +33,28 @@ impl PgStore {
         &self,
         work: impl FnOnce(&mut Transaction<'_>) -> Result<T, Fail>,
     ) -> Result<T, StoreError> {
+        let value = self.write_unless_abandoned(|tx| work(tx).map(Some))?;
+        Ok(value.expect("work that cannot abandon commits"))
+    }
+
+    /// [`PgStore::write`] of `work` that may give up (`Ok(None)`): its transaction is
+    /// then rolled back, as on an error, and nothing it wrote stays.
+    pub(super) fn write_unless_abandoned<T>(
+        &self,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<Option<T>, Fail>,
+    ) -> Result<Option<T>, StoreError> {
         let mut client = self.client.borrow_mut();
         let attempt = (|| {
             let mut tx = client.transaction().map_err(Fail::Pg)?;
-            let value = work(&mut tx)?;
+            let Some(value) = work(&mut tx)? else {
+                tx.rollback().map_err(Fail::Pg)?;
+                return Ok(None);
+            };
             tx.commit().map_err(|e| match is_lost(&e) {
                 true => Fail::CommitLost(e),
                 false => Fail::Pg(e),
             })?;
-            Ok(value)
+            Ok(Some(value))
         })();
         attempt.map_err(|f| self.error(f))
     }

@@ -8,7 +8,7 @@
 //! never tested must not look tested.
 //!
 //! By topic: [`runs`] (what goes in comes back, filtered and resolved, from many
-//! writers), [`schema`] (new, old, newer and foreign databases), [`server`] (the
+//! writers), [`batches`] (a stream of runs stored in one transaction), [`schema`] (new, old, newer and foreign databases), [`server`] (the
 //! PostgreSQL test server and a database per test) and [`connection`] (a server's
 //! credentials, reachability and URLs).
 
@@ -60,6 +60,7 @@ macro_rules! pg_database {
     };
 }
 
+mod batches;
 mod connection;
 mod imports;
 mod runs;
@@ -333,6 +334,19 @@ impl Backend {
             "SELECT count(DISTINCT run_id) FROM {}run_summaries",
             self.schema()
         );
+        let count: i64 = match self {
+            Backend::Sqlite { path, .. } => Connection::open(path)
+                .unwrap()
+                .query_row(&sql, [], |r| r.get(0))
+                .unwrap(),
+            Backend::Postgres(db) => db.client().query_one(&sql, &[]).unwrap().get(0),
+        };
+        count as usize
+    }
+
+    /// How many runs another connection sees: what is committed.
+    fn committed_runs(&self) -> usize {
+        let sql = format!("SELECT count(*) FROM {}runs", self.schema());
         let count: i64 = match self {
             Backend::Sqlite { path, .. } => Connection::open(path)
                 .unwrap()

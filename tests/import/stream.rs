@@ -1,0 +1,262 @@
+//! Our exports stream into `import`: through a pipe, a database of more runs than a
+//! batch holds comes out of a second export the same; a file that fails half-way
+//! stores nothing of itself, and the whole file imported again stores it all.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Stdio;
+
+use super::{import, runs};
+use crate::common::{PgDb, iozone_process, planted};
+use crate::compare::iozone_db;
+
+/// More runs than `import` stores in one batch (500), so that the stream crosses
+/// several: one transaction must still hold them all.
+const RUNS: usize = 1_250;
+
+/// A database of [`RUNS`] runs, a minute apart (whole seconds, which PostgreSQL keeps
+/// exactly), a few labelled and tagged.
+fn populated(db: &Path) {
+    use chrono::SubsecRound;
+    let start = chrono::Utc::now().trunc_subsecs(0) - chrono::Duration::days(30);
+    let runs: Vec<iozone::model::Run> = (0..RUNS)
+        .map(|i| {
+            let mut run = planted(&format!("host-{}", i % 7), 0, 1e9 + i as f64);
+            run.started_at = start + chrono::Duration::minutes(i as i64);
+            run.finished_at = Some(run.started_at + chrono::Duration::seconds(10));
+            if i % 100 == 0 {
+                run.labels.push(format!("hundred-{i}"));
+                run.tags.insert("kernel".into(), format!("6.{}", i % 13));
+            }
+            run
+        })
+        .collect();
+    let mut store = iozone::store::open(db).unwrap();
+    assert_eq!(store.save_runs(&runs).unwrap(), RUNS);
+}
+
+/// `iozone export --format FORMAT` of `from` piped into `iozone import -` into `into`
+/// (a file or a server's URL): the import's stderr, after both succeeded.
+fn piped(from: &Path, format: &str, into: impl AsRef<OsStr>) -> String {
+    let mut export = iozone_process()
+        .env("IOZONE_DB", from)
+        .args(["export", "--format", format])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let import = iozone_process()
+        .env("IOZONE_DB", into)
+        .args(["import", "-"])
+        .stdin(export.stdout.take().unwrap())
+        .output()
+        .unwrap();
+    assert!(export.wait().unwrap().success());
+    let err = String::from_utf8_lossy(&import.stderr).into_owned();
+    assert_eq!(import.status.code(), Some(0), "{err}");
+    err
+}
+
+fn exported(db: &Path, format: &str) -> String {
+    let (code, out, err) = iozone_db(db, &["export", "--format", format]);
+    assert_eq!(code, Some(0), "{err}");
+    out
+}
+
+/// The export without its one line that must differ, its own timestamp.
+fn without_exported_at(export: &str) -> String {
+    let kept: Vec<&str> = export
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("\"exported_at\""))
+        .collect();
+    assert_eq!(kept.len() + 1, export.lines().count(), "one exported_at");
+    kept.join("\n")
+}
+
+#[test]
+fn an_export_piped_into_import_crosses_batches_and_comes_back_the_same() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (first, second) = (scratch.path().join("a.db"), scratch.path().join("b.db"));
+    populated(&first);
+    let err = piped(&first, "json", &second);
+    assert!(
+        err.contains(&format!("standard input: {RUNS} runs (0 already there)")),
+        "{err}"
+    );
+    let once = exported(&first, "json");
+    assert_eq!(once.matches("\"uuid\"").count(), RUNS);
+    let twice = exported(&second, "json");
+    if without_exported_at(&once) != without_exported_at(&twice) {
+        let (a, b) = (once.lines())
+            .zip(twice.lines())
+            .find(|(a, b)| a != b && !a.contains("exported_at"))
+            .unwrap_or(("(lengths differ)", ""));
+        panic!("the second export differs, first at:\n{a}\n{b}");
+    }
+    // the same stream again: every run known by its UUID, nothing added
+    let err = piped(&first, "json", &second);
+    assert!(
+        err.contains(&format!("0 runs ({RUNS} already there)")),
+        "{err}"
+    );
+    // and the CSV export streams the same way
+    let third = scratch.path().join("c.db");
+    let err = piped(&first, "csv", &third);
+    assert!(err.contains(&format!("{RUNS} runs")), "{err}");
+    assert_eq!(exported(&third, "csv"), exported(&first, "csv"));
+}
+
+/// The one line a file that cannot be imported gets, exit status 2.
+fn refused(db: &Path, file: &Path) -> String {
+    let (code, _, err) = import(db, &[file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn a_file_that_fails_half_way_stores_nothing_and_imports_whole_once_mended() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (first, second) = (scratch.path().join("a.db"), scratch.path().join("b.db"));
+    populated(&first);
+    let export = exported(&first, "json");
+    let file = scratch.path().join("export.json");
+
+    // run 1,100 unreadable: two batches were stored before it, and are gone again
+    let (at, _) = export
+        .match_indices("\"started_at\": \"")
+        .nth(1_099)
+        .unwrap();
+    let uuid_at = export[..at].rfind("\"uuid\": \"").unwrap() + 9;
+    let uuid = &export[uuid_at..uuid_at + 36];
+    let damaged = format!(
+        "{}\"started_at\": \"soon{}",
+        &export[..at],
+        &export[at + 15..]
+    );
+    std::fs::write(&file, &damaged).unwrap();
+    let err = refused(&second, &file);
+    assert!(
+        err.contains(&format!(
+            "export.json: run 1100 ({uuid}): not an iozone run"
+        )),
+        "{err}"
+    );
+    assert!(runs(&second).is_empty(), "runs of a failed file were kept");
+
+    // cut short near the end: a syntax error with its line, nothing stored
+    std::fs::write(&file, &export[..export.len() - 2_000]).unwrap();
+    let err = refused(&second, &file);
+    assert!(
+        err.contains("export.json: line ") && err.contains("not valid JSON: EOF"),
+        "{err}"
+    );
+    assert!(runs(&second).is_empty(), "runs of a cut file were kept");
+
+    // mended: the whole file lands
+    std::fs::write(&file, &export).unwrap();
+    let (code, _, err) = import(&second, &[file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{RUNS} runs (0 already there)")),
+        "{err}"
+    );
+    assert_eq!(runs(&second).len(), RUNS);
+}
+
+#[test]
+fn a_csv_whose_runs_lines_are_apart_is_refused_naming_the_line() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (first, db) = (scratch.path().join("a.db"), scratch.path().join("h.db"));
+    let two = [planted("h", 1, 1e9), planted("h", 2, 1e9)];
+    iozone::store::open(first.as_path())
+        .unwrap()
+        .save_runs(&two)
+        .unwrap();
+    let text = exported(&first, "csv");
+    // the first run's last line moved after the second run's
+    let mut lines: Vec<&str> = text.lines().collect();
+    let moved = lines.remove(3);
+    lines.push(moved);
+    let file = scratch.path().join("apart.csv");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let err = refused(&db, &file);
+    assert!(
+        err.contains("apart.csv: line 7: run ") && err.contains("lines apart from its others"),
+        "{err}"
+    );
+    assert!(runs(&db).is_empty());
+}
+
+#[test]
+fn into_postgresql_the_stream_is_one_transaction_too() {
+    let Some(pg) = PgDb::new("import a stream into PostgreSQL") else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let first = scratch.path().join("a.db");
+    populated(&first);
+    let export = exported(&first, "json");
+    // a run past the first two batches unreadable: nothing stays
+    let file = scratch.path().join("export.json");
+    let (at, _) = export
+        .match_indices("\"throughput\": ")
+        .nth(1_200 * 3)
+        .unwrap();
+    std::fs::write(
+        &file,
+        format!(
+            "{}\"throughput\": \"fast\"{}",
+            &export[..at],
+            &export[at + 14..]
+        ),
+    )
+    .unwrap();
+    let out = iozone_process()
+        .env("IOZONE_DB", &pg.url)
+        .args(["import", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("run 1201 (") && err.contains("not an iozone run"),
+        "{err}"
+    );
+    let count = |pg: &PgDb| -> i64 {
+        pg.client()
+            .query_one("SELECT count(*) FROM iozone.runs", &[])
+            .unwrap()
+            .get(0)
+    };
+    assert_eq!(count(&pg), 0);
+    // piped whole: every run, and the same export back
+    let err = piped(&first, "json", &pg.url);
+    assert!(
+        err.contains(&format!("{RUNS} runs (0 already there)")),
+        "{err}"
+    );
+    assert_eq!(count(&pg), RUNS as i64);
+    let out = iozone_process()
+        .env("IOZONE_DB", &pg.url)
+        .args(["export", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let twice = String::from_utf8(out.stdout).unwrap();
+    // the same but for the ids: a sequence does not roll back, so the ids the failed
+    // import drew are skipped (run 1 is 1001 now)
+    let without_ids = |export: &str| -> String {
+        let text = without_exported_at(export);
+        let kept = text.lines().filter(|l| !l.starts_with("      \"id\": "));
+        kept.collect::<Vec<_>>().join("\n")
+    };
+    let (once, twice) = (without_ids(&export), without_ids(&twice));
+    if once != twice {
+        let (a, b) = (once.lines())
+            .zip(twice.lines())
+            .find(|(a, b)| a != b)
+            .unwrap_or(("(lengths differ)", ""));
+        panic!("the PostgreSQL export differs, first at:\n{a}\n{b}");
+    }
+}
