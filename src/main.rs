@@ -76,8 +76,8 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
         return ExitCode::from(exit_status::REGRESSION);
     }
     shell.error(cmd::error_message(e));
-    if let Some(cmd::Interrupted(signal)) = e.downcast_ref::<cmd::Interrupted>() {
-        return ExitCode::from(exit_status::SIGNAL_BASE + *signal as u8);
+    if let Some(signal) = cmd::interrupted_by(e) {
+        return ExitCode::from(exit_status::SIGNAL_BASE + signal as u8);
     }
     // the results were printed; the status tells a script they are not in the database
     match e.downcast_ref::<cmd::NotRecorded>() {

@@ -17,6 +17,11 @@ use std::io::{self, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use signal_hook::SigId;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use tempfile::TempPath;
 
@@ -58,6 +63,10 @@ pub enum OutputError {
     /// `path` is how the output is named in messages: a path, or "stdout".
     #[error("cannot write {path}: {source}{}", advice(source))]
     Io { path: String, source: io::Error },
+    /// A signal (its number) came while a file was written aside: the aside copy is
+    /// removed and the path left as it was.
+    #[error("interrupted by signal {signal}; {path} was left as it was")]
+    Interrupted { path: String, signal: i32 },
 }
 
 /// An output being written: call [`Output::finish`] when it is complete; dropped
@@ -79,7 +88,52 @@ enum Sink {
         temporary: TempPath,
         path: PathBuf,
         replace: bool,
+        signals: Signals,
     },
+}
+
+/// SIGINT, SIGTERM and SIGHUP caught while a file is written aside, so that the next
+/// write stops and the aside copy is removed on the way out, as an error would have it
+/// (killed outright, the process would leave it behind); a second one ends the process
+/// at once, for an output stuck on a slow store.
+struct Signals {
+    caught: Arc<AtomicUsize>,
+    ids: Vec<SigId>,
+}
+
+impl Signals {
+    fn install() -> Signals {
+        let caught = Arc::new(AtomicUsize::new(0));
+        let twice = Arc::new(AtomicBool::new(false));
+        let mut ids = Vec::new();
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            // registered in this order: the second signal finds the flag set
+            let exit = 128 + signal;
+            let registered = [
+                signal_hook::flag::register_conditional_shutdown(signal, exit, Arc::clone(&twice)),
+                signal_hook::flag::register(signal, Arc::clone(&twice)),
+                signal_hook::flag::register_usize(signal, Arc::clone(&caught), signal as usize),
+            ];
+            // a handler that cannot be installed leaves the default: the output still works
+            ids.extend(registered.into_iter().flatten());
+        }
+        Signals { caught, ids }
+    }
+
+    fn caught(&self) -> Option<i32> {
+        match self.caught.load(Ordering::Relaxed) {
+            0 => None,
+            signal => Some(signal as i32),
+        }
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        for id in self.ids.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
 }
 
 impl Output {
@@ -158,7 +212,15 @@ impl Output {
         let written = match &mut self.sink {
             Sink::Stdout(out) => out.write_all(text.as_bytes()),
             Sink::Stream(out) => out.write_all(text.as_bytes()),
-            Sink::Temporary { out, .. } => out.write_all(text.as_bytes()),
+            Sink::Temporary { out, signals, .. } => match signals.caught() {
+                Some(signal) => {
+                    return Err(OutputError::Interrupted {
+                        path: self.name.clone(),
+                        signal,
+                    });
+                }
+                None => out.write_all(text.as_bytes()),
+            },
         };
         written.map_err(|e| io_error(&self.name, e))
     }
@@ -175,14 +237,21 @@ impl Output {
                 temporary,
                 path,
                 replace,
+                signals,
             } => {
                 let file = out.into_inner().map_err(|e| fail(e.into_error()))?;
                 // a filesystem may say it is full only now (NFS, quotas)
                 file.sync_all().map_err(fail)?;
+                // a signal during the sync (long on a slow disk) still means: not written
+                if let Some(signal) = signals.caught() {
+                    return Err(OutputError::Interrupted { path: name, signal });
+                }
                 let persisted = match replace {
                     true => temporary.persist(&path),
                     false => temporary.persist_noclobber(&path),
                 };
+                // caught until the file is in place: a signal now leaves it whole
+                drop(signals);
                 match persisted {
                     Ok(_) => Ok(()),
                     // created meanwhile: still not ours to replace
@@ -305,6 +374,7 @@ fn temporary(path: &Path, existing: Option<&Metadata>) -> Result<Output, OutputE
             temporary,
             path: path.to_path_buf(),
             replace: existing.is_some(),
+            signals: Signals::install(),
         },
         name,
     })

@@ -57,6 +57,18 @@ pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
     }
 }
 
+/// The signal that stopped the command, if one did: a run, or an output file written
+/// aside (whose exit status is then 128 + the signal, as a shell's would be).
+pub fn interrupted_by(error: &anyhow::Error) -> Option<i32> {
+    if let Some(Interrupted(signal)) = error.downcast_ref::<Interrupted>() {
+        return Some(*signal);
+    }
+    match error.downcast_ref::<OutputError>() {
+        Some(OutputError::Interrupted { signal, .. }) => Some(*signal),
+        _ => None,
+    }
+}
+
 /// The exit statuses main returns, named once: main decides them, the manual lists them.
 pub mod exit_status {
     /// `compare --fail-on-regression` found a regression (the report said which).

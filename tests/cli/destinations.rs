@@ -405,3 +405,44 @@ fn man_dir_replaces_pages_only_with_force_and_never_through_a_link() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
     assert!(dir.path().join("iozone.1").is_symlink());
 }
+
+#[test]
+fn ctrl_c_during_a_long_export_leaves_no_file() {
+    let scene = Scene::new(2_000);
+    let target = scene.path("all.json");
+    let mut export = iozone_process()
+        .env("IOZONE_DB", &scene.db)
+        .current_dir(scene.dir.path())
+        .args(["export", "--format", "json", "-o"])
+        .arg(&target)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = rustix::process::Pid::from_raw(export.id() as i32).unwrap();
+    // the copy written aside appears as the export begins; the signal comes while it grows
+    let aside = || {
+        std::fs::read_dir(scene.dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().starts_with(".iozone-"))
+    };
+    let waited = std::time::Instant::now();
+    while !aside() {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(60),
+            "no file written aside"
+        );
+        assert!(
+            export.try_wait().unwrap().is_none(),
+            "the export ended first"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let status = export.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&status.stderr);
+    assert_eq!(status.status.code(), Some(130), "{err}");
+    assert!(err.contains("was left as it was"), "{err}");
+    assert_only(scene.dir.path(), &[]);
+    scene.assert_intact();
+}
