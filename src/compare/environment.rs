@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{EnvChange, RunsRead, combinations};
+use super::{EnvChange, Ignored, RunsRead, combinations};
 use crate::facts::Fact;
 use crate::model::{CacheMode, EngineKind, Run};
 
@@ -112,6 +112,24 @@ fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
     environment.chain(others).collect()
 }
 
+/// What cuts a series' history into segments (`super::history`): every fact the diff
+/// compares but the machine's state, which is not what a run was measured on but how
+/// busy the machine was meanwhile, part of the noise to be measured. The engines and
+/// cache modes a run went through count only where the row key does not already hold
+/// them (`--ignore-param`, whose rows pool them).
+pub(super) fn segment_key(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<Option<String>> {
+    facts(run, read)
+        .into_iter()
+        .filter(|(field, _)| match *field {
+            Field::Other("machine.at_start" | "machine.at_end") => false,
+            Field::Other("params.engine") => ignore.engine,
+            Field::Other("params.cache") => ignore.cache,
+            _ => true,
+        })
+        .map(|(_, value)| value)
+        .collect()
+}
+
 /// The machine's state as what matters for a run's level: `quiet`, or why it was
 /// busy (writeback, load, pressure). Raw load figures differ between any two runs;
 /// only a busy machine shifts a run.
@@ -120,6 +138,27 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
     Some(match reasons.is_empty() {
         true => "quiet".into(),
         false => format!("busy: {}", reasons.join("; ")),
+    })
+}
+
+/// Why a side's machine was busy, at the start or end of its runs: the first busy
+/// run's reasons, and how many more were busy; `None` when every run recorded a quiet
+/// machine or nothing.
+pub(super) fn busy(read: &RunsRead) -> Option<String> {
+    let busy: Vec<Vec<String>> = (read.runs.iter())
+        .map(|run| {
+            let reasons = [&run.state_at_start, &run.state_at_end]
+                .into_iter()
+                .flatten()
+                .flat_map(|state| crate::host::busy_reasons(state, run.host.cpus));
+            crate::model::first_seen(reasons)
+        })
+        .filter(|reasons| !reasons.is_empty())
+        .collect();
+    let first = busy.first()?.join("; ");
+    Some(match busy.len() {
+        1 => first,
+        n => format!("{first}; {} more busy", crate::units::count(n - 1, "run")),
     })
 }
 
