@@ -280,8 +280,9 @@ fn regressions(rows: &[Row]) -> usize {
 }
 
 /// Compares `baseline` and `candidate` runs. `history` holds other complete runs of
-/// the same series (host, filesystem, parameters), whose spread measures run-to-run
-/// noise when a side has too few runs to; runs of either side in it are ignored.
+/// the same series (host, filesystem, parameters), before or after the compared ones,
+/// whose spread within segments of one level (`history.rs`) measures run-to-run noise;
+/// runs of either side in it are ignored.
 pub fn compare(
     baseline: &[Run],
     candidate: &[Run],

@@ -261,19 +261,28 @@ pub(super) fn rule_sentence(c: &Comparison) -> String {
         0 => "(no row here has a p-value)".to_string(),
         n => format!("over {}", count(n, "row")),
     };
+    // the ordinary interval when the correction selects every row (or nothing has a
+    // p-value); else the level it was widened to
+    let ordinary = (1.0 - c.alpha) * 100.0;
+    let interval = match (c.ci_level_pct - ordinary).abs() < 1e-9 {
+        true => format!("the test's own {} interval", level(ordinary)),
+        false => format!(
+            "the test's own, widened from {} to {} for the correction (false-coverage-rate \
+             adjusted, Benjamini–Yekutieli)",
+            level(ordinary),
+            level(c.ci_level_pct)
+        ),
+    };
     format!(
         "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
-         noise between runs comes from the runs, the series' history within its segments of \
-         one level (cut where trend finds a step or the environment changed), or a default \
-         (the note says which). A regression needs p < {} after Benjamini–Hochberg correction \
-         {corrected} and a change beyond {}%; the interval is the test's own, at the {} that \
-         correction calls for (false-coverage-rate adjusted, Benjamini–Yekutieli), so it never \
+         noise between runs comes from the runs, the series' history or a default (the note \
+         says which). A regression needs p < {} after Benjamini–Hochberg correction \
+         {corrected} and a change beyond {}%; the interval is {interval}, so it never \
          contradicts the verdict.",
         c.regressions(),
         count(c.rows.len(), "row"),
         c.alpha,
         c.threshold_pct,
-        level(c.ci_level_pct)
     )
 }
 
