@@ -225,6 +225,21 @@ impl Mount {
     }
 }
 
+impl Mount {
+    /// Mounts a loop filesystem's image again with other `options` (ext4 changes no
+    /// `data=` mode on a remount): the same files, a new loop device.
+    pub fn remount(&self, options: &str) {
+        let image = self.loop_image.as_ref().expect("a loop filesystem");
+        run_ok(Command::new("umount").arg(self.dir.path()));
+        run_ok(
+            Command::new("mount")
+                .args(["-o", &format!("loop,{options}")])
+                .arg(image)
+                .arg(self.dir.path()),
+        );
+    }
+}
+
 impl Drop for Mount {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(self.dir.path()).status();
