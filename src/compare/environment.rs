@@ -141,11 +141,22 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
     })
 }
 
-/// Why a side's machine was busy, at the start or end of its runs: the first busy
-/// run's reasons, and how many more were busy; `None` when every run recorded a quiet
-/// machine or nothing.
-pub(super) fn busy(read: &RunsRead) -> Option<String> {
-    let busy: Vec<Vec<String>> = (read.runs.iter())
+/// How busy a side's machine was, over its runs' recorded states (at start and end).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) enum SideState {
+    /// No run recorded a busy machine (or any state at all).
+    #[default]
+    Quiet,
+    /// Every run did: the first run's reasons (`host::busy_reasons`).
+    Busy(String),
+    /// Some runs did, some did not: the spread of the side's runs holds what the
+    /// machine's state did to them.
+    Mixed,
+}
+
+/// How busy a side's machine was.
+pub(super) fn side_state(read: &RunsRead) -> SideState {
+    let reasons: Vec<Vec<String>> = (read.runs.iter())
         .map(|run| {
             let reasons = [&run.state_at_start, &run.state_at_end]
                 .into_iter()
@@ -153,13 +164,19 @@ pub(super) fn busy(read: &RunsRead) -> Option<String> {
                 .flat_map(|state| crate::host::busy_reasons(state, run.host.cpus));
             crate::model::first_seen(reasons)
         })
-        .filter(|reasons| !reasons.is_empty())
         .collect();
-    let first = busy.first()?.join("; ");
-    Some(match busy.len() {
-        1 => first,
-        n => format!("{first}; {} more busy", crate::units::count(n - 1, "run")),
-    })
+    let busy = reasons.iter().filter(|r| !r.is_empty()).count();
+    match (busy, reasons.first()) {
+        (0, _) | (_, None) => SideState::Quiet,
+        (n, Some(first)) if n == reasons.len() => {
+            let first = first.join("; ");
+            SideState::Busy(match n {
+                1 => first,
+                n => format!("{first}; all {n} runs busy"),
+            })
+        }
+        _ => SideState::Mixed,
+    }
 }
 
 pub(super) fn environment_changes(baseline: &RunsRead, candidate: &RunsRead) -> Vec<EnvChange> {

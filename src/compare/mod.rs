@@ -48,7 +48,7 @@ use crate::model::{CacheMode, EngineKind, RowSummary, Run, Summaries, TestKind};
 use crate::stats::runlevel::{Effect, NoiseSource};
 use crate::units::ByteSize;
 
-use environment::{busy, environment_changes};
+use environment::{environment_changes, side_state};
 pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
 use history::{RowHistory, history_by_row};
 use verdict::{Busy, correct, decide, measure_row, side, summarize};
@@ -337,8 +337,8 @@ fn measure(
     }
     let histories = history_by_row(baseline, candidate, &history, options.ignore);
     let busy = Busy {
-        baseline: busy(baseline),
-        candidate: busy(candidate),
+        baseline: side_state(baseline),
+        candidate: side_state(candidate),
     };
     let none = RowHistory::default();
     let history_of = |key: &RowKey| histories.get(key).unwrap_or(&none);

@@ -203,7 +203,17 @@ fn a_busy_side_found_slower_without_history_is_inconclusive() {
         "{:?}",
         quiet.rows
     );
+    // one run of two busy: the side's spread holds what that did, the verdict stands
     cand[1].state_at_end = writeback();
+    let mixed = compare(&base, &cand, RunsRead::default(), &options()).unwrap();
+    assert_eq!(
+        mixed.rows[0].verdict,
+        Verdict::Regression,
+        "{:?}",
+        mixed.rows
+    );
+    // every run of the candidate busy, none of the baseline
+    cand[0].state_at_start = writeback();
     let busy = compare(&base, &cand, RunsRead::default(), &options()).unwrap();
     let row = &busy.rows[0];
     assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
@@ -215,13 +225,17 @@ fn a_busy_side_found_slower_without_history_is_inconclusive() {
     );
     // the busy side found faster keeps its verdict
     let mut busy_base = base.clone();
-    busy_base[0].state_at_start = writeback();
+    for run in &mut busy_base {
+        run.state_at_start = writeback();
+    }
     let quiet_cand = runs_at(&[85.0, 85.5], 5);
     let busy_faster = compare(&busy_base, &quiet_cand, RunsRead::default(), &options());
     assert_eq!(busy_faster.unwrap().rows[0].verdict, Verdict::Regression);
     // a busy baseline cannot make the candidate an improvement
     let mut slow_base = runs_at(&[85.0, 85.5], 0);
-    slow_base[0].state_at_start = writeback();
+    for run in &mut slow_base {
+        run.state_at_start = writeback();
+    }
     let c = compare(
         &slow_base,
         &runs_at(&[100.0, 101.0], 5),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use uuid::Uuid;
 
+use super::environment::SideState;
 use super::history::RowHistory;
 use super::{Ignored, Options, Row, RowKey, RunsRead, TestSummary, Verdict};
 use crate::model::{CacheMode, EngineKind, RoundOrder, Run, TestKind};
@@ -277,18 +278,16 @@ pub(super) fn correct(
     (tested.len(), level)
 }
 
-/// What the sides' machines were like, for [`decide`]: each side's reasons for being
-/// busy (`host::busy_reasons`), `None` for a side whose runs were all quiet or did not
-/// record their state.
+/// What the sides' machines were like, for [`decide`].
 #[derive(Clone, Debug, Default)]
 pub(super) struct Busy {
-    pub baseline: Option<String>,
-    pub candidate: Option<String>,
+    pub baseline: SideState,
+    pub candidate: SideState,
 }
 
 impl Busy {
-    /// Why a verdict that the busy side is the slower cannot stand, when one side was
-    /// busy, the other not, and no history measured the noise (a slowed row was once
+    /// Why a verdict that the busy side is the slower cannot stand, when every run of
+    /// one side was busy, no run of the other, and no history measured the noise (a slowed row was once
     /// called an improvement against a baseline taken during writeback).
     fn against(&self, verdict: Verdict, source: NoiseSource) -> Option<String> {
         if matches!(
@@ -298,8 +297,12 @@ impl Busy {
             return None;
         }
         let (side, reasons) = match (verdict, &self.baseline, &self.candidate) {
-            (Verdict::Improvement, Some(reasons), None) => ("baseline", reasons),
-            (Verdict::Regression, None, Some(reasons)) => ("candidate", reasons),
+            (Verdict::Improvement, SideState::Busy(reasons), SideState::Quiet) => {
+                ("baseline", reasons)
+            }
+            (Verdict::Regression, SideState::Quiet, SideState::Busy(reasons)) => {
+                ("candidate", reasons)
+            }
             _ => return None,
         };
         Some(format!(
