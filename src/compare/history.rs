@@ -180,12 +180,14 @@ impl RowHistory {
             DEFAULT_MIN_STEP_PCT / 100.0,
             DEFAULT_MIN_RUNS as usize,
         );
-        let count = cut.of.iter().max().map_or(0, |last| last + 1);
-        for segment in 0..count {
-            let members: Vec<&Point> = (points.iter().zip(&cut.of))
-                .filter(|&(_, &of)| of == segment)
-                .map(|(p, _)| p)
-                .collect();
+        let mut segments: Vec<Vec<&Point>> = Vec::new();
+        for (point, &of) in points.iter().zip(&cut.of) {
+            if of == segments.len() {
+                segments.push(Vec::new());
+            }
+            segments[of].push(point);
+        }
+        for members in segments {
             let levels: Vec<f64> = (members.iter())
                 .filter(|p| p.role == Role::History)
                 .map(|p| p.median.ln())

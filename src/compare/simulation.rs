@@ -365,7 +365,7 @@ fn a_step_in_the_history_is_never_noise() {
             println!(
                 "level shift of 10-50% in 10-20 runs, σ between {between:.3}, within {within:.2}, \
                  {} a side: false alarms {:.1}%; a 15% step between the sides found {:.1}% \
-                 (history pooled whole, as before: {:.1}%)",
+                 (the history pooled whole, step and all: {:.1}%)",
                 crate::units::count(runs, "run"),
                 fa * 100.0,
                 found(true) * 100.0,
