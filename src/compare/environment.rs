@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{EnvChange, RunsRead, combinations};
+use super::{EnvChange, Ignored, RunsRead, combinations};
 use crate::facts::Fact;
 use crate::model::{CacheMode, EngineKind, Run};
 
@@ -112,6 +112,24 @@ fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
     environment.chain(others).collect()
 }
 
+/// What cuts a series' history into segments (`super::history`): every fact the diff
+/// compares but the machine's state, which is not what a run was measured on but how
+/// busy the machine was meanwhile, part of the noise to be measured. The engines and
+/// cache modes a run went through count only where the row key does not already hold
+/// them (`--ignore-param`, whose rows pool them).
+pub(super) fn segment_key(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<Option<String>> {
+    facts(run, read)
+        .into_iter()
+        .filter(|(field, _)| match *field {
+            Field::Other("machine.at_start" | "machine.at_end") => false,
+            Field::Other("params.engine") => ignore.engine,
+            Field::Other("params.cache") => ignore.cache,
+            _ => true,
+        })
+        .map(|(_, value)| value)
+        .collect()
+}
+
 /// The machine's state as what matters for a run's level: `quiet`, or why it was
 /// busy (writeback, load, pressure). Raw load figures differ between any two runs;
 /// only a busy machine shifts a run.
@@ -121,6 +139,44 @@ fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Opt
         true => "quiet".into(),
         false => format!("busy: {}", reasons.join("; ")),
     })
+}
+
+/// How busy a side's machine was, over its runs' recorded states (at start and end).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) enum SideState {
+    /// No run recorded a busy machine (or any state at all).
+    #[default]
+    Quiet,
+    /// Every run did: the first run's reasons (`host::busy_reasons`).
+    Busy(String),
+    /// Some runs did, some did not: the spread of the side's runs holds what the
+    /// machine's state did to them.
+    Mixed,
+}
+
+/// How busy a side's machine was.
+pub(super) fn side_state(read: &RunsRead) -> SideState {
+    let reasons: Vec<Vec<String>> = (read.runs.iter())
+        .map(|run| {
+            let reasons = [&run.state_at_start, &run.state_at_end]
+                .into_iter()
+                .flatten()
+                .flat_map(|state| crate::host::busy_reasons(state, run.host.cpus));
+            crate::model::first_seen(reasons)
+        })
+        .collect();
+    let busy = reasons.iter().filter(|r| !r.is_empty()).count();
+    match (busy, reasons.first()) {
+        (0, _) | (_, None) => SideState::Quiet,
+        (n, Some(first)) if n == reasons.len() => {
+            let first = first.join("; ");
+            SideState::Busy(match n {
+                1 => first,
+                n => format!("{first}; all {n} runs busy"),
+            })
+        }
+        _ => SideState::Mixed,
+    }
 }
 
 pub(super) fn environment_changes(baseline: &RunsRead, candidate: &RunsRead) -> Vec<EnvChange> {

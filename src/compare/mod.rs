@@ -6,43 +6,52 @@
 //! The run is the unit (see `stats::runlevel`): each run contributes the median of
 //! its repetitions, the change is the ratio of the sides' geometric means of those
 //! medians, and run-to-run noise comes from the runs compared, the history of the
-//! same series, or a documented default. The decision rule (README, "Reading a
-//! comparison"):
+//! same series pooled within its segments of one level (`history.rs`: cut where
+//! `trend` finds a step and where the environment changed), or a documented default.
+//! The decision rule (README, "Reading a comparison"):
 //! - `regression` / `improvement`: the p-value, corrected across rows with
 //!   Benjamini–Hochberg, is below alpha, and the change is beyond the threshold;
-//! - `unchanged`: the whole (1 − alpha) interval of the change lies within ± the
-//!   threshold;
-//! - `inconclusive`: anything else — one measurement on a side, or too noisy to tell.
+//! - `unchanged`: the whole interval of the change lies within ± the threshold;
+//! - `inconclusive`: anything else — one measurement on a side, too noisy to tell, or
+//!   (with no history to measure the noise) a verdict that the side measured on a
+//!   busy machine is the slower.
 //!
-//! The interval is the test's own (the same statistic at 1 − alpha), so a regression's
-//! interval always lies below zero and an improvement's above it.
+//! The interval is the test's own (the same statistic), stated at the level the
+//! correction calls for (Benjamini & Yekutieli's false-coverage-rate intervals,
+//! `stats::multiple`), so a regression's interval always lies below zero, an
+//! improvement's above it, and no other row's interval excludes zero with its change
+//! beyond the threshold.
 //!
 //! When both sides are parts of the same runs (two engines of one run), each run's
 //! two medians are paired instead (`stats::paired`): the run-to-run offset cancels.
 //!
-//! A file per topic: `verdict.rs` measures each row and decides it, `environment.rs`
-//! diffs what the sides ran on, `fleet.rs` repeats the comparison per host,
-//! filesystem type or kernel.
+//! A file per topic: `verdict.rs` measures each row and decides it, `history.rs` cuts
+//! each row's history into segments, `environment.rs` diffs what the sides ran on,
+//! `fleet.rs` repeats the comparison per host, filesystem type or kernel.
 
 mod environment;
 mod fleet;
+mod history;
+#[cfg(test)]
+mod segment_tests;
 #[cfg(test)]
 mod simulation;
 #[cfg(test)]
 mod tests;
 mod verdict;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::model::{CacheMode, EngineKind, RowSummary, Run, Summaries, TestKind};
-use crate::stats::runlevel::History;
+use crate::stats::runlevel::{Effect, NoiseSource};
 use crate::units::ByteSize;
 
-use environment::environment_changes;
+use environment::{environment_changes, side_state};
 pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
-use verdict::{correct, decide, history_by_row, measure_row, side, summarize};
+use history::{RowHistory, history_by_row};
+use verdict::{Busy, correct, decide, measure_row, side, summarize};
 
 /// Parameters that can be dropped from the row key, for deliberate comparisons across them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -186,6 +195,9 @@ pub struct Row {
     pub change_pct: f64,
     pub ci_low_pct: Option<f64>,
     pub ci_high_pct: Option<f64>,
+    /// The confidence of the interval, percent: 1 − alpha, widened for the correction
+    /// across rows (`Comparison::ci_level_pct`).
+    pub ci_level_pct: Option<f64>,
     pub p_value: Option<f64>,
     /// After Benjamini–Hochberg across the rows.
     pub p_adjusted: Option<f64>,
@@ -198,7 +210,9 @@ pub struct Row {
     pub runs_candidate: usize,
     /// The run-to-run noise used: how far one run's level strays, in percent.
     pub noise_pct: Option<f64>,
-    /// `runs`, `history: N runs` or `default` (see README, "How many runs do I need?").
+    /// `runs`, `history: N runs since run M` (the segments of the series that hold the
+    /// compared runs), `history: N runs of other segments`, `default` or `paired: …`
+    /// (see README, "How many runs do I need?").
     pub noise_source: Option<String>,
     /// The smallest change this row would flag with 80% power, in percent.
     pub min_detectable_pct: Option<f64>,
@@ -242,6 +256,10 @@ pub struct Comparison {
     pub summary: Vec<TestSummary>,
     /// How many p-values the correction was applied across.
     pub corrected_over: usize,
+    /// The confidence of every row's interval, percent: 1 − R·alpha/m for the R of m
+    /// rows the correction selects (at least one), Benjamini & Yekutieli's
+    /// false-coverage-rate adjusted level; 1 − alpha when every row is selected.
+    pub ci_level_pct: f64,
     pub threshold_pct: f64,
     pub alpha: f64,
     /// Runs of the compared series' history that measured the noise of some row.
@@ -262,8 +280,9 @@ fn regressions(rows: &[Row]) -> usize {
 }
 
 /// Compares `baseline` and `candidate` runs. `history` holds other complete runs of
-/// the same series (host, filesystem, parameters), whose spread measures run-to-run
-/// noise when a side has too few runs to; runs of either side in it are ignored.
+/// the same series (host, filesystem, parameters), before or after the compared ones,
+/// whose spread within segments of one level (`history.rs`) measures run-to-run noise;
+/// runs of either side in it are ignored.
 pub fn compare(
     baseline: &[Run],
     candidate: &[Run],
@@ -283,6 +302,7 @@ pub fn compare(
         candidate_only: measured.candidate_only,
         rows: measured.rows,
         corrected_over: measured.corrected_over,
+        ci_level_pct: measured.ci_level * 100.0,
         threshold_pct: options.threshold * 100.0,
         alpha: options.alpha,
         history_runs: measured.history_runs,
@@ -290,12 +310,14 @@ pub fn compare(
 }
 
 /// The rows of a comparison, each measured and decided, worst first; the keys of one
-/// side only; how many p-values were corrected; how many history runs measured noise.
+/// side only; how many p-values were corrected, and the level of the intervals; how
+/// many history runs measured noise.
 struct Measured {
     rows: Vec<Row>,
     baseline_only: Vec<RowKey>,
     candidate_only: Vec<RowKey>,
     corrected_over: usize,
+    ci_level: f64,
     history_runs: usize,
 }
 
@@ -313,22 +335,29 @@ fn measure(
     if common.is_empty() {
         return Err(CompareError::NothingInCommon);
     }
-    let compared: BTreeSet<uuid::Uuid> = (baseline.runs.iter().chain(candidate.runs))
-        .map(|r| r.uuid)
-        .collect();
-    let noise = history_by_row(&history, &compared, options.ignore);
-    let none = History::default();
-    let mut rows: Vec<Row> = common
+    let histories = history_by_row(baseline, candidate, &history, options.ignore);
+    let busy = Busy {
+        baseline: side_state(baseline),
+        candidate: side_state(candidate),
+    };
+    let none = RowHistory::default();
+    let history_of = |key: &RowKey| histories.get(key).unwrap_or(&none);
+    let (mut rows, effects): (Vec<Row>, Vec<Option<Effect>>) = common
         .iter()
-        .map(|key| {
-            let history = noise.get(*key).unwrap_or(&none);
-            measure_row(key, &base[*key], &cand[*key], history, options)
-        })
-        .collect();
-    let corrected_over = correct(&mut rows);
-    for row in &mut rows {
-        decide(row, options);
+        .map(|key| measure_row(key, &base[*key], &cand[*key], history_of(key), options))
+        .unzip();
+    let (corrected_over, ci_level) = correct(&mut rows, &effects, options);
+    for (row, effect) in rows.iter_mut().zip(&effects) {
+        let history = history_of(&row.key);
+        decide(row, effect.as_ref(), history, &busy, options);
     }
+    let history_runs = (effects.iter().flatten())
+        .map(|e| match e.noise.source {
+            NoiseSource::History(n) | NoiseSource::OtherSegments(n) => n,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
     rows.sort_by(|a, b| {
         (a.verdict, -a.change_pct.abs())
             .partial_cmp(&(b.verdict, -b.change_pct.abs()))
@@ -345,6 +374,7 @@ fn measure(
         candidate_only: only(&cand, &base),
         rows,
         corrected_over,
-        history_runs: noise.values().map(|h| h.runs).max().unwrap_or(0),
+        ci_level,
+        history_runs,
     })
 }

@@ -5,11 +5,20 @@
 //! beyond the threshold — keeps false alarms at the promised 5% per comparison, and
 //! how often it finds a real 15% drop. The noise is Gaussian from a seeded generator
 //! (`stats::gaussian`), so every run sees the same trials.
+//!
+//! The level-shift case (issue 23) runs the history through the segmentation `compare`
+//! uses (`super::history`): a series whose level stepped once, the compared runs at
+//! one level (false alarms) or on either side of a 15% drop (power), the other runs
+//! of the series before and after them as history.
 
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::history::{Point, Role, RowHistory};
 use super::{Ignored, Options, Verdict};
 use crate::stats::benjamini_hochberg;
 use crate::stats::gaussian::Gaussian;
-use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, History, RunLevel};
+use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, History, RunLevel, SeriesHistory};
 
 const OPTIONS: Options = Options {
     threshold: 0.05,
@@ -61,8 +70,17 @@ fn trial(runs: usize, drop: f64, noise: Noise, history: bool, z: &mut Gaussian) 
             .collect();
         past.add_series(&series);
     }
+    let past = SeriesHistory {
+        same_segments: past,
+        ..SeriesHistory::default()
+    };
     let effect = runlevel::run_level_effect(&base, &cand, &past, DEFAULT_RUN_NOISE, 0.95)
         .expect("both sides have runs");
+    decided(&effect)
+}
+
+/// The verdict on one row's effect.
+fn decided(effect: &Effect) -> Verdict {
     // one row per comparison: the adjustment is the identity, applied for the shape
     let q = benjamini_hochberg(&[effect.p_value])[0];
     let pct = |log: f64| log.exp_m1() * 100.0;
@@ -181,4 +199,187 @@ fn without_history_one_run_a_side_leans_on_the_default() {
         fa * 100.0
     );
     assert!(fa <= five_percent_within_sampling_error(), "{fa}");
+}
+
+/// How the compared runs sit in a series whose level stepped once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Placement {
+    /// Both sides at one level, the step of 10–50% elsewhere in the series.
+    SameLevel,
+    /// The baseline's runs before a step of this drop, the candidate's after it.
+    Across(f64),
+}
+
+/// The verdict of one comparison in a series of 10–20 runs whose level stepped once
+/// at a random place: `runs` a side placed as `placement` says, every other run of
+/// the series history, before and after them. `segmented`: the history cut into
+/// segments as `compare` does; otherwise pooled whole, as before issue 23.
+fn shifted_trial(
+    runs: usize,
+    noise: Noise,
+    placement: Placement,
+    segmented: bool,
+    rng: &mut Xoshiro256PlusPlus,
+    z: &mut Gaussian,
+) -> Verdict {
+    let n: usize = rng.random_range(10..=20);
+    let factor = match placement {
+        Placement::SameLevel => {
+            let size: f64 = rng.random_range(0.10..=0.50);
+            if rng.random_range(0..2) == 0 {
+                1.0 - size
+            } else {
+                1.0 + size
+            }
+        }
+        Placement::Across(drop) => 1.0 - drop,
+    };
+    // the first run at the new level, leaving room for the sides
+    let (at, before) = loop {
+        let at: usize = rng.random_range(2..=n - 2);
+        let fits = match placement {
+            Placement::SameLevel => at >= 2 * runs || n - at >= 2 * runs,
+            Placement::Across(_) => at >= runs && n - at >= runs,
+        };
+        if !fits {
+            continue;
+        }
+        // which level the sides of a same-level comparison lie at
+        let before = match (at >= 2 * runs, n - at >= 2 * runs) {
+            (true, true) => rng.random_range(0..2) == 0,
+            (fits_before, _) => fits_before,
+        };
+        break (at, before);
+    };
+    let mut roles = vec![Role::History; n];
+    let mut pick = |range: std::ops::Range<usize>, count: usize, role: Role| {
+        let mut free: Vec<usize> = range.filter(|&i| roles[i] == Role::History).collect();
+        for _ in 0..count {
+            let i = free.swap_remove(rng.random_range(0..free.len()));
+            roles[i] = role;
+        }
+    };
+    match placement {
+        Placement::SameLevel => {
+            let level = if before { 0..at } else { at..n };
+            pick(level.clone(), runs, Role::Baseline);
+            pick(level, runs, Role::Candidate);
+        }
+        Placement::Across(_) => {
+            pick(0..at, runs, Role::Baseline);
+            pick(at..n, runs, Role::Candidate);
+        }
+    }
+    let levels: Vec<RunLevel> = (0..n)
+        .map(|i| {
+            let level = if i < at { 100.0 } else { 100.0 * factor };
+            RunLevel::of(&run(level, noise, z)).expect("positive figures")
+        })
+        .collect();
+    let side = |role: Role| -> Vec<RunLevel> {
+        (0..n)
+            .filter(|&i| roles[i] == role)
+            .map(|i| levels[i])
+            .collect()
+    };
+    let history = match segmented {
+        true => {
+            let points: Vec<Point> = (0..n)
+                .map(|i| Point {
+                    started_at: chrono::DateTime::from_timestamp(i as i64 * 3600, 0)
+                        .expect("a time"),
+                    id: Some(i as i64 + 1),
+                    median: levels[i].median,
+                    role: roles[i],
+                    stratum: 0,
+                })
+                .collect();
+            let mut history = RowHistory::default();
+            history.add_series(&points);
+            history.series
+        }
+        false => {
+            let past: Vec<f64> = (0..n)
+                .filter(|&i| roles[i] == Role::History)
+                .map(|i| levels[i].level)
+                .collect();
+            let mut whole = History::default();
+            whole.add_series(&past);
+            SeriesHistory {
+                same_segments: whole,
+                ..SeriesHistory::default()
+            }
+        }
+    };
+    let effect = runlevel::run_level_effect(
+        &side(Role::Baseline),
+        &side(Role::Candidate),
+        &history,
+        DEFAULT_RUN_NOISE,
+        0.95,
+    )
+    .expect("both sides have runs");
+    decided(&effect)
+}
+
+/// The share of `TRIALS` level-shift comparisons whose verdict `counts`.
+fn shifted_rate(
+    runs: usize,
+    noise: Noise,
+    placement: Placement,
+    segmented: bool,
+    seed: u64,
+    counts: impl Fn(Verdict) -> bool,
+) -> f64 {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut z = Gaussian::new(seed ^ 0x5eed);
+    let hits = (0..TRIALS)
+        .filter(|_| {
+            let v = shifted_trial(runs, noise, placement, segmented, &mut rng, &mut z);
+            counts(v)
+        })
+        .count();
+    hits as f64 / TRIALS as f64
+}
+
+#[test]
+fn a_step_in_the_history_is_never_noise() {
+    let mut worst: f64 = 0.0;
+    let within = 0.03;
+    for between in [0.02, 0.035, 0.05] {
+        let noise = Noise { between, within };
+        for runs in [1, 3] {
+            let seed = (runs as u64) << 40 ^ (between * 1e4) as u64;
+            let fa = shifted_rate(runs, noise, Placement::SameLevel, true, seed, flagged);
+            let found = |segmented| {
+                let across = Placement::Across(0.15);
+                shifted_rate(runs, noise, across, segmented, seed + 1, |v| {
+                    v == Verdict::Regression
+                })
+            };
+            let wrong_way =
+                shifted_rate(runs, noise, Placement::Across(0.15), true, seed + 2, |v| {
+                    v == Verdict::Improvement
+                });
+            assert_eq!(wrong_way, 0.0, "a drop called an improvement");
+            println!(
+                "level shift of 10-50% in 10-20 runs, σ between {between:.3}, within {within:.2}, \
+                 {} a side: false alarms {:.1}%; a 15% step between the sides found {:.1}% \
+                 (the history pooled whole, step and all: {:.1}%)",
+                crate::units::count(runs, "run"),
+                fa * 100.0,
+                found(true) * 100.0,
+                found(false) * 100.0
+            );
+            assert!(
+                fa <= five_percent_within_sampling_error(),
+                "σ between {between}, {runs} a side: false alarms {fa}"
+            );
+            worst = worst.max(fa);
+        }
+    }
+    println!(
+        "level shift: largest false-alarm rate {:.2}%",
+        worst * 100.0
+    );
 }

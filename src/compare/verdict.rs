@@ -2,14 +2,16 @@
 //! level, the change with its interval and p-value, the correction across rows and
 //! the verdict the rule gives (see the module above for the rule).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use uuid::Uuid;
 
+use super::environment::SideState;
+use super::history::RowHistory;
 use super::{Ignored, Options, Row, RowKey, RunsRead, TestSummary, Verdict};
 use crate::model::{CacheMode, EngineKind, RoundOrder, Run, TestKind};
 use crate::stats::paired;
-use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, History, RunLevel};
+use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, NoiseSource, RunLevel};
 use crate::units::ByteSize;
 
 /// One side of a row: each run's level, and how many figures there are.
@@ -106,22 +108,21 @@ fn run_rows(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKey, RunRow)
     }
 }
 
-/// A history run's level per row key: from its summaries (the log of the median of
-/// its positive figures, all a history needs: summaries of any schema have it) when
-/// it has them and no dropped parameter pools several of their rows into one; from its
-/// results otherwise.
-fn levels(run: &Run, past: &RunsRead, ignore: Ignored) -> Vec<(RowKey, f64)> {
-    match past.summaries_of(run) {
+/// A run's median per row key, of its positive figures (the level's exponent): from
+/// its summaries (summaries of any schema have it) when it has them and no dropped
+/// parameter pools several of their rows into one; from its results otherwise.
+pub(super) fn medians(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKey, f64)> {
+    match read.summaries_of(run) {
         Some(rows) if !ignore.pools_rows() => rows
             .iter()
             .filter_map(|s| {
                 let cell = (s.test, s.file_size, s.record_size, s.engine, s.cache);
-                Some((row_key(run, cell, ignore), s.positive_median?.ln()))
+                Some((row_key(run, cell, ignore), s.positive_median?))
             })
             .collect(),
         _ => per_run(run, ignore)
             .into_iter()
-            .filter_map(|(key, repetitions)| Some((key, RunLevel::of(&repetitions)?.level)))
+            .filter_map(|(key, repetitions)| Some((key, RunLevel::of(&repetitions)?.median)))
             .collect(),
     }
 }
@@ -155,43 +156,15 @@ fn same_runs(base: &Side, cand: &Side) -> Option<Vec<(RunLevel, RunLevel)>> {
         .collect()
 }
 
-/// What a series is: runs of one host and filesystem (the row key holds the rest).
-type SeriesId = (Option<String>, Option<String>, Option<String>);
-
-/// The history's run-to-run spread per row key, each series about its own mean.
-pub(super) fn history_by_row(
-    past: &RunsRead,
-    compared: &BTreeSet<uuid::Uuid>,
-    ignore: Ignored,
-) -> BTreeMap<RowKey, History> {
-    let mut by_series: BTreeMap<(RowKey, SeriesId), Vec<f64>> = BTreeMap::new();
-    for run in past.runs.iter().filter(|r| !compared.contains(&r.uuid)) {
-        let series: SeriesId = (
-            run.host.hostname.clone(),
-            run.filesystem.fs_type.clone(),
-            run.filesystem.mount_point.clone(),
-        );
-        for (key, level) in levels(run, past, ignore) {
-            by_series
-                .entry((key, series.clone()))
-                .or_default()
-                .push(level);
-        }
-    }
-    let mut by_row: BTreeMap<RowKey, History> = BTreeMap::new();
-    for ((key, _), series_levels) in by_series {
-        by_row.entry(key).or_default().add_series(&series_levels);
-    }
-    by_row
-}
-
+/// A row measured: its figures, and the test behind them when there is one (restated
+/// at the corrected level by [`correct`]).
 pub(super) fn measure_row(
     key: &RowKey,
     base: &Side,
     cand: &Side,
-    history: &History,
+    history: &RowHistory,
     options: &Options,
-) -> Row {
+) -> (Row, Option<Effect>) {
     let (bm, cm) = (base.level(), cand.level());
     let mut row = Row {
         key: key.clone(),
@@ -200,6 +173,7 @@ pub(super) fn measure_row(
         change_pct: (cm / bm - 1.0) * 100.0,
         ci_low_pct: None,
         ci_high_pct: None,
+        ci_level_pct: None,
         p_value: None,
         p_adjusted: None,
         verdict: Verdict::Inconclusive,
@@ -216,7 +190,7 @@ pub(super) fn measure_row(
     };
     // a single figure a side (an imported classic table, say) has no spread at all
     if base.figures < 2 || cand.figures < 2 {
-        return row;
+        return (row, None);
     }
     let pairs = same_runs(base, cand);
     let confidence = 1.0 - options.alpha;
@@ -225,32 +199,35 @@ pub(super) fn measure_row(
         None => runlevel::run_level_effect(
             &base.runs,
             &cand.runs,
-            history,
+            &history.series,
             DEFAULT_RUN_NOISE,
             confidence,
         ),
     };
     let Some(effect) = effect else {
-        return row;
+        return (row, None);
     };
-    fill_effect(&mut row, &effect, pairs.as_deref(), options);
-    row
+    fill_effect(&mut row, &effect, pairs.as_deref(), history, options);
+    (row, Some(effect))
 }
 
 fn fill_effect(
     row: &mut Row,
     effect: &Effect,
     pairs: Option<&[(RunLevel, RunLevel)]>,
+    history: &RowHistory,
     options: &Options,
 ) {
     let pct = |log: f64| log.exp_m1() * 100.0;
     row.change_pct = pct(effect.log_change);
-    row.ci_low_pct = Some(pct(effect.ci.0));
-    row.ci_high_pct = Some(pct(effect.ci.1));
     row.p_value = Some(effect.p_value);
+    state_interval(row, effect, options);
     row.noise_pct = Some(pct(effect.noise.sd));
-    row.noise_source = Some(effect.noise.source.to_string());
-    row.min_detectable_pct = Some(pct(effect.min_detectable).max(options.threshold * 100.0));
+    let since = match effect.noise.source {
+        NoiseSource::History(_) => history.since_text(),
+        _ => String::new(),
+    };
+    row.noise_source = Some(format!("{}{since}", effect.noise.source));
     let threshold = options.threshold.ln_1p();
     match pairs {
         Some(pairs) => {
@@ -266,8 +243,24 @@ fn fill_effect(
     }
 }
 
-/// Benjamini–Hochberg over the rows that have a p-value; returns how many did.
-pub(super) fn correct(rows: &mut [Row]) -> usize {
+/// A row's interval, and the smallest change it would flag, at the effect's level.
+fn state_interval(row: &mut Row, effect: &Effect, options: &Options) {
+    let pct = |log: f64| log.exp_m1() * 100.0;
+    row.ci_low_pct = Some(pct(effect.ci.0));
+    row.ci_high_pct = Some(pct(effect.ci.1));
+    row.min_detectable_pct = Some(pct(effect.min_detectable).max(options.threshold * 100.0));
+}
+
+/// Benjamini–Hochberg over the rows that have a p-value, and every such row's interval
+/// restated at the false-coverage-rate level that selection calls for
+/// (`stats::fcr_confidence`), so that an interval excludes zero exactly when its
+/// row's adjusted p is below alpha. Returns how many rows were corrected and that
+/// level.
+pub(super) fn correct(
+    rows: &mut [Row],
+    effects: &[Option<Effect>],
+    options: &Options,
+) -> (usize, f64) {
     let tested: Vec<usize> = (0..rows.len())
         .filter(|&i| rows[i].p_value.is_some())
         .collect();
@@ -275,10 +268,61 @@ pub(super) fn correct(rows: &mut [Row]) -> usize {
     for (&i, q) in tested.iter().zip(crate::stats::benjamini_hochberg(&p)) {
         rows[i].p_adjusted = Some(q);
     }
-    tested.len()
+    let level = crate::stats::fcr_confidence(&p, options.alpha);
+    for &i in &tested {
+        if let Some(effect) = &effects[i] {
+            state_interval(&mut rows[i], &effect.at(level), options);
+            rows[i].ci_level_pct = Some(level * 100.0);
+        }
+    }
+    (tested.len(), level)
 }
 
-pub(super) fn decide(row: &mut Row, options: &Options) {
+/// What the sides' machines were like, for [`decide`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct Busy {
+    pub baseline: SideState,
+    pub candidate: SideState,
+}
+
+impl Busy {
+    /// Why a verdict that the busy side is the slower cannot stand, when every run of
+    /// one side was busy, no run of the other, and no history measured the noise (a slowed row was once
+    /// called an improvement against a baseline taken during writeback).
+    fn against(&self, verdict: Verdict, source: NoiseSource) -> Option<String> {
+        if matches!(
+            source,
+            NoiseSource::History(_) | NoiseSource::OtherSegments(_)
+        ) {
+            return None;
+        }
+        let (side, reasons) = match (verdict, &self.baseline, &self.candidate) {
+            (Verdict::Improvement, SideState::Busy(reasons), SideState::Quiet) => {
+                ("baseline", reasons)
+            }
+            (Verdict::Regression, SideState::Quiet, SideState::Busy(reasons)) => {
+                ("candidate", reasons)
+            }
+            _ => return None,
+        };
+        Some(format!(
+            "the {side} ran on a busy machine ({reasons}), the other side on a quiet one, \
+             and no history measures the noise: not called {}",
+            match verdict {
+                Verdict::Improvement => "an improvement",
+                _ => "a regression",
+            }
+        ))
+    }
+}
+
+pub(super) fn decide(
+    row: &mut Row,
+    effect: Option<&Effect>,
+    history: &RowHistory,
+    busy: &Busy,
+    options: &Options,
+) {
     let (Some(q), Some(lo), Some(hi)) = (row.p_adjusted, row.ci_low_pct, row.ci_high_pct) else {
         row.note =
             Some("n = 1 on a side: no statistics possible, the change is shown as is".into());
@@ -289,21 +333,31 @@ pub(super) fn decide(row: &mut Row, options: &Options) {
     row.verdict = verdict(row.change_pct, (lo, hi), q, options);
     let source = row.noise_source.clone().unwrap_or_default();
     let noise = row.noise_pct.unwrap_or(f64::NAN);
-    // the same note whatever the verdict: which noise the verdict accounted for
-    row.note = Some(format!("noise ±{noise:.1}%, {source}"));
+    // the same note whatever the verdict: which noise the verdict accounted for, and
+    // the steps between the sides (a noise measured across them would hide them)
+    let mut note = format!("noise ±{noise:.1}%, {source}{}", history.steps_text());
+    let busy = effect.and_then(|e| busy.against(row.verdict, e.noise.source));
+    if let Some(busy) = busy {
+        row.verdict = Verdict::Inconclusive;
+        note = format!("{note}; {busy}");
+    }
+    row.note = Some(note);
     if row.verdict != Verdict::Inconclusive {
         row.runs_needed = None;
         row.rounds_needed = None;
     }
 }
 
-/// The rule, on a row's change and interval (percent) and its adjusted p-value.
+/// The rule, on a row's change and interval (percent) and its adjusted p-value. The
+/// interval, stated at the corrected level, excludes zero exactly when q is below
+/// alpha (`correct`); the verdict follows both, so that no rounding at that edge can
+/// set them apart.
 pub(crate) fn verdict(change_pct: f64, (lo, hi): (f64, f64), q: f64, options: &Options) -> Verdict {
     let threshold_pct = options.threshold * 100.0;
     let significant = q < options.alpha;
-    if significant && change_pct < -threshold_pct {
+    if significant && change_pct < -threshold_pct && hi < 0.0 {
         Verdict::Regression
-    } else if significant && change_pct > threshold_pct {
+    } else if significant && change_pct > threshold_pct && lo > 0.0 {
         Verdict::Improvement
     } else if lo >= -threshold_pct && hi <= threshold_pct {
         Verdict::Unchanged

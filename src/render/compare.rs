@@ -56,6 +56,13 @@ pub(super) fn mode(key: &RowKey) -> String {
     )
 }
 
+/// An interval's confidence in percent, with as many decimals as it has (at most two):
+/// `95%`, `98%`, `99.69%`.
+pub(super) fn level(pct: f64) -> String {
+    let text = format!("{pct:.2}");
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// A row's interval, as every table shows it.
 pub(super) fn ci(row: &Row) -> String {
     cells::interval(row.ci_low_pct, row.ci_high_pct)
@@ -89,7 +96,7 @@ pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10
         (format!("Baseline {}", unit.label()), true),
         (format!("Candidate {}", unit.label()), true),
         ("Change".into(), true),
-        (format!("{:.0}% CI", (1.0 - c.alpha) * 100.0), true),
+        (format!("{} CI", level(c.ci_level_pct)), true),
         ("p (adj.)".into(), true),
         ("runs".into(), true),
     ]
@@ -254,17 +261,28 @@ pub(super) fn rule_sentence(c: &Comparison) -> String {
         0 => "(no row here has a p-value)".to_string(),
         n => format!("over {}", count(n, "row")),
     };
+    // the ordinary interval when the correction selects every row (or nothing has a
+    // p-value); else the level it was widened to
+    let ordinary = (1.0 - c.alpha) * 100.0;
+    let interval = match (c.ci_level_pct - ordinary).abs() < 1e-9 {
+        true => format!("the test's own {} interval", level(ordinary)),
+        false => format!(
+            "the test's own, widened from {} to {} for the correction (false-coverage-rate \
+             adjusted, Benjamini–Yekutieli)",
+            level(ordinary),
+            level(c.ci_level_pct)
+        ),
+    };
     format!(
         "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
          noise between runs comes from the runs, the series' history or a default (the note \
-         says which). A regression needs p < {} after Benjamini–Hochberg correction {corrected} \
-         and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
-         never contradicts the verdict.",
+         says which). A regression needs p < {} after Benjamini–Hochberg correction \
+         {corrected} and a change beyond {}%; the interval is {interval}, so it never \
+         contradicts the verdict.",
         c.regressions(),
         count(c.rows.len(), "row"),
         c.alpha,
         c.threshold_pct,
-        (1.0 - c.alpha) * 100.0
     )
 }
 

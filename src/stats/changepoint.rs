@@ -9,6 +9,11 @@
 //! ratio whatever the level, and multiplicative noise becomes additive. After the
 //! search, steps that a later split left smaller than `min_step` are merged away, so
 //! every change point reported is at least that large.
+//!
+//! [`segments`] cuts a series into the stretches of one level that a measure of noise
+//! may pool (`compare` takes run-to-run variance only within them): at the change
+//! points, and between runs of different strata (what a run was measured on, which
+//! the caller tells), so no step, found or known, is ever counted as noise.
 
 /// How many standard errors a step must span to count. The statistic is the
 /// two-sample t with the pooled variance of the two segments, whose square is the F
@@ -51,6 +56,36 @@ pub fn change_points(values: &[f64], min_step: f64, min_segment: usize) -> Vec<C
     let cuts = binary_segmentation(&logs, min_log_step, min_segment.max(1));
     let cuts = merge_small_steps(&logs, cuts, min_log_step);
     describe(&logs, &cuts)
+}
+
+/// A series cut into segments: which segment each value belongs to, and the change
+/// points that cut it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segments {
+    /// The segment of each value, numbered in the order segments first appear.
+    pub of: Vec<usize>,
+    /// The change points of the whole series, as [`change_points`] finds them.
+    pub steps: Vec<ChangePoint>,
+}
+
+/// Cuts `values` (throughputs in time order) at the change points [`change_points`]
+/// finds in the whole series with `min_step` and `min_segment`, and apart by
+/// `strata` (one per value): two values share a segment when no change point lies
+/// between them and their strata are equal. A stratum may come back after others
+/// (two configurations measured in turn): its values between the same change points
+/// are one segment, since nothing says they differ.
+pub fn segments(values: &[f64], strata: &[usize], min_step: f64, min_segment: usize) -> Segments {
+    assert_eq!(values.len(), strata.len(), "a stratum per value");
+    let steps = change_points(values, min_step, min_segment);
+    let mut numbers: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    let of = (0..values.len())
+        .map(|i| {
+            let piece = steps.iter().take_while(|c| c.index <= i).count();
+            let next = numbers.len();
+            *numbers.entry((piece, strata[i])).or_insert(next)
+        })
+        .collect();
+    Segments { of, steps }
 }
 
 /// The accepted split indices, ascending. A work list rather than recursion keeps
@@ -291,6 +326,24 @@ mod tests {
         assert!(change_points(&values, MIN_STEP, MIN_SEGMENT).is_empty());
         values[4] = f64::NAN;
         assert!(change_points(&values, MIN_STEP, MIN_SEGMENT).is_empty());
+    }
+
+    #[test]
+    fn segments_are_cut_at_change_points_and_between_strata() {
+        // 100 ×6 then 80 ×6 (one step at 6), strata A A B A A A | A A A B B A
+        let values = steps(&[(100.0, 6), (80.0, 6)]);
+        let strata = [0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0];
+        let s = segments(&values, &strata, MIN_STEP, MIN_SEGMENT);
+        assert_eq!(indices(&s.steps), vec![6]);
+        assert_eq!(s.of, vec![0, 0, 1, 0, 0, 0, 2, 2, 2, 3, 3, 2]);
+        // no step and one stratum: one segment
+        let flat = segments(&[100.0; 5], &[7; 5], MIN_STEP, MIN_SEGMENT);
+        assert_eq!(flat.of, vec![0; 5]);
+        assert!(flat.steps.is_empty());
+        assert_eq!(
+            segments(&[], &[], MIN_STEP, MIN_SEGMENT).of,
+            Vec::<usize>::new()
+        );
     }
 
     #[test]

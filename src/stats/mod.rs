@@ -8,8 +8,8 @@ pub mod paired;
 mod precision;
 pub mod runlevel;
 
-pub use changepoint::{ChangePoint, change_points};
-pub use multiple::benjamini_hochberg;
+pub use changepoint::{ChangePoint, Segments, change_points, segments};
+pub use multiple::{benjamini_hochberg, fcr_confidence};
 pub use precision::{Imprecise, imprecise_cells};
 
 /// Repetitions above this relative range (max − min over median) are called noisy.

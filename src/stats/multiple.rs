@@ -3,6 +3,14 @@
 //! regressions by chance alone. The Benjamini–Hochberg step-up procedure (Benjamini &
 //! Hochberg 1995, "Controlling the false discovery rate") bounds instead the expected
 //! share of false verdicts among those reported, and loses less power than Bonferroni.
+//!
+//! An interval printed beside a corrected verdict must be corrected too, or a row can
+//! be called inconclusive with a 95% interval wholly below zero. Benjamini & Yekutieli
+//! (2005, "False discovery rate–adjusted multiple confidence intervals for selected
+//! parameters", JASA 100:71–81) give the matching construction: when the step-up
+//! procedure selects R of m parameters at level q, intervals at 1 − R·q/m for the
+//! selected ones keep the expected share of non-covering intervals among them (the
+//! false coverage-statement rate) at q.
 
 /// Benjamini–Hochberg adjusted p-values (q-values), in the order given: the i-th
 /// smallest p becomes min over j ≥ i of p₍ⱼ₎·m/j, capped at 1, so the result keeps
@@ -20,6 +28,27 @@ pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
         adjusted[i] = running_min;
     }
     adjusted
+}
+
+/// The confidence at which to state every row's interval after Benjamini–Hochberg at
+/// `alpha` (selected: adjusted p below `alpha`, as a verdict needs): 1 − R·alpha/m, the
+/// false-coverage-rate adjusted level of Benjamini & Yekutieli (2005) for the R rows
+/// selected among m. Rows not selected are stated at the same level, with R taken as
+/// at least 1 (the level the first selection would need), so that an interval excludes
+/// zero exactly when its row is selected: a selected row's p is below R·alpha/m, every
+/// other row's at or above it (the step-up rule stops at the largest such R). 1 − alpha
+/// for no p-value at all.
+pub fn fcr_confidence(p_values: &[f64], alpha: f64) -> f64 {
+    if p_values.is_empty() {
+        return 1.0 - alpha;
+    }
+    let m = p_values.len() as f64;
+    let selected = benjamini_hochberg(p_values)
+        .iter()
+        .filter(|&&q| q < alpha)
+        .count()
+        .max(1);
+    1.0 - selected as f64 * alpha / m
 }
 
 /// A p-value as the procedure can use it: NaN is no evidence, the rest in [0, 1].
@@ -76,6 +105,25 @@ mod tests {
         assert_close(&benjamini_hochberg(&[0.9, 0.8]), &[0.9, 0.9]);
         assert_close(&benjamini_hochberg(&[0.6, 1.5, 0.7]), &[1.0, 1.0, 1.0]);
         assert_close(&benjamini_hochberg(&[-0.1, 0.2]), &[0.0, 0.2]);
+    }
+
+    #[test]
+    fn intervals_are_stated_at_the_level_of_the_selection() {
+        // By hand: sorted 0.005, 0.01, 0.035, 0.045, 0.5 times 5/rank give 0.025, 0.025,
+        // 0.0583, 0.05625, 0.5, adjusted 0.025, 0.025, 0.05625, 0.05625, 0.5: two below
+        // 0.05, so 1 − 2·0.05/5 = 0.98.
+        let p = [0.01, 0.045, 0.035, 0.005, 0.5];
+        assert!((fcr_confidence(&p, 0.05) - 0.98).abs() < 1e-12);
+        // the selected rows' p (0.005, 0.01) lie below 1 − 0.98, the others' above it
+        let level = 1.0 - fcr_confidence(&p, 0.05);
+        for (&p, q) in p.iter().zip(benjamini_hochberg(&p)) {
+            assert_eq!(p < level, q < 0.05, "p {p}");
+        }
+        // all selected: the ordinary interval; none: as if one were (Bonferroni's)
+        assert!((fcr_confidence(&[0.001, 0.002], 0.05) - 0.95).abs() < 1e-12);
+        assert!((fcr_confidence(&[0.3, 0.6, 0.9, 0.04], 0.05) - 0.9875).abs() < 1e-12);
+        assert!((fcr_confidence(&[0.03], 0.05) - 0.95).abs() < 1e-12);
+        assert!((fcr_confidence(&[], 0.05) - 0.95).abs() < 1e-12);
     }
 
     #[test]

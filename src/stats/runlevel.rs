@@ -10,12 +10,19 @@
 //! levels, and its standard error comes from the run-to-run variance of a level,
 //! estimated from, in this order of preference:
 //! - the history of the same series (other runs of the same host, filesystem and
-//!   parameters), when it has at least three runs; when the runs compared (their
-//!   spread within each side, two degrees of freedom or more) spread further, both
-//!   together. Consecutive runs resemble each other more than runs an hour apart, so
-//!   the history's wider window is the safer measure, and it is never replaced by the
-//!   quieter spread of the runs at hand;
+//!   parameters), pooled *within segments* ([`SeriesHistory`]): a series' runs cut at
+//!   the steps of its level and at every change of what they ran on, the variance taken
+//!   about each segment's own mean, so that a step is never counted as noise. The
+//!   segments that hold the compared runs come first, when they have at least three
+//!   other runs; when the runs compared (their spread within each side, two degrees of
+//!   freedom or more) spread further, both together. Consecutive runs resemble each
+//!   other more than runs an hour apart, so the history's wider window is the safer
+//!   measure, and it is never replaced by the quieter spread of the runs at hand;
 //! - the runs compared alone, when they give at least two degrees of freedom;
+//! - the other segments of the series (the same host, filesystem and row at other
+//!   levels), when they have at least three runs: after the runs compared, so that a
+//!   verdict about given runs that measure their own noise never changes because runs
+//!   at another level were recorded since;
 //! - a default: [`DEFAULT_RUN_NOISE`], or 1.25 times the compared runs' own spread
 //!   between repetitions when that is larger: on the machine measured, a run's level
 //!   strayed about as far as its repetitions spread (0.3 to 1.6 times, median 0.8).
@@ -149,13 +156,34 @@ impl History {
     }
 }
 
+/// A series' history pooled within its segments (`super::changepoint::segments`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SeriesHistory {
+    /// The history runs of the segments that hold the compared runs: their own levels.
+    pub same_segments: History,
+    /// The history runs of the series' other segments: the same row at other levels.
+    pub other_segments: History,
+}
+
+impl History {
+    /// Whether these runs measure the noise: at least [`HISTORY_MIN_RUNS`] runs and two
+    /// degrees of freedom.
+    fn measures(&self) -> bool {
+        self.runs >= HISTORY_MIN_RUNS && self.df >= 2
+    }
+}
+
 /// Where the run-to-run noise of a comparison came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoiseSource {
     /// The runs compared (at least two degrees of freedom between them).
     Runs,
-    /// The runs compared and this many runs of the series' history.
+    /// The runs compared and this many runs of the series' history, in the segments
+    /// of the runs compared.
     History(usize),
+    /// This many runs of the series' other segments (the runs compared gave too few
+    /// degrees of freedom).
+    OtherSegments(usize),
     /// Nothing measured it: [`DEFAULT_RUN_NOISE`] or the runs' own spread.
     Default,
     /// Both sides are parts of the same runs, paired run by run (`super::paired`): the
@@ -168,6 +196,11 @@ impl std::fmt::Display for NoiseSource {
         match self {
             NoiseSource::Runs => f.write_str("runs"),
             NoiseSource::History(n) => write!(f, "history: {}", crate::units::count(*n, "run")),
+            NoiseSource::OtherSegments(n) => write!(
+                f,
+                "history: {} of other segments",
+                crate::units::count(*n, "run")
+            ),
             NoiseSource::Default => f.write_str("default"),
             NoiseSource::Paired { runs: 1, rounds } => write!(f, "paired: {rounds} rounds"),
             NoiseSource::Paired { runs, rounds } => {
@@ -205,7 +238,7 @@ pub struct Effect {
 pub fn run_noise(
     baseline: &[RunLevel],
     candidate: &[RunLevel],
-    history: &History,
+    history: &SeriesHistory,
     default_sd: f64,
 ) -> Noise {
     let within = |side: &[RunLevel]| {
@@ -227,23 +260,26 @@ pub fn run_noise(
         source,
     };
     let runs = (side_df >= 2).then(|| estimated(side_ss, side_df, NoiseSource::Runs));
-    if history.runs >= HISTORY_MIN_RUNS && history.df >= 2 {
-        let past = estimated(
-            history.sum_sq,
-            history.df,
-            NoiseSource::History(history.runs),
-        );
+    let (same, other) = (&history.same_segments, &history.other_segments);
+    if same.measures() {
+        let past = estimated(same.sum_sq, same.df, NoiseSource::History(same.runs));
         match runs {
             // noisier than their history: both together, the runs' spread counted
             Some(runs) if runs.sd > past.sd => estimated(
-                side_ss + history.sum_sq,
-                side_df + history.df,
-                NoiseSource::History(history.runs),
+                side_ss + same.sum_sq,
+                side_df + same.df,
+                NoiseSource::History(same.runs),
             ),
             _ => past,
         }
     } else if let Some(runs) = runs {
         runs
+    } else if other.measures() {
+        estimated(
+            other.sum_sq,
+            other.df,
+            NoiseSource::OtherSegments(other.runs),
+        )
     } else {
         let assumed = default_sd.max(DEFAULT_SPREAD_FACTOR * mean(|r| r.spread));
         Noise {
@@ -260,7 +296,7 @@ pub fn run_noise(
 pub fn run_level_effect(
     baseline: &[RunLevel],
     candidate: &[RunLevel],
-    history: &History,
+    history: &SeriesHistory,
     default_sd: f64,
     confidence: f64,
 ) -> Option<Effect> {
@@ -295,6 +331,12 @@ impl Effect {
             min_detectable: (q + quantile(noise.df, POWER)) * se,
             noise,
         }
+    }
+
+    /// The same test with its interval and detectable change stated at `confidence`
+    /// (a multiple-comparison correction's level, `super::multiple::fcr_confidence`).
+    pub fn at(&self, confidence: f64) -> Effect {
+        Effect::of(self.log_change, self.se, self.noise, confidence)
     }
 }
 
@@ -361,6 +403,61 @@ mod tests {
             .collect()
     }
 
+    /// A history whose runs all lie in the compared runs' segments.
+    fn same(history: History) -> SeriesHistory {
+        SeriesHistory {
+            same_segments: history,
+            ..SeriesHistory::default()
+        }
+    }
+
+    #[test]
+    fn other_segments_measure_the_noise_only_when_the_runs_cannot() {
+        let mut other = History::default();
+        other.add_series(&[0.0, 0.1, -0.1, 0.05]);
+        let history = SeriesHistory {
+            same_segments: History::default(),
+            other_segments: other,
+        };
+        // one run a side: the other segments, not the default
+        let n = run_noise(&levels(&[100.0]), &levels(&[95.0]), &history, 0.04);
+        assert_eq!(n.source, NoiseSource::OtherSegments(4));
+        assert!((n.sd - (other.sum_sq / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(n.source.to_string(), "history: 4 runs of other segments");
+        // two a side measure their own: runs at other levels change nothing
+        let (a, b) = (levels(&[100.0, 101.0]), levels(&[95.0, 95.5]));
+        let alone = run_noise(&a, &b, &SeriesHistory::default(), 0.04);
+        assert_eq!(run_noise(&a, &b, &history, 0.04), alone);
+        assert_eq!(alone.source, NoiseSource::Runs);
+        // the compared runs' own segments come first, also when quieter
+        let mut quiet = History::default();
+        quiet.add_series(&[0.0, 0.001, -0.001]);
+        let both = SeriesHistory {
+            same_segments: quiet,
+            other_segments: other,
+        };
+        let n = run_noise(&levels(&[100.0]), &levels(&[95.0]), &both, 0.04);
+        assert_eq!(n.source, NoiseSource::History(3));
+    }
+
+    #[test]
+    fn effects_restated_at_another_level_keep_their_test() {
+        let e = run_level_effect(
+            &levels(&[100.0, 102.0, 99.0]),
+            &levels(&[90.0, 91.0, 89.5]),
+            &SeriesHistory::default(),
+            0.05,
+            0.95,
+        )
+        .unwrap();
+        let wider = e.at(0.99);
+        assert_eq!((wider.p_value, wider.se), (e.p_value, e.se));
+        assert!(wider.ci.0 < e.ci.0 && wider.ci.1 > e.ci.1);
+        // t(4) quantiles: 2.7764 at 97.5%, 4.6041 at 99.5%
+        let ratio = (wider.ci.1 - wider.log_change) / (e.ci.1 - e.log_change);
+        assert!((ratio - 4.6041 / 2.7764).abs() < 1e-3, "{ratio}");
+    }
+
     #[test]
     fn a_run_level_is_its_median_with_the_medians_own_variance() {
         let r = RunLevel::of(&[100.0, 110.0, 90.0, 105.0, 95.0]).unwrap();
@@ -381,7 +478,7 @@ mod tests {
         // scipy.stats.ttest_ind(log b, log a): t = -6.66490, p = 0.0026330, df = 4
         let a = levels(&[100.0, 103.0, 98.0]);
         let b = levels(&[90.0, 91.0, 88.5]);
-        let e = run_level_effect(&a, &b, &History::default(), 0.05, 0.95).unwrap();
+        let e = run_level_effect(&a, &b, &SeriesHistory::default(), 0.05, 0.95).unwrap();
         assert_eq!(e.noise.source, NoiseSource::Runs);
         assert_eq!(e.noise.df, Some(4.0));
         let t = e.log_change / e.se;
@@ -394,14 +491,14 @@ mod tests {
     fn one_run_a_side_takes_its_noise_from_history_else_the_default() {
         let a = levels(&[100.0]);
         let b = levels(&[95.0]);
-        let none = run_level_effect(&a, &b, &History::default(), 0.05, 0.95).unwrap();
+        let none = run_level_effect(&a, &b, &SeriesHistory::default(), 0.05, 0.95).unwrap();
         assert_eq!(none.noise.source, NoiseSource::Default);
         assert!((none.noise.sd - 0.05).abs() < 1e-12);
         // z = ln(0.95) / (0.05·√2) = -0.7254, p = 0.468
         assert!((none.p_value - 0.468).abs() < 1e-3, "{}", none.p_value);
         let mut history = History::default();
         history.add_series(&[100f64.ln(), 100.5f64.ln(), 99.5f64.ln(), 100.2f64.ln()]);
-        let with = run_level_effect(&a, &b, &history, 0.05, 0.95).unwrap();
+        let with = run_level_effect(&a, &b, &same(history), 0.05, 0.95).unwrap();
         assert_eq!(with.noise.source, NoiseSource::History(4));
         assert_eq!(with.noise.df, Some(3.0));
         assert!(with.p_value < 0.01, "{}", with.p_value);
@@ -411,7 +508,7 @@ mod tests {
     fn the_default_grows_with_the_runs_own_spread() {
         let quiet = RunLevel::of(&[100.0, 101.0, 99.0, 100.5, 99.5]).unwrap();
         let noisy = RunLevel::of(&[100.0, 120.0, 85.0, 110.0, 92.0]).unwrap();
-        let none = History::default();
+        let none = SeriesHistory::default();
         let n = run_noise(&[quiet], &[quiet], &none, 0.04);
         assert_eq!(n.source, NoiseSource::Default);
         assert!((n.sd - (0.04f64.powi(2) + quiet.own_var).sqrt()).abs() < 1e-12);
@@ -439,7 +536,7 @@ mod tests {
         b[0].own_var = 0.03;
         let mut quiet = History::default();
         quiet.add_series(&[0.0, 0.0, 0.0, 0.0]);
-        let e = run_level_effect(&a, &b, &quiet, 0.05, 0.95).unwrap();
+        let e = run_level_effect(&a, &b, &same(quiet), 0.05, 0.95).unwrap();
         assert!((e.noise.sd - 0.02f64.sqrt()).abs() < 1e-12);
     }
 
@@ -449,7 +546,7 @@ mod tests {
         let e = run_level_effect(
             &levels(&[1.0]),
             &levels(&[1.0]),
-            &History::default(),
+            &SeriesHistory::default(),
             0.05,
             0.95,
         )

@@ -442,15 +442,18 @@ fn fill_results(
 
 pub use crate::model::Summaries;
 
-/// How many runs of each series' history measure run-to-run noise for `compare`.
+/// How many runs of each series' history, on each side of the newest run compared,
+/// measure run-to-run noise for `compare`.
 pub const HISTORY_RUNS: usize = 20;
 
 /// Other complete runs of the series `runs` belong to (host, filesystem type, engine,
 /// cache), with their summaries by run id, and with their results too when
-/// `with_results` (a comparison that pools a run's rows needs them): for each series the [`HISTORY_RUNS`] most recent that
-/// started before the newest of `runs`, and when fewer than three did, the most
-/// recent of all. `runs` themselves are left out. Runs without a hostname have no
-/// series to look up.
+/// `with_results` (a comparison that pools a run's rows needs them): for each series
+/// the [`HISTORY_RUNS`] most recent that started before the newest of `runs`, and the
+/// [`HISTORY_RUNS`] first that started with it or after (`compare` cuts a series into
+/// segments of one level, and runs recorded since measure the noise as well as
+/// earlier ones). `runs` themselves are left out, and each run is listed once. Runs
+/// without a hostname have no series to look up.
 pub fn series_history(
     store: &dyn Store,
     runs: &[Run],
@@ -458,6 +461,7 @@ pub fn series_history(
 ) -> Result<(Vec<Run>, Summaries), StoreError> {
     use std::collections::{BTreeSet, HashSet};
     let compared: HashSet<uuid::Uuid> = runs.iter().map(|r| r.uuid).collect();
+    let mut listed = HashSet::new();
     let newest = runs.iter().map(|r| r.started_at).max();
     // a run of several engines or cache modes belongs to the series of each
     let mut series = BTreeSet::new();
@@ -474,28 +478,33 @@ pub fn series_history(
     }
     let mut history = Vec::new();
     for (host, fs, engine, cache) in series {
-        let filter = |until| RunFilter {
+        let of_series = RunFilter {
             host: Some(host.clone()),
             fs: fs.clone(),
             engine: Some(engine),
             cache: Some(cache),
             status: Some(RunStatus::Complete),
-            until,
             limit: Some(HISTORY_RUNS + compared.len()),
             ..RunFilter::default()
         };
-        let others = |found: Vec<Run>| -> Vec<Run> {
-            found
-                .into_iter()
-                .filter(|r| !compared.contains(&r.uuid))
-                .take(HISTORY_RUNS)
-                .collect()
+        let before = RunFilter {
+            until: newest,
+            ..of_series.clone()
         };
-        let mut found = others(store.list_runs(&filter(newest))?);
-        if found.len() < 3 {
-            found = others(store.list_runs(&filter(None))?);
+        let after = RunFilter {
+            since: newest,
+            oldest_first: true,
+            ..of_series
+        };
+        for filter in [before, after] {
+            let found = store.list_runs(&filter)?;
+            let others = found.into_iter().filter(|r| !compared.contains(&r.uuid));
+            for run in others.take(HISTORY_RUNS) {
+                if listed.insert(run.uuid) {
+                    history.push(run);
+                }
+            }
         }
-        history.extend(found);
     }
     // a comparison that reads the history's results never looks at its summaries
     if with_results {

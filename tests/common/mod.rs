@@ -225,9 +225,45 @@ impl Mount {
     }
 }
 
+impl Mount {
+    /// Mounts a loop filesystem's image again with other `options` (ext4 changes no
+    /// `data=` mode on a remount): the same files, a new loop device.
+    pub fn remount(&self, options: &str) {
+        let image = self.loop_image.as_ref().expect("a loop filesystem");
+        run_ok(Command::new("umount").arg(self.dir.path()));
+        run_ok(
+            Command::new("mount")
+                .args(["-o", &format!("loop,{options}")])
+                .arg(image)
+                .arg(self.dir.path()),
+        );
+    }
+}
+
 impl Drop for Mount {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
+        // a filesystem just written (data=journal's commits, a run's process just gone)
+        // can be busy for a moment: try again, then detach it lazily, so that no mount
+        // outlives its test (the directory would be emptied and left mounted)
+        let umount = |lazy: bool| {
+            let mut cmd = Command::new("umount");
+            if lazy {
+                cmd.arg("-l");
+            }
+            cmd.arg(self.dir.path())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let unmounted = (0..20).any(|_| {
+            umount(false) || {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                false
+            }
+        });
+        if !unmounted {
+            let _ = umount(true);
+        }
         if let Some(image) = &self.loop_image {
             let _ = std::fs::remove_file(image);
         }

@@ -3,6 +3,7 @@
 mod consistency;
 mod filesystems;
 mod groups;
+mod segments;
 mod trend;
 mod width;
 

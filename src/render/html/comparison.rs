@@ -10,8 +10,8 @@ use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
 use crate::render::cells::change;
 use crate::render::compare::{
-    SUMMARY_HEADERS, change_cells, ci, key_name, needed_sentences, one_sided_sentences, row_cells,
-    row_headers, rule_sentence, side_text, summary_cells,
+    SUMMARY_HEADERS, change_cells, ci, key_name, level, needed_sentences, one_sided_sentences,
+    row_cells, row_headers, rule_sentence, side_text, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -133,10 +133,11 @@ fn change_chart(c: &Comparison) -> String {
     };
     format!(
         "<figure class=\"chart changes\">\n<h3>Change per row</h3>\n{}\n<figcaption>Drops to the left, \
-         gains to the right, with the 95% interval; red: regression, green: improvement, amber: \
+         gains to the right, with the {} interval; red: regression, green: improvement, amber: \
          inconclusive, grey: unchanged. An arrowhead at the edge marks a change or an interval cut \
          there: its true value is printed on the right or shown on hovering.</figcaption>\n</figure>\n",
-        chart.to_svg()
+        chart.to_svg(),
+        level(c.ci_level_pct)
     )
 }
 
