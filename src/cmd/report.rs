@@ -30,6 +30,14 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         .as_ref()
         .map(|s| store::select_runs(&*store, s, Detail::Full))
         .transpose()?;
+    let sides_read = [(&args.baseline, &base), (&args.candidate, &cand)];
+    for (name, (selector, runs)) in ["baseline", "candidate"].iter().zip(sides_read) {
+        if let (Some(selector), Some(runs)) = (selector, runs) {
+            // one selector is the report's runs, not a side of a comparison
+            let name = if cand.is_some() { name } else { &"runs" };
+            super::compare::say_selection(shell, &*store, name, selector, runs, shell.verbose())?;
+        }
+    }
     if let (Some(b), Some(c)) = (&base, &cand) {
         super::compare::warn_overlap(
             shell,

@@ -15,6 +15,7 @@ mod listing;
 pub mod printable;
 mod run_table;
 mod runs;
+mod selection;
 mod show;
 mod svg;
 mod trend;
@@ -30,6 +31,7 @@ pub use html::{ReportInput, SeriesHistory, report_html};
 pub use json_array::JsonArray;
 pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
+pub use selection::{selected_runs, selection_line};
 pub use show::show_text;
 pub use trend::{trend_csv, trend_text};
 

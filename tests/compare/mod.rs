@@ -3,6 +3,7 @@
 mod consistency;
 mod filesystems;
 mod groups;
+mod selectors;
 mod trend;
 mod width;
 
