@@ -3,6 +3,7 @@
 //! have their own file, `run.rs`; the parsers of flag values live in `values.rs`, so the
 //! command line imports nothing from `cmd`.
 
+pub mod iozone3;
 mod run;
 mod values;
 
