@@ -27,7 +27,7 @@ pub use history::{
     HistoryLine, headline, history_csv, history_frame, history_json, history_json_element,
     history_listing,
 };
-pub use html::{ReportInput, SeriesHistory, report_html};
+pub use html::{MAX_CHARTS, MAX_TABLED, ReportInput, SeriesHistory, history_tabled, report_html};
 pub use json_array::JsonArray;
 pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
