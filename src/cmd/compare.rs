@@ -206,6 +206,9 @@ fn side_info(runs: &[Run], selector: &Selector) -> SideInfo {
     }
 }
 
+/// Runs `--explain` lists a side's, newest first.
+const EXPLAINED_RUNS: usize = 20;
+
 /// How a side's selector was read and what it selected, on stderr: always for a
 /// selector that names runs and sets conditions too (its conditions narrow the runs
 /// named, which a reader may not expect), for every side when `explain`, then with a
@@ -231,8 +234,15 @@ pub(super) fn say_selection(
         render::selection_line(side, &selector.text, &read.reading(), runs),
     );
     if explain {
-        for line in render::selected_runs(runs) {
+        // a fleet's side may be thousands of runs: the newest are enough to check it by
+        for line in render::selected_runs(&runs[..runs.len().min(EXPLAINED_RUNS)]) {
             shell.continued(line);
+        }
+        if runs.len() > EXPLAINED_RUNS {
+            shell.continued(format!(
+                "… and {}; `iozone history` lists them",
+                crate::units::count(runs.len() - EXPLAINED_RUNS, "older run")
+            ));
         }
     }
     Ok(())

@@ -118,3 +118,27 @@ fn a_range_written_wrong_is_a_usage_error() {
         assert!(err.contains(why), "{selector}: {err}");
     }
 }
+
+#[test]
+fn explain_lists_a_side_s_newest_twenty_runs_and_counts_the_rest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let runs: Vec<_> = (1..=26).map(|day| planted("vm", day, 300e6)).collect();
+    store::open(&db).unwrap().save_runs(&runs).unwrap();
+    let (code, _, err) = iozone_db(&db, &["compare", "1", "2..", "--explain"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("read as runs 2 on: 25 runs: 26, 25, 24, …, 2"),
+        "{err}"
+    );
+    assert!(
+        err.contains("… and 5 older runs; `iozone history` lists them"),
+        "{err}"
+    );
+    let listed: Vec<&str> = err.lines().filter(|l| l.contains("  vm  ")).collect();
+    assert_eq!(
+        listed.len(),
+        1 + 20,
+        "run 1, then 20 of the candidate's: {err}"
+    );
+}
