@@ -1,7 +1,9 @@
 //! The selector language: which runs a command means. A [`RunRef`] names one run
-//! (`42`, `latest~2`, a UUID prefix), a [`RunFilter`] narrows by host, label, time and
-//! so on, and a [`Selector`] is one side of a comparison written as comma-joined terms.
-//! These are plain values parsed from the user's text; the store turns them into SQL.
+//! (`42`, `latest~2`, a UUID prefix), an [`IdRange`] a run of ids (`3..7`, `40..`), a
+//! [`RunFilter`] narrows by host, label, time and so on, and a [`Selector`] is one side
+//! of a comparison written as comma-joined terms: the runs it names are any of them,
+//! its conditions all hold, and with both the conditions narrow the runs named. These
+//! are plain values parsed from the user's text; the store turns them into SQL.
 
 use std::fmt;
 use std::str::FromStr;
