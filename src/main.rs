@@ -7,7 +7,7 @@ use clap::{CommandFactory, FromArgMatches};
 
 use iozone::cli::Cli;
 use iozone::cmd::{self, exit_status};
-use iozone::shell::Shell;
+use iozone::shell::{ColorChoice, Shell, Verbosity};
 
 fn main() -> ExitCode {
     let cli = match parse() {
@@ -42,9 +42,18 @@ fn parse() -> Result<Cli, clap::Error> {
 }
 
 /// Help and version print as clap likes, with status 0; a usage error is clap's whole
-/// message (the usage line, the missing argument's name, "did you mean") and status 2.
+/// message (the usage line, the missing argument's name, "did you mean") and status 2,
+/// or for iozone3's flags a line saying what this program is and what to type.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if let Some(habit) = (!shown)
+        .then(|| iozone::cli::iozone3::recognise(std::env::args_os().skip(1)))
+        .flatten()
+    {
+        Shell::new(ColorChoice::Auto, Verbosity::Normal).error(habit);
+        return ExitCode::from(exit_status::ERROR);
+    }
     let _ = e.print();
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,

@@ -48,6 +48,11 @@ impl Shell {
         }
     }
 
+    /// Whether `-v` asked for more.
+    pub fn verbose(&self) -> bool {
+        self.verbosity == Verbosity::Verbose
+    }
+
     /// Whether tables on stdout may carry colour.
     pub fn stdout_color(&self) -> bool {
         self.stdout_color
@@ -73,6 +78,13 @@ impl Shell {
                 style(verb).green().bold().for_stderr(),
                 printable(message)
             ));
+        }
+    }
+
+    /// A line that goes on from the status line above it, indented under its message.
+    pub fn continued(&self, message: impl std::fmt::Display) {
+        if self.verbosity != Verbosity::Quiet {
+            self.line(&format!("{:>12} {}", "", printable(message)));
         }
     }
 

@@ -43,6 +43,24 @@ impl ByteSize {
         Self::parse_with_bare_unit(text, 1)
     }
 
+    /// Parses a size as iozone3 reads `-s` and `-r`: a bare number is KiB (`-r 512` is
+    /// 512 KiB), a unit as here (`4k`, `1g`).
+    pub fn parse_kibibytes(text: &str) -> Result<Self, ParseSizeError> {
+        Self::parse_with_bare_unit(text, KIB)
+    }
+
+    /// The size as a flag takes it, in the largest unit that holds it whole: `1g`,
+    /// `512k`, `1000`.
+    pub fn flag_text(self) -> String {
+        match [(GIB, "g"), (MIB, "m"), (KIB, "k")]
+            .into_iter()
+            .find(|(unit, _)| self.0 >= *unit && self.0.is_multiple_of(*unit))
+        {
+            Some((unit, name)) => format!("{}{name}", self.0 / unit),
+            None => self.0.to_string(),
+        }
+    }
+
     /// Parses a size where a bare number means MiB, the classic `iozone 32 512` form;
     /// a bare decimal too (`1.5` is 1,572,864 bytes, rounded to a byte).
     pub fn parse_megabytes(text: &str) -> Result<Self, ParseSizeError> {
@@ -257,6 +275,21 @@ mod tests {
         assert_eq!(ByteSize::parse_bytes("32M"), Ok(ByteSize(32 * MIB)));
         assert_eq!(ByteSize::parse_bytes("1G"), Ok(ByteSize(GIB)));
         assert_eq!(ByteSize::parse_bytes("1KB"), Ok(ByteSize(1024)));
+    }
+
+    #[test]
+    fn iozone3_sizes_are_kibibytes_and_flags_read_back() {
+        assert_eq!(ByteSize::parse_kibibytes("512"), Ok(ByteSize(512 * KIB)));
+        assert_eq!(ByteSize::parse_kibibytes("1g"), Ok(ByteSize(GIB)));
+        for (bytes, text) in [
+            (GIB, "1g"),
+            (1536 * MIB, "1536m"),
+            (512 * KIB, "512k"),
+            (1000, "1000"),
+        ] {
+            assert_eq!(ByteSize(bytes).flag_text(), text);
+            assert_eq!(ByteSize::parse_bytes(text), Ok(ByteSize(bytes)));
+        }
     }
 
     #[test]

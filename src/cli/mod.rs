@@ -3,6 +3,7 @@
 //! have their own file, `run.rs`; the parsers of flag values live in `values.rs`, so the
 //! command line imports nothing from `cmd`.
 
+pub mod iozone3;
 mod run;
 mod values;
 
@@ -191,10 +192,12 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(
-    after_help = "With no selector: the newest runs matching the filters. With one: its runs. \
-With two: both, and a comparison of the second against the first."
-)]
+#[command(after_help = concat!(
+    "With no selector: the newest runs matching the filters. With one: its runs. With two: both, \
+and a comparison of the second against the first.\n\n",
+    "Selectors: terms joined by commas, as in compare (see `iozone compare --help`): ids and ranges \
+(42, 3..7, 40..) any of, conditions (label:DR9, host:NAME, …) all of."
+))]
 pub struct ReportArgs {
     /// Runs to chart (a selector, as in compare); with a second one, the baseline
     #[arg(value_parser = |s: &str| s.parse::<Selector>())]
@@ -262,11 +265,7 @@ pub enum IgnoreParam {
 }
 
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Selectors: a run id (42), latest, latest~N, a UUID prefix (uuid:4f0c), a label \
-(DR8 or label:DR8), tag:k=v, host:NAME, fs:TYPE, engine:NAME, cache:MODE; combine with commas \
-(label:DR9,host:bebox). A selector matching several runs pools their repetitions."
-)]
+#[command(after_help = SELECTORS_HELP)]
 pub struct CompareArgs {
     /// The runs to compare against
     #[arg(value_parser = |s: &str| s.parse::<Selector>())]
@@ -295,7 +294,20 @@ pub struct CompareArgs {
     /// Unit of the rates shown
     #[arg(long, value_enum, default_value_t = RateUnit::Auto)]
     pub units: RateUnit,
+    /// Say how each selector was read and list the runs each side selected, on stderr
+    /// (as -v does)
+    #[arg(long)]
+    pub explain: bool,
 }
+
+/// The selector grammar, as `compare --help` and `report --help` end.
+const SELECTORS_HELP: &str = "\
+Selectors: terms joined by commas. Terms that name runs select any of them: an id (42), a range \
+of ids (3..7, both ends in; 40.. for 40 and every later run), latest, latest~N, a UUID prefix \
+(uuid:4f0c). Conditions must all hold: a label (DR8 or label:DR8), tag:k=v, host:NAME, fs:TYPE, \
+engine:NAME, cache:MODE, iodepth:N. With both, the runs named that meet every condition: \
+3..7,label:journal is the runs 3 to 7 labelled journal (and the command says how it read it). \
+A selector matching several runs pools them, each run counting once.";
 
 #[derive(Debug, Args)]
 pub struct TrendArgs {

@@ -27,6 +27,23 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     if let Some(by) = args.by {
         let ((base_runs, base_summaries, base), (cand_runs, cand_summaries, cand)) =
             both_sides(&*store, &args, &options, context)?;
+        let explain = args.explain || shell.verbose();
+        say_selection(
+            shell,
+            &*store,
+            "baseline",
+            &args.baseline,
+            &base_runs,
+            explain,
+        )?;
+        say_selection(
+            shell,
+            &*store,
+            "candidate",
+            &args.candidate,
+            &cand_runs,
+            explain,
+        )?;
         warn_overlap(
             shell,
             &RunsRead {
@@ -55,6 +72,23 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     }
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
+    let explain = args.explain || shell.verbose();
+    say_selection(
+        shell,
+        &*store,
+        "baseline",
+        &args.baseline,
+        &base_runs,
+        explain,
+    )?;
+    say_selection(
+        shell,
+        &*store,
+        "candidate",
+        &args.candidate,
+        &cand_runs,
+        explain,
+    )?;
     warn_overlap(
         shell,
         &RunsRead::with_results(&base_runs),
@@ -170,6 +204,48 @@ fn side_info(runs: &[Run], selector: &Selector) -> SideInfo {
         selector: selector.text.clone(),
         runs: runs.iter().filter_map(|r| r.id).collect(),
     }
+}
+
+/// Runs `--explain` lists a side's, newest first.
+const EXPLAINED_RUNS: usize = 20;
+
+/// How a side's selector was read and what it selected, on stderr: always for a
+/// selector that names runs and sets conditions too (its conditions narrow the runs
+/// named, which a reader may not expect), for every side when `explain`, then with a
+/// line per run.
+pub(super) fn say_selection(
+    shell: &Shell,
+    store: &dyn Store,
+    side: &str,
+    selector: &Selector,
+    runs: &[Run],
+    explain: bool,
+) -> anyhow::Result<()> {
+    if !(explain || selector.mixes()) {
+        return Ok(());
+    }
+    // a bare word is a label or a UUID prefix, as the store read it
+    let read = store::read_selector(store, selector)?;
+    if !(explain || read.mixes()) {
+        return Ok(());
+    }
+    shell.status(
+        "Selected",
+        render::selection_line(side, &selector.text, &read.reading(), runs),
+    );
+    if explain {
+        // a fleet's side may be thousands of runs: the newest are enough to check it by
+        for line in render::selected_runs(&runs[..runs.len().min(EXPLAINED_RUNS)]) {
+            shell.continued(line);
+        }
+        if runs.len() > EXPLAINED_RUNS {
+            shell.continued(format!(
+                "… and {}; `iozone history` lists them",
+                crate::units::count(runs.len() - EXPLAINED_RUNS, "older run")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A run on both sides is compared with itself: said once, on stderr, since nothing in

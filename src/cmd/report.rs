@@ -14,9 +14,6 @@ use crate::selector::{RunFilter, Selector};
 use crate::store::{self, Detail, Store};
 use crate::trend::{self, SeriesKey, SeriesPoints, TrendReport};
 
-/// History charts drawn at most: the series with the most runs.
-const MAX_SERIES: usize = 24;
-
 pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
     let store = context.read_store()?;
@@ -30,6 +27,14 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         .as_ref()
         .map(|s| store::select_runs(&*store, s, Detail::Full))
         .transpose()?;
+    let sides_read = [(&args.baseline, &base), (&args.candidate, &cand)];
+    for (name, (selector, runs)) in ["baseline", "candidate"].iter().zip(sides_read) {
+        if let (Some(selector), Some(runs)) = (selector, runs) {
+            // one selector is the report's runs, not a side of a comparison
+            let name = if cand.is_some() { name } else { &"runs" };
+            super::compare::say_selection(shell, &*store, name, selector, runs, shell.verbose())?;
+        }
+    }
     if let (Some(b), Some(c)) = (&base, &cand) {
         super::compare::warn_overlap(
             shell,
@@ -62,11 +67,11 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         (!args.all).then_some(model::DEFAULT_TREND_LIMIT),
     );
     filter.status.get_or_insert(RunStatus::Complete);
-    let (report, charted) = match args.all {
+    let (report, shown, series_left_out) = match args.all {
         true => every_series(&*store, &filter)?,
         false => window(&*store, &filter)?,
     };
-    let series: Vec<SeriesHistory> = charted
+    let series: Vec<SeriesHistory> = shown
         .into_iter()
         .map(|(key, points)| {
             let steps = report.steps.iter().filter(|s| s.series == key).collect();
@@ -84,6 +89,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
         },
         sides: sides.as_ref().map(|(b, c)| (b, c)),
         series,
+        series_left_out,
         unit: args.units,
     };
     let html = render::report_html(&input);
@@ -91,7 +97,7 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     shell.status(
         "Wrote",
         format!(
-            "{} ({}{}, {} series)",
+            "{} ({}{}, {} series{})",
             match to_file {
                 true => args.output.display().to_string(),
                 false => "the report to stdout".into(),
@@ -102,32 +108,35 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
             } else {
                 ""
             },
-            input.series.len()
+            input.series.len() + input.series_left_out.len(),
+            match input.series_left_out.len() {
+                0 => String::new(),
+                n => format!(", {n} not shown for want of room"),
+            }
         ),
     );
     Ok(())
 }
 
+/// The series of the history: the steps found, the series shown (charts and the short
+/// series' table) with their points, and the series left out for want of room.
+type History = (TrendReport, Vec<(SeriesKey, SeriesPoints)>, Vec<SeriesKey>);
+
 /// The steps of the series of the runs `filter` selects (a window of them), and the
-/// series charted.
-fn window(
-    store: &dyn Store,
-    filter: &RunFilter,
-) -> anyhow::Result<(TrendReport, Vec<(SeriesKey, SeriesPoints)>)> {
+/// series shown.
+fn window(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<History> {
     let history: Vec<_> = super::trend::series(store, filter, |_| true)?
         .into_points()
         .collect();
     let report = steps(history.iter().map(|(key, points)| (key, points)));
-    Ok((report, longest(history, Vec::len)))
+    let (shown, left_out) = shown(history, Vec::len, &report);
+    Ok((report, shown, left_out))
 }
 
 /// [`window`] for every run, in the memory of the largest host's series (as `trend
 /// --all`): the steps and the series' lengths host by host, then the points of the
-/// series charted, from their hosts' runs alone.
-fn every_series(
-    store: &dyn Store,
-    filter: &RunFilter,
-) -> anyhow::Result<(TrendReport, Vec<(SeriesKey, SeriesPoints)>)> {
+/// series shown, from their hosts' runs alone.
+fn every_series(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<History> {
     let mut parts = Vec::new();
     let mut lengths = Vec::new();
     for host in super::trend::hosts(store, filter)? {
@@ -140,27 +149,23 @@ fn every_series(
         );
         parts.push(steps(points.iter().map(|(key, points)| (key, points))));
     }
-    let charted: Vec<SeriesKey> = (longest(lengths, |&n| n).into_iter())
-        .map(|(key, _)| key)
-        .collect();
-    let hosts: BTreeSet<Option<String>> = charted.iter().map(|k| k.hostname.clone()).collect();
+    let report = TrendReport::merged(parts);
+    let (shown, left_out) = shown(lengths, |&n| n, &report);
+    let shown: Vec<SeriesKey> = shown.into_iter().map(|(key, _)| key).collect();
+    let hosts: BTreeSet<Option<String>> = shown.iter().map(|k| k.hostname.clone()).collect();
     let mut points = BTreeMap::new();
     for host in hosts {
         let series = super::trend::series_of_host(store, filter, host)?;
-        points.extend(
-            series
-                .into_points()
-                .filter(|(key, _)| charted.contains(key)),
-        );
+        points.extend(series.into_points().filter(|(key, _)| shown.contains(key)));
     }
-    let charted = charted
+    let shown = shown
         .into_iter()
         .map(|key| {
-            let of_key = points.remove(&key).expect("a charted series was walked");
+            let of_key = points.remove(&key).expect("a series shown was walked");
             (key, of_key)
         })
         .collect();
-    Ok((TrendReport::merged(parts), charted))
+    Ok((report, shown, left_out))
 }
 
 /// The steps `trend` finds with its defaults.
@@ -172,13 +177,25 @@ fn steps<'a>(series: impl Iterator<Item = (&'a SeriesKey, &'a SeriesPoints)>) ->
     )
 }
 
-/// The series charted: the longest [`MAX_SERIES`] of two runs or more, longest first
-/// (of equal length, in the order of their keys), out of `series` in key order.
-fn longest<T>(series: Vec<(SeriesKey, T)>, len: impl Fn(&T) -> usize) -> Vec<(SeriesKey, T)> {
-    let mut charted: Vec<_> = series.into_iter().filter(|(_, s)| len(s) >= 2).collect();
+/// Of `series` (in key order), those the report shows and those it leaves out: the
+/// longest [`render::MAX_CHARTS`] of those it charts, longest first (of equal length,
+/// in key order), then the first [`render::MAX_TABLED`] of the short ones it tables.
+fn shown<T>(
+    series: Vec<(SeriesKey, T)>,
+    len: impl Fn(&T) -> usize,
+    report: &TrendReport,
+) -> (Vec<(SeriesKey, T)>, Vec<SeriesKey>) {
+    let stepped: BTreeSet<&SeriesKey> = report.steps.iter().map(|s| &s.series).collect();
+    let (mut tabled, mut charted): (Vec<_>, Vec<_>) = (series.into_iter())
+        .filter(|(_, s)| len(s) >= 1)
+        .partition(|(key, s)| render::history_tabled(len(s), stepped.contains(key)));
     charted.sort_by_key(|(_, s)| std::cmp::Reverse(len(s)));
-    charted.truncate(MAX_SERIES);
-    charted
+    let left_out: Vec<SeriesKey> = (charted.drain(render::MAX_CHARTS.min(charted.len())..))
+        .chain(tabled.drain(render::MAX_TABLED.min(tabled.len())..))
+        .map(|(key, _)| key)
+        .collect();
+    charted.extend(tabled);
+    (charted, left_out)
 }
 
 /// compare's defaults, with the parameters the user drops from the match.

@@ -15,6 +15,7 @@ mod listing;
 pub mod printable;
 mod run_table;
 mod runs;
+mod selection;
 mod show;
 mod svg;
 mod trend;
@@ -26,10 +27,11 @@ pub use history::{
     HistoryLine, headline, history_csv, history_frame, history_json, history_json_element,
     history_listing,
 };
-pub use html::{ReportInput, SeriesHistory, report_html};
+pub use html::{MAX_CHARTS, MAX_TABLED, ReportInput, SeriesHistory, history_tabled, report_html};
 pub use json_array::JsonArray;
 pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
+pub use selection::{selected_runs, selection_line};
 pub use show::show_text;
 pub use trend::{trend_csv, trend_text};
 

@@ -20,6 +20,15 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
     let text = |s: &str| Param::Text(s.to_string());
     let mut out: Vec<(String, Vec<Param>)> = Vec::new();
     let mut add = |clause: String, params: Vec<Param>| out.push((clause, params));
+    if !filter.ids.is_empty() {
+        // through the primary key, a range at a time
+        let any: Vec<&str> = filter.ids.iter().map(|_| "r.id BETWEEN ? AND ?").collect();
+        let ends = filter
+            .ids
+            .iter()
+            .flat_map(|r| [Param::Int(r.first), Param::Int(r.last.unwrap_or(i64::MAX))]);
+        add(format!("({})", any.join(" OR ")), ends.collect());
+    }
     if let Some(host) = &filter.host {
         add("r.hostname = ?".into(), vec![text(host)]);
     }

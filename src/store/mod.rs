@@ -32,7 +32,7 @@ pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
-use crate::selector::{RunFilter, RunRef, Selector};
+use crate::selector::{IdRange, RunFilter, RunRef, Selector};
 use columns::ResultRow;
 
 /// Why the store could not do what was asked. Messages name the database and the way
@@ -89,6 +89,12 @@ pub enum StoreError {
     },
     #[error("no recorded run matches '{0}'; `iozone history` lists them")]
     NoSuchRun(String),
+    #[error(
+        "no recorded run matches '{selector}', read as {reading}: a selector's conditions \
+         narrow the runs it names (ids, ranges, latest) rather than add to them; \
+         `iozone history` lists the runs with their labels"
+    )]
+    NoneMeet { selector: String, reading: String },
     #[error(
         "'{selector}' selects runs that are not complete: {}; `iozone history --status complete` lists the complete ones",
         incomplete_list(.runs)
@@ -320,18 +326,13 @@ impl RunResults {
     }
 }
 
-/// The complete runs a selector picks, without their results, newest first. A run that is
-/// not complete (aborted, failed, still running) is an error when the selector names it
-/// (`10`, `latest`) or when nothing else matched, so that the user learns which runs
-/// those were rather than that nothing matched; a filter's other matches leave it out.
-fn select_records(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, StoreError> {
-    let mut ids: Vec<i64> = selector
-        .refs
-        .iter()
-        .map(|r| store.resolve(r))
-        .collect::<Result<_, _>>()?;
-    // every status here: those not complete are told apart below
-    let mut filter = selector.filter.clone();
+/// The selector as the store reads it: each bare word a label when a run carries it,
+/// else a UUID prefix (among its references); an error when it is neither.
+pub fn read_selector(store: &dyn Store, selector: &Selector) -> Result<Selector, StoreError> {
+    let mut read = Selector {
+        bare: Vec::new(),
+        ..selector.clone()
+    };
     for word in &selector.bare {
         let as_label = RunFilter {
             labels: vec![word.clone()],
@@ -339,38 +340,52 @@ fn select_records(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, St
             ..RunFilter::default()
         };
         if !store.list_runs(&as_label)?.is_empty() {
-            filter.labels.push(word.clone());
+            read.filter.labels.push(word.clone());
         } else {
             match word.parse::<RunRef>() {
-                Ok(r @ RunRef::UuidPrefix(_)) => ids.push(store.resolve(&r)?),
+                Ok(r @ RunRef::UuidPrefix(_)) => read.refs.push(r),
                 _ => return Err(StoreError::NoSuchRun(selector.text.clone())),
             }
         }
     }
-    let has_filter =
-        selector.has_conditions() || filter.labels.len() > selector.filter.labels.len();
-    let by_filter = || store.list_runs(&filter);
-    let matched: Vec<Run> = match (ids.is_empty(), has_filter) {
-        (true, _) => by_filter()?,
-        (false, true) => by_filter()?
-            .into_iter()
-            .filter(|r| r.id.is_some_and(|id| ids.contains(&id)))
-            .collect(),
-        (false, false) => ids
-            .iter()
-            .filter_map(|&id| store.load_run(id).transpose())
-            .collect::<Result<_, _>>()?,
-    };
+    Ok(read)
+}
+
+/// The complete runs a selector picks, without their results, newest first: the runs
+/// its ids, ranges and references name (any of them; every run when it names none)
+/// that meet all its conditions. A run that is not complete is an error when the
+/// selector names it (`10`, `latest`) or when nothing else matched, so that the user
+/// learns which runs those were rather than that nothing matched; a range's or a
+/// filter's other matches leave it out.
+fn select_records(store: &dyn Store, selector: &Selector) -> Result<Vec<Run>, StoreError> {
+    let read = read_selector(store, selector)?;
+    let named: Vec<i64> = read
+        .refs
+        .iter()
+        .map(|r| store.resolve(r))
+        .collect::<Result<_, _>>()?;
+    // every status here: those not complete are told apart below
+    let mut filter = read.filter.clone();
+    filter.ids = (named.iter().map(|&id| IdRange::one(id)))
+        .chain(read.ranges.iter().copied())
+        .collect();
+    let matched = store.list_runs(&filter)?;
     if matched.is_empty() {
-        return Err(StoreError::NoSuchRun(selector.text.clone()));
+        return Err(match read.mixes() {
+            true => StoreError::NoneMeet {
+                selector: selector.text.clone(),
+                reading: read.reading(),
+            },
+            false => StoreError::NoSuchRun(selector.text.clone()),
+        });
     }
     let (runs, incomplete): (Vec<Run>, Vec<Run>) = matched
         .into_iter()
         .partition(|r| r.status == RunStatus::Complete);
-    let named = incomplete
+    let is_named = incomplete
         .iter()
-        .any(|r| r.id.is_some_and(|id| ids.contains(&id)));
-    if runs.is_empty() || named {
+        .any(|r| r.id.is_some_and(|id| named.contains(&id)));
+    if runs.is_empty() || is_named {
         return Err(StoreError::NotComplete {
             selector: selector.text.clone(),
             runs: incomplete

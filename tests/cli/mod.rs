@@ -3,6 +3,7 @@
 //! and stored text that cannot drive the terminal or stall a table.
 
 mod destinations;
+mod iozone3;
 mod manual;
 mod messages;
 mod output;

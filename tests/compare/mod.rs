@@ -4,6 +4,7 @@ mod consistency;
 mod filesystems;
 mod groups;
 mod segments;
+mod selectors;
 mod trend;
 mod width;
 

@@ -112,9 +112,9 @@ fn trend_all_host_by_host_is_the_report_of_one_walk() {
     assert_eq!(report["steps"].as_array().unwrap().len(), 4, "{report}");
 }
 
-/// `report --all` walks host by host too: its history (the steps, and the charts of the
-/// longest 24 series, those of equal length in key order) is the one a single walk of
-/// every run gives.
+/// `report --all` walks host by host too: its history (the steps, the charts of the
+/// longest 24 series, those of equal length in key order, the table of short series and
+/// the word on those left out) is the one a single walk of every run gives.
 #[test]
 fn report_all_host_by_host_is_the_report_of_one_walk() {
     let scratch = tempfile::tempdir().unwrap();
@@ -127,10 +127,16 @@ fn report_all_host_by_host_is_the_report_of_one_walk() {
             runs.push(run);
         }
     }
-    // more series than a report charts, of lengths 2 to 6: ties at the cut
+    // more series than a report charts, of lengths 4 to 8: ties at the cut
     for i in 0..30 {
-        for day in 0..(i % 5 + 2) {
+        for day in 0..(i % 5 + 4) {
             runs.push(planted(&format!("e{i:02}"), day, 100e6 + i as f64));
+        }
+    }
+    // and series of one to three runs, with no step: a table's rows
+    for i in 0..6 {
+        for day in 0..(i % 3 + 1) {
+            runs.push(planted(&format!("s{i:02}"), day, 100e6));
         }
     }
     store::open(&db).unwrap().save_runs(&runs).unwrap();
@@ -147,6 +153,17 @@ fn report_all_host_by_host_is_the_report_of_one_walk() {
     };
     let all = report(&["--all"]);
     assert_eq!(all.matches("<figure class=\"chart history\">").count(), 24);
+    // of 32 series to chart, the 24 longest: those of length 4, and two of 5, left out
+    assert!(
+        all.contains(
+            "8 more series not shown (by host: e00 1, e05 1, e10 1, e15 1, e20 1, 3 other hosts)"
+        ),
+        "{all}"
+    );
+    assert!(
+        all.contains("<h3>6 series of 3 runs or fewer, with no step</h3>"),
+        "{all}"
+    );
     assert!(all.contains("from run"), "a step is drawn: {all}");
     assert!(all == report(&["--limit", "500"]), "report --all differs");
 }

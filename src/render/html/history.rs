@@ -1,9 +1,10 @@
 //! The report's history section: per series, each run's median through time, with
-//! the steps found marked and the levels before and after them drawn.
+//! the steps found marked and the levels before and after them drawn; the series too
+//! short to chart, with no step, in one table; and a word on the series left out.
 
 use chrono::{DateTime, Utc};
 
-use super::{SeriesHistory, empty, printable, rate, utc};
+use super::{SeriesHistory, empty, printable, rate, table_cells, utc};
 use crate::render::cells::{self, change};
 use crate::render::svg::{
     self, Axis, Level, Line, LineChart, Marker, Point, Spread, escape, seconds,
@@ -11,21 +12,138 @@ use crate::render::svg::{
 use crate::trend::{SeriesKey, Step};
 use crate::units::{RateUnit, count};
 
-pub(super) fn history_section(series: &[SeriesHistory], unit: RateUnit) -> String {
+/// Series of this many runs or fewer, with no step found, share one table rather than
+/// a chart each: three points say little a row of figures does not.
+pub const TABLED_MAX_RUNS: usize = 3;
+
+/// Charts a report draws at most: the longest series (of equal length, in key order).
+pub const MAX_CHARTS: usize = 24;
+
+/// Rows of the short series' table at most (in key order).
+pub const MAX_TABLED: usize = 100;
+
+/// Whether the history section tables a series of `runs` runs rather than charting it.
+pub fn history_tabled(runs: usize, stepped: bool) -> bool {
+    runs <= TABLED_MAX_RUNS && !stepped
+}
+
+pub(super) fn history_section(
+    series: &[SeriesHistory],
+    left_out: &[SeriesKey],
+    unit: RateUnit,
+) -> String {
     let mut out = format!(
         "<section id=\"history\">\n<h2>History</h2>\n<p class=\"note\">Each point is one run's median \
          in {}, in time order (UTC); dashed lines mark the runs where the level stepped, dotted \
          lines the levels before and after.</p>\n",
         unit.label()
     );
-    if series.is_empty() {
+    if series.is_empty() && left_out.is_empty() {
         out.push_str(&empty("No history to show: no series was given."));
         return out + "</section>\n";
     }
-    for s in series {
+    let (tabled, charted): (Vec<&SeriesHistory>, Vec<&SeriesHistory>) = series
+        .iter()
+        .partition(|s| history_tabled(s.points.len(), !s.steps.is_empty()));
+    if !left_out.is_empty() {
+        out.push_str(&left_out_note(left_out));
+    }
+    for s in charted {
         out.push_str(&history_figure(s, unit));
     }
+    if !tabled.is_empty() {
+        out.push_str(&short_series_table(&tabled, unit));
+    }
     out + "</section>\n"
+}
+
+/// Series the report has no room for, said at the top of the section with how to
+/// see them: how many, and on which hosts.
+fn left_out_note(left_out: &[SeriesKey]) -> String {
+    let mut hosts: std::collections::BTreeMap<String, usize> = Default::default();
+    for key in left_out {
+        let host = key
+            .hostname
+            .as_deref()
+            .map_or("?".into(), |h| printable::cell(h).into_owned());
+        *hosts.entry(host).or_default() += 1;
+    }
+    let mut by_count: Vec<(String, usize)> = hosts.into_iter().collect();
+    by_count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let shown: Vec<String> = (by_count.iter().take(5))
+        .map(|(host, n)| format!("{host} {n}"))
+        .collect();
+    let more = match by_count.len() > 5 {
+        true => format!(", {}", count(by_count.len() - 5, "other host")),
+        false => String::new(),
+    };
+    let text = format!(
+        "{} more series not shown (by host: {}{more}): a report charts {MAX_CHARTS} series at \
+         most, the longest, and tables {MAX_TABLED} short ones; narrow it with --host, --fs, \
+         --label, --test or --record to see the others.",
+        left_out.len(),
+        shown.join(", "),
+    );
+    format!("<p class=\"note left-out\">{}</p>\n", escape(&text))
+}
+
+/// One table for the series of [`TABLED_MAX_RUNS`] runs or fewer with no step: a row
+/// each, its runs' medians oldest first.
+fn short_series_table(series: &[&SeriesHistory], unit: RateUnit) -> String {
+    let mut out = format!(
+        "<figure class=\"short-series\">\n<h3>{} series of {} runs or fewer, with no step</h3>\n\
+         <div class=\"wide\"><table>\n<thead><tr>",
+        series.len(),
+        TABLED_MAX_RUNS
+    );
+    let medians = format!("Medians, {}, oldest first", unit.label());
+    let headers = [
+        ("Host", false),
+        ("Filesystem", false),
+        ("Test", false),
+        ("File", true),
+        ("Record", true),
+        ("Mode", false),
+        ("Runs", false),
+        (medians.as_str(), true),
+        ("Last run", false),
+    ];
+    out.push_str(&table_cells(&headers, "th"));
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for s in series {
+        let key = &s.key;
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
+        let runs: Vec<String> = (s.points.iter())
+            .map(|p| p.1.map_or("-".into(), |id| id.to_string()))
+            .collect();
+        let medians: Vec<String> = s.points.iter().map(|p| rate(unit, p.2)).collect();
+        let last = s.points.last().map_or("-".into(), |p| utc(&p.0));
+        let cells = [
+            text(&key.hostname),
+            format!("{} on {}", text(&key.fs_type), text(&key.mount_point)),
+            key.test.name().to_string(),
+            key.file_size.to_string(),
+            key.record_size.to_string(),
+            series_mode(key),
+            runs.join(", "),
+            medians.join(" · "),
+            last,
+        ];
+        let row: Vec<(&str, bool)> = (cells.iter().zip(headers))
+            .map(|(cell, (_, num))| (cell.as_str(), num))
+            .collect();
+        out.push_str(&format!("<tr>{}</tr>\n", table_cells(&row, "td")));
+    }
+    out + "</tbody>\n</table></div>\n</figure>\n"
+}
+
+fn series_mode(key: &SeriesKey) -> String {
+    cells::mode(
+        Some(key.cache.name()),
+        Some(key.engine.name()),
+        Some(key.iodepth),
+        Some(key.threads),
+    )
 }
 
 fn series_title(key: &SeriesKey) -> String {
@@ -41,12 +159,7 @@ fn series_title(key: &SeriesKey) -> String {
         key.test.name(),
         key.file_size,
         key.record_size,
-        cells::mode(
-            Some(key.cache.name()),
-            Some(key.engine.name()),
-            Some(key.iodepth),
-            Some(key.threads)
-        )
+        series_mode(key)
     )
 }
 

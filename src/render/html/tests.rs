@@ -107,6 +107,7 @@ fn full_report(runs: &[Run], steps: &[Step], c: &Comparison, sides: &[SideInfo])
         comparison: Some((&sides[0], &sides[1], c)),
         sides: Some((&sides[0], &sides[1])),
         series: histories(runs, steps),
+        series_left_out: Vec::new(),
         unit: RateUnit::Auto,
     })
 }
@@ -228,6 +229,7 @@ fn hostile_text_is_escaped() {
         comparison: None,
         sides: None,
         series: histories(std::slice::from_ref(&r), &steps),
+        series_left_out: Vec::new(),
         unit: RateUnit::Auto,
     });
     assert!(html.contains("&lt;b&gt;&amp;&quot;x"));
@@ -313,6 +315,7 @@ fn history_and_html_show_the_same_run_cells() {
         comparison: None,
         sides: None,
         series: Vec::new(),
+        series_left_out: Vec::new(),
         unit: RateUnit::Auto,
     });
     let mode = cells::run_mode(&runs[0].params);
@@ -333,6 +336,7 @@ fn empty_input_renders_every_section() {
         comparison: None,
         sides: None,
         series: Vec::new(),
+        series_left_out: Vec::new(),
         unit: RateUnit::Auto,
     });
     for id in ["runs", "throughput", "comparison", "history"] {
@@ -380,7 +384,7 @@ fn degenerate_data_draws_without_nan() {
         points: Vec::new(),
         steps: Vec::new(),
     };
-    assert_clean(&history_section(&[one, none], RateUnit::Auto));
+    assert_clean(&history_section(&[one, none], &[], RateUnit::Auto));
 }
 
 #[test]
@@ -397,6 +401,105 @@ fn a_history_chart_has_a_point_per_run_and_the_levels_of_its_step() {
     assert_eq!(figure.matches("<circle").count(), 4, "{figure}");
     assert_eq!(figure.matches("class=\"level\"").count(), 2);
     assert!(figure.contains(">+100.0%</text>") && figure.contains("from run 2"));
+}
+
+/// `n` runs of one write row on host `h`, ids from `first`, each a day apart.
+fn runs_of(first: i64, n: i64, record: u64) -> Vec<Run> {
+    (first..first + n)
+        .map(|id| {
+            let mut r = run(
+                id,
+                "h",
+                "x",
+                &[(TestKind::Write, record, &[id as f64 * 1e6])],
+            );
+            r.started_at += chrono::Duration::days(id);
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn short_series_without_a_step_share_one_table() {
+    // four runs at 4 KiB records: a chart; three at 64 KiB, and one at 1 MiB: table rows
+    let runs: Vec<Run> = [
+        runs_of(1, 4, 4096),
+        runs_of(10, 3, 65536),
+        runs_of(20, 1, 1 << 20),
+    ]
+    .concat();
+    let series = histories(&runs, &[]);
+    assert_eq!(series.len(), 3);
+    let section = history_section(&series, &[], RateUnit::MiB);
+    assert_eq!(
+        section.matches("<figure class=\"chart history\">").count(),
+        1,
+        "{section}"
+    );
+    assert_eq!(
+        section.matches("<figure class=\"short-series\">").count(),
+        1
+    );
+    assert!(
+        section.contains("<h3>2 series of 3 runs or fewer, with no step</h3>"),
+        "{section}"
+    );
+    // a row per series, its runs and their medians oldest first
+    assert_eq!(
+        section.matches("<tr>").count(),
+        3,
+        "a header and two rows: {section}"
+    );
+    assert!(section.contains("<td>10, 11, 12</td>"), "{section}");
+    assert!(
+        section.contains("<td class=\"num\">9.5 · 10.5 · 11.4</td>"),
+        "{section}"
+    );
+    assert!(!section.contains("left-out"));
+    // a step found in a short series charts it
+    let key = series
+        .iter()
+        .find(|s| s.points.len() == 3)
+        .unwrap()
+        .key
+        .clone();
+    let steps = [step(&key, 10.0)];
+    let section = history_section(&histories(&runs, &steps), &[], RateUnit::MiB);
+    assert_eq!(
+        section.matches("<figure class=\"chart history\">").count(),
+        2
+    );
+    assert!(
+        section.contains("<h3>1 series of 3 runs or fewer"),
+        "{section}"
+    );
+}
+
+#[test]
+fn series_left_out_are_counted_by_host_and_the_header_adds_up() {
+    let runs = runs_of(1, 4, 4096);
+    let mut left_out = vec![histories(&runs, &[])[0].key.clone(); 3];
+    left_out[2].hostname = Some("vm".into());
+    let html = report_html(&ReportInput {
+        title: "t".into(),
+        generated_at: Utc::now(),
+        runs: &runs,
+        comparison: None,
+        sides: None,
+        series: histories(&runs, &[]),
+        series_left_out: left_out,
+        unit: RateUnit::Auto,
+    });
+    assert!(
+        html.contains("4 series in the history (1 charted, 3 not shown)"),
+        "{html}"
+    );
+    assert!(
+        html.contains("3 more series not shown (by host: h 2, vm 1): a report charts 24 series"),
+        "{html}"
+    );
+    assert!(html.contains("--host, --fs, --label, --test or --record"));
+    assert_clean(&html);
 }
 
 #[test]

@@ -8,9 +8,10 @@
 //! never tested must not look tested.
 //!
 //! By topic: [`runs`] (what goes in comes back, filtered and resolved, from many
-//! writers), [`batches`] (a stream of runs stored in one transaction), [`schema`] (new, old, newer and foreign databases), [`server`] (the
-//! PostgreSQL test server and a database per test) and [`connection`] (a server's
-//! credentials, reachability and URLs).
+//! writers), [`selectors`] (ids and ranges any of, conditions all of), [`batches`] (a
+//! stream of runs stored in one transaction), [`schema`] (new, old, newer and foreign
+//! databases), [`server`] (the PostgreSQL test server and a database per test) and
+//! [`connection`] (a server's credentials, reachability and URLs).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -65,6 +66,7 @@ mod connection;
 mod imports;
 mod runs;
 mod schema;
+mod selectors;
 mod server;
 pub(crate) mod summaries;
 
