@@ -18,6 +18,7 @@ mod runs;
 mod show;
 mod svg;
 mod trend;
+pub mod wrap;
 
 pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
