@@ -65,14 +65,13 @@ impl Shell {
         }
     }
 
-    /// `    Measuring 32 MiB file ...`: a right-aligned green verb, then the message.
+    /// `    Measuring 32 MiB file ...`: a right-aligned green verb, then the message,
+    /// wrapped at its words to the terminal under the message's start.
     pub fn status(&self, verb: &str, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
-            self.line(&format!(
-                "{:>12} {}",
-                style(verb).green().bold().for_stderr(),
-                printable(message)
-            ));
+            let verb = format!("{verb:>12} ");
+            let width = verb.chars().count();
+            self.said(style(verb).green().bold().for_stderr(), width, message);
         }
     }
 
@@ -85,24 +84,31 @@ impl Shell {
 
     pub fn warn(&self, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
-            self.line(&format!(
-                "{} {}",
-                style("warning:").yellow().bold().for_stderr(),
-                printable(message)
-            ));
+            let prefix = style("warning:").yellow().bold().for_stderr();
+            self.said(format!("{prefix} "), "warning: ".len(), message);
         }
     }
 
     /// Always shown, even with `-q`.
     pub fn error(&self, message: impl std::fmt::Display) {
-        self.line(&format!(
-            "{} {}",
-            style("error:").red().bold().for_stderr(),
-            printable(message)
-        ));
+        let prefix = style("error:").red().bold().for_stderr();
+        self.said(format!("{prefix} "), "error: ".len(), message);
     }
 
-    fn line(&self, text: &str) {
+    /// `message` after `prefix` (`width` columns on screen, whatever its colour
+    /// codes): on a terminal, wrapped at its words to the terminal's width, each further
+    /// line under the message's start; elsewhere one line, for a program or a log.
+    fn said(&self, prefix: impl std::fmt::Display, width: usize, message: impl std::fmt::Display) {
+        let message = printable(message);
+        let text = match console::Term::stderr().size_checked() {
+            Some((_rows, columns)) => crate::render::wrap::hanging(
+                &prefix.to_string(),
+                width,
+                &message,
+                usize::from(columns),
+            ),
+            None => format!("{prefix}{message}"),
+        };
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 

@@ -3,7 +3,7 @@
 
 use super::Context;
 use super::spool::Spool;
-use crate::cli::{HistoryArgs, ListFormat};
+use crate::cli::{FilterArgs, HistoryArgs, ListFormat};
 use crate::model::{Run, RunStatus};
 use crate::render::{self, HistoryLine, JsonArray, TextStyle};
 use crate::selector::RunFilter;
@@ -17,7 +17,12 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
         let filter = super::run_filter(&args.filter, None);
         return match args.format {
             ListFormat::Json | ListFormat::Csv => stream(&*store, &filter, args.format),
-            text => every_run_as_text(&*store, &filter, text, args.units, context),
+            text => {
+                if !every_run_as_text(&*store, &filter, text, args.units, context)? {
+                    shell.status("History", nothing_listed(&args.filter, &store.location()));
+                }
+                Ok(())
+            }
         };
     }
     let limit = (!args.all).then_some(args.limit);
@@ -38,10 +43,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
             .to_markdown(),
         ListFormat::Table => {
             if runs.is_empty() {
-                shell.status(
-                    "History",
-                    format!("no runs recorded in {} match", store.location()),
-                );
+                shell.status("History", nothing_listed(&args.filter, &store.location()));
                 return Ok(());
             }
             render::history_listing(&runs, &summaries, args.units)
@@ -73,24 +75,42 @@ fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
 /// Every run `filter` selects as a table or Markdown, in the memory of a page of runs:
 /// the columns are as wide as their widest cell and the rates' unit suits their least
 /// figure, so the runs' lines are set aside in a temporary file, measured, then written.
+/// False when there was no run to make a table of.
 fn every_run_as_text(
     store: &dyn Store,
     filter: &RunFilter,
     format: ListFormat,
     units: RateUnit,
     context: &Context,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     let (mut lines, least) = spool_lines(store, filter)?;
     if lines.is_empty() && format == ListFormat::Table {
-        let location = store.location();
-        (context.shell).status("History", format!("no runs recorded in {location} match"));
-        return Ok(());
+        return Ok(false);
     }
     let style = match format {
         ListFormat::Markdown => TextStyle::Markdown,
         _ => context.shell.table_style(),
     };
-    write_spooled(&mut lines, units.resolve([least]), style)
+    write_spooled(&mut lines, units.resolve([least]), style)?;
+    Ok(true)
+}
+
+/// What `history` says when it lists no run: that none matched, in plain words, or
+/// that none was recorded at all.
+fn nothing_listed(filter: &FilterArgs, location: &str) -> String {
+    let any = filter.host.is_some()
+        || filter.fs.is_some()
+        || !filter.labels.is_empty()
+        || !filter.tags.is_empty()
+        || filter.test.is_some()
+        || filter.record.is_some()
+        || filter.since.is_some()
+        || filter.until.is_some()
+        || filter.status.is_some();
+    match any {
+        true => format!("no runs match these filters (in {location})"),
+        false => format!("no runs recorded yet (in {location})"),
+    }
 }
 
 /// The spooled lines as one table in `style`, rates in `unit`: measured in a first

@@ -158,11 +158,16 @@ fn complete(
     context: &Context,
 ) -> anyhow::Result<()> {
     let shell = &context.shell;
+    // as many as the progress bar counted: the warm-up's too
+    let warmup = match run.warmup.len() {
+        0 => String::new(),
+        n => format!(" ({n} of them warm-up, left out of every figure)"),
+    };
     shell.status(
         "Finished",
         format!(
-            "{} in {:.1} s",
-            crate::units::count(run.results.len(), "measurement"),
+            "{} in {:.1} s{warmup}",
+            crate::units::count(run.results.len() + run.warmup.len(), "measurement"),
             measured.as_secs_f64()
         ),
     );
@@ -249,10 +254,12 @@ fn warn_if_busy(shell: &Shell, run: &Run) {
     let Some(state) = &run.state_at_start else {
         return;
     };
-    for reason in host::busy_reasons(state, run.host.cpus) {
+    let reasons = host::busy_reasons(state, run.host.cpus);
+    if !reasons.is_empty() {
         shell.warn(format!(
-            "the machine is busy: {reason}; this run's figures may all be off together \
-             (the state is recorded, and compare lists it)"
+            "the machine is busy: {}. This run's figures may all be off together (the \
+             state is recorded, and compare lists it)",
+            reasons.join("; ")
         ));
     }
 }

@@ -80,7 +80,7 @@ pub(super) fn file_size(key: &RowKey) -> String {
 
 /// The rows table's columns before the verdict, with whether each holds a number
 /// (aligned right): the terminal and the report show the same table.
-pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10] {
+pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 11] {
     [
         ("Test".into(), false),
         ("File".into(), true),
@@ -91,12 +91,21 @@ pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10
         ("Change".into(), true),
         (format!("{:.0}% CI", (1.0 - c.alpha) * 100.0), true),
         ("p (adj.)".into(), true),
+        ("Noise".into(), true),
         ("runs".into(), true),
     ]
 }
 
+/// The columns a terminal too narrow for the whole rows table leaves out, the first
+/// first, rather than let a row take more than two lines: what the verdict already
+/// weighs, then what the noise and the verdict already say. [`row_headers`]' indices.
+const LEFT_OUT_FIRST: [usize; 4] = [8, 10, 7, 9];
+
+/// The most lines a row of the rows table takes on a terminal.
+const ROW_LINES: usize = 2;
+
 /// A row's cells under [`row_headers`].
-pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 10] {
+pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 11] {
     [
         row.key.test.name().into(),
         file_size(&row.key),
@@ -107,8 +116,55 @@ pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 10] {
         cells::change(row.change_pct),
         ci(row),
         p(row),
+        noise(row),
         format!("{}/{}", row.runs_baseline, row.runs_candidate),
     ]
+}
+
+/// How far one run's level strays, as the verdict took it: `±3.2%`; `-` for none.
+fn noise(row: &Row) -> String {
+    row.noise_pct
+        .filter(|n| n.is_finite())
+        .map_or("-".into(), |n| format!("±{n:.1}%"))
+}
+
+/// What a row's noise and verdict rest on, beyond its figures: where the noise came
+/// from, then the row's note, when that says more than the noise does.
+pub(super) fn explanation(row: &Row) -> Option<String> {
+    let source = row.noise_source.as_deref().map(noise_from);
+    let parts: Vec<String> = source.into_iter().chain(extra_note(row)).collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// Where a row's noise came from, in words: the runs compared, with the series'
+/// history or alone, a pairing within the same runs, or the default.
+fn noise_from(source: &str) -> String {
+    match source.split_once(": ") {
+        _ if source == "runs" => "noise from the runs compared".into(),
+        _ if source == "default" => {
+            "noise: the default (too few runs to measure it, and no history)".into()
+        }
+        Some(("history", runs)) => {
+            format!("noise from the runs compared and the series' history ({runs})")
+        }
+        Some(("paired", rounds)) => format!("noise within the same runs, paired ({rounds})"),
+        _ => format!("noise from {source}"),
+    }
+}
+
+/// The part of a row's note that its noise and source columns do not already say:
+/// the note names them first (`noise ±3.2%, runs`), and anything after is its own.
+fn extra_note(row: &Row) -> Option<String> {
+    let note = row.note.as_deref()?;
+    let said = match (row.noise_pct, &row.noise_source) {
+        (Some(noise), Some(source)) => format!("noise ±{noise:.1}%, {source}"),
+        _ => return Some(note.to_string()),
+    };
+    let rest = match note.strip_prefix(&said) {
+        Some(rest) => rest.trim_start_matches([';', ',', '.', ':', ' ']),
+        None => note,
+    };
+    (!rest.is_empty()).then(|| rest.to_string())
 }
 
 /// The indices of the numeric columns, for [`Listing::numeric`].
@@ -116,52 +172,51 @@ fn numeric(headers: &[(String, bool)]) -> Vec<usize> {
     (0..headers.len()).filter(|&i| headers[i].1).collect()
 }
 
-/// The rows table, and the notes that more than one row shares: each is said once,
-/// under the table, and its rows carry its number (`inconclusive [1]`), so a note
-/// repeated on every row (the classic comparison's) does not widen the table.
+/// The rows table, and what its rows rest on (see [`explanation`]), each said once
+/// under it: when rows differ in it, each is numbered and every row's noise carries
+/// its number (`±3.2% [2]`); when every row has the same, it is said for every row.
 fn rows_listing(c: &Comparison, unit: RateUnit) -> (Listing, Vec<String>) {
     let headers = row_headers(c, unit);
     let mut names: Vec<&str> = headers.iter().map(|(h, _)| h.as_str()).collect();
     names.push("Verdict");
     let verdict_column = names.len() - 1;
-    let mut listing = Listing::new(&names).numeric(&numeric(&headers));
-    let shared = shared_notes(c);
-    for row in &c.rows {
-        let verdict = match &row.note {
-            Some(note) => match shared.iter().position(|n| n == note) {
-                Some(i) => format!("{} [{}]", row.verdict.name(), i + 1),
-                None => format!("{} ({note})", row.verdict.name()),
-            },
-            None => row.verdict.name().to_string(),
-        };
+    let noise_column = headers.iter().position(|(h, _)| h == "Noise");
+    let mut listing = Listing::new(&names)
+        .numeric(&numeric(&headers))
+        .at_most_lines(ROW_LINES, &LEFT_OUT_FIRST);
+    let explained: Vec<Option<String>> = c.rows.iter().map(explanation).collect();
+    let mut distinct: Vec<&str> = Vec::new();
+    for text in explained.iter().flatten() {
+        if !distinct.contains(&text.as_str()) {
+            distinct.push(text);
+        }
+    }
+    let numbered = distinct.len() > 1 || explained.iter().any(Option::is_none);
+    for (row, explained) in c.rows.iter().zip(&explained) {
         let mut line = row_cells(row, unit).to_vec();
-        line.push(verdict);
+        let marker = explained.as_deref().filter(|_| numbered).and_then(|text| {
+            let at = distinct.iter().position(|d| *d == text)?;
+            Some(format!("[{}]", at + 1))
+        });
+        if let (Some(marker), Some(column)) = (marker, noise_column) {
+            line[column] = format!("{} {marker}", line[column]);
+        }
+        line.push(row.verdict.name().to_string());
         listing.push_colored(
             line,
             verdict_color(row.verdict).map(|color| (verdict_column, color)),
         );
     }
-    let footnotes = shared
-        .iter()
-        .enumerate()
-        .map(|(i, note)| format!("[{}] {note}", i + 1))
-        .collect();
+    let footnotes = match numbered {
+        true => (distinct.iter().enumerate())
+            .map(|(i, text)| format!("[{}] {text}", i + 1))
+            .collect(),
+        false => distinct
+            .iter()
+            .map(|text| format!("Every row: {text}"))
+            .collect(),
+    };
     (listing, footnotes)
-}
-
-/// Notes found on more than one row, in the order they first appear.
-fn shared_notes(c: &Comparison) -> Vec<&str> {
-    let mut seen: Vec<(&str, usize)> = Vec::new();
-    for note in c.rows.iter().filter_map(|r| r.note.as_deref()) {
-        match seen.iter_mut().find(|(n, _)| *n == note) {
-            Some((_, seen)) => *seen += 1,
-            None => seen.push((note, 1)),
-        }
-    }
-    seen.into_iter()
-        .filter(|&(_, seen)| seen > 1)
-        .map(|(note, _)| note)
-        .collect()
 }
 
 fn changes_listing(c: &Comparison) -> Listing {
@@ -173,8 +228,16 @@ fn changes_listing(c: &Comparison) -> Listing {
 }
 
 /// An environment change's cells: the fact's JSON path, then each side's values
-/// (`unknown` for a run that did not record the fact: null in JSON).
+/// (`unknown` for a run that did not record the fact: null in JSON), or, for the
+/// machine's state, each side in a few words.
 pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
+    if let Some(summary) = &e.summary {
+        return [
+            e.field.clone(),
+            summary.baseline.clone(),
+            summary.candidate.clone(),
+        ];
+    }
     let values = |side: &[Option<String>]| {
         side.iter()
             .map(|v| v.as_deref().unwrap_or("unknown"))
@@ -182,6 +245,13 @@ pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
             .join(", ")
     };
     [e.field.clone(), values(&e.baseline), values(&e.candidate)]
+}
+
+/// Under the environment's changes, where a side's machine state is summed up: where
+/// each run's is told.
+pub(super) fn machine_sentence(c: &Comparison) -> Option<&'static str> {
+    (c.environment_changes.iter().any(|e| e.summary.is_some()))
+        .then_some("Each run's machine state: iozone show RUN, or compare --format json")
 }
 
 /// The per-test summary's columns, with whether each holds a number.
@@ -256,7 +326,7 @@ pub(super) fn rule_sentence(c: &Comparison) -> String {
     };
     format!(
         "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
-         noise between runs comes from the runs, the series' history or a default (the note \
+         noise between runs comes from the runs, the series' history or a default (each row \
          says which). A regression needs p < {} after Benjamini–Hochberg correction {corrected} \
          and a change beyond {}%; the interval is the test's own {:.0}% interval, so it \
          never contradicts the verdict.",
@@ -323,6 +393,9 @@ pub fn compare_text(
         out.push_str("Environment: no differences recorded between the two sides\n\n");
     } else {
         out.push_str(&render(&changes_listing(c)));
+        if let Some(sentence) = machine_sentence(c) {
+            out.push_str(&style.paragraph(&format!("{sentence}.\n")));
+        }
         out.push('\n');
     }
     let (rows, footnotes) = rows_listing(c, unit);

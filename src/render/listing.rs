@@ -181,13 +181,14 @@ impl Listing {
     }
 
     /// A Markdown pipe table, a line per row whatever its length (a renderer wraps it,
-    /// a second line would be a second row); a `|` inside a cell is escaped so it stays
-    /// in its cell.
+    /// a second line would be a second row), then a blank line (a line of text right
+    /// under a table is read as one more row); a `|` inside a cell is escaped so it
+    /// stays in its cell.
     pub fn to_markdown(&self) -> String {
         let mut out = (self.shown(TextStyle::Markdown))
             .table(presets::ASCII_MARKDOWN, false)
             .to_string();
-        out.push('\n');
+        out.push_str("\n\n");
         out
     }
 
@@ -339,7 +340,8 @@ mod tests {
         let lines: Vec<&str> = md.lines().collect();
         assert!(lines[0].starts_with("| name"), "{md}");
         assert!(lines[1].starts_with("|-"), "{md}");
-        assert_eq!(lines.len(), 4, "{md}");
+        assert_eq!(lines.len(), 5, "{md}");
+        assert_eq!(lines[4], "", "a blank line ends the table: {md}");
     }
 
     #[test]

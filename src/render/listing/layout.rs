@@ -330,6 +330,10 @@ impl Chunks {
         chunks.head_lines = head.len();
         chunks.head = Some(as_text(head));
         chunks.tail = as_text(tail) + &note;
+        if style == TextStyle::Markdown {
+            // as `Listing::to_markdown` ends a table
+            chunks.tail.push('\n');
+        }
         chunks
     }
 
