@@ -5,7 +5,7 @@ use super::Context;
 use super::spool::Spool;
 use crate::cli::{FilterArgs, HistoryArgs, ListFormat};
 use crate::model::{Run, RunStatus};
-use crate::render::{self, HistoryLine, JsonArray, TextStyle};
+use crate::render::{self, HistoryLine, JsonArray, Places, TextStyle};
 use crate::selector::RunFilter;
 use crate::store::{self, Store};
 use crate::units::RateUnit;
@@ -83,7 +83,7 @@ fn every_run_as_text(
     units: RateUnit,
     context: &Context,
 ) -> anyhow::Result<bool> {
-    let (mut lines, least) = spool_lines(store, filter)?;
+    let (mut lines, least, places) = spool_lines(store, filter)?;
     if lines.is_empty() && format == ListFormat::Table {
         return Ok(false);
     }
@@ -91,7 +91,7 @@ fn every_run_as_text(
         ListFormat::Markdown => TextStyle::Markdown,
         _ => context.shell.table_style(),
     };
-    write_spooled(&mut lines, units.resolve([least]), style)?;
+    write_spooled(&mut lines, units.resolve([least]), places.differ(), style)?;
     Ok(true)
 }
 
@@ -113,23 +113,25 @@ fn nothing_listed(filter: &FilterArgs, location: &str) -> String {
     }
 }
 
-/// The spooled lines as one table in `style`, rates in `unit`: measured in a first
-/// reading, written a page at a time in a second.
+/// The spooled lines as one table in `style`, rates in `unit`, with where each run
+/// measured when `places`: measured in a first reading, written a page at a time in a
+/// second.
 fn write_spooled(
     lines: &mut Spool<HistoryLine>,
     unit: RateUnit,
+    places: bool,
     style: TextStyle,
 ) -> anyhow::Result<()> {
-    let frame = render::history_frame(unit);
+    let frame = render::history_frame(unit, places);
     let mut layout = frame.layout(style);
     for line in lines.replay()? {
-        layout.add(&line?.into_row(unit));
+        layout.add(&line?.into_row(unit, places));
     }
     let mut table = layout.writer();
     super::stream_stdout(|out| {
         let mut chunk = frame.clone();
         for line in lines.replay()? {
-            chunk.push(line?.into_row(unit));
+            chunk.push(line?.into_row(unit, places));
             if chunk.rows.len() == store::PAGE {
                 out.write(&table.chunk(&chunk))?;
                 chunk = frame.clone();
@@ -141,13 +143,18 @@ fn write_spooled(
     Ok(())
 }
 
-/// The lines of every run `filter` selects, read a page at a time, and the least of
-/// their figures: all the rate unit depends on.
-fn spool_lines(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<(Spool<HistoryLine>, f64)> {
+/// The lines of every run `filter` selects, read a page at a time, the least of their
+/// figures (all the rate unit depends on), and where their hosts measured.
+fn spool_lines(
+    store: &dyn Store,
+    filter: &RunFilter,
+) -> anyhow::Result<(Spool<HistoryLine>, f64, Places)> {
     let mut lines = Spool::new()?;
     let mut least = f64::INFINITY;
+    let mut places = Places::default();
     store::for_each_page(store, filter, |mut runs| {
         as_listed(filter, &mut runs);
+        runs.iter().for_each(|run| places.add(run));
         let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
         for line in HistoryLine::of_runs(&runs, &store.summaries_of(&ids)?) {
             least = least.min(RateUnit::least_shown(line.figures()));
@@ -155,7 +162,7 @@ fn spool_lines(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<(Spool<H
         }
         Ok::<_, anyhow::Error>(())
     })?;
-    Ok((lines, least))
+    Ok((lines, least, places))
 }
 
 /// Every run `filter` selects, as JSON or CSV, written a page at a time.

@@ -106,8 +106,10 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let clock = Instant::now();
     let tally = Arc::new(bench::Tally::for_plan(&plan));
     let within = Arc::clone(&tally);
+    let (bar, message) = shell.progress(plan.phase_count(), Arc::new(move || within.phase_done()));
     let progress = Progress {
-        bar: shell.progress(plan.phase_count(), Arc::new(move || within.phase_done())),
+        bar,
+        message,
         tally,
         shell,
         combined: plan.combined(),
@@ -485,6 +487,8 @@ fn rounds_line(plan: &Plan) -> String {
 /// regions, the share of the step done read from the tally by the bar's ticker.
 struct Progress<'a> {
     bar: ProgressBar,
+    /// What the bar says of the step.
+    message: crate::shell::Message,
     tally: Arc<bench::Tally>,
     shell: &'a Shell,
     /// Whether the run measures several (engine, cache mode) combinations, which each
@@ -496,6 +500,21 @@ struct Progress<'a> {
 }
 
 impl Progress<'_> {
+    /// `write 4 KiB in 32 MiB [2/5]`: what the bar says of a step.
+    fn step_message(&self, step: &Step) -> String {
+        let round = match step.warmup {
+            true => format!("warm-up {}", step.repetition),
+            false => format!("{}/{}", step.repetition, step.repeat),
+        };
+        format!(
+            "{} {} in {}{} [{round}]",
+            step.test,
+            ByteSize(step.record_size),
+            ByteSize(step.file_size),
+            self.mode(step.engine, step.cache),
+        )
+    }
+
     /// " flush/posix" when the run has several combinations; nothing otherwise.
     fn mode(&self, engine: EngineKind, cache: CacheMode) -> String {
         match self.combined {
@@ -511,19 +530,9 @@ impl Observer for Progress<'_> {
     }
 
     fn step(&self, step: &Step) {
+        self.message.set(self.step_message(step));
         self.bar.set_length(step.total);
         self.bar.set_position(step.index - 1);
-        let round = match step.warmup {
-            true => format!("warm-up {}", step.repetition),
-            false => format!("{}/{}", step.repetition, step.repeat),
-        };
-        self.bar.set_message(format!(
-            "{} {} in {}{} [{round}]",
-            step.test,
-            ByteSize(step.record_size),
-            ByteSize(step.file_size),
-            self.mode(step.engine, step.cache),
-        ));
     }
 
     fn measured(&self, m: &Measurement, warmup: bool) {

@@ -134,7 +134,7 @@ const MACHINE: [(&str, StateOf); 2] = [
 ];
 
 /// A side's runs' machine states (those `state` picks) in a few words, and each run's.
-fn side_summary(runs: &[Run], state: StateOf) -> (String, Vec<RunValue>) {
+fn side_summary(runs: &[Run], state: StateOf) -> (Option<String>, Vec<RunValue>) {
     let signals: Vec<_> = (runs.iter())
         .map(|run| {
             let state = state(run).as_ref()?;

@@ -230,9 +230,10 @@ pub struct EnvChange {
 /// The two sides of an [`EnvChange`] in a few words, and run by run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SidesSummary {
-    /// `quiet`, `busy in 2 of 3 runs: writeback 1–1.8 GiB, load 3.4`, …
-    pub baseline: String,
-    pub candidate: String,
+    /// `quiet`, `busy in 2 of 3 runs: writeback 1–1.8 GiB, load 3.4`, …; null when
+    /// no run of the side recorded it.
+    pub baseline: Option<String>,
+    pub candidate: Option<String>,
     /// Each run's value, in the side's order.
     pub baseline_runs: Vec<RunValue>,
     pub candidate_runs: Vec<RunValue>,

@@ -115,9 +115,9 @@ impl BusySignal {
 
 /// Several runs' states in a few words: `quiet`; `busy: writeback 1.8 GiB, load 3.4`
 /// for one run; `busy in 2 of 3 runs: writeback 1–1.8 GiB` for several, each sign
-/// with the range of its figure over the busy runs; `unknown` when no run recorded
-/// its state. Each run's `signals`, `None` for a run that recorded none.
-pub fn busy_summary(runs: &[Option<Vec<BusySignal>>]) -> String {
+/// with the range of its figure over the busy runs; `None` when no run recorded its
+/// state. Each run's `signals`, `None` for a run that recorded none.
+pub fn busy_summary(runs: &[Option<Vec<BusySignal>>]) -> Option<String> {
     let known: Vec<&Vec<BusySignal>> = runs.iter().flatten().collect();
     let unknown = runs.len() - known.len();
     let busy: Vec<&&Vec<BusySignal>> = known.iter().filter(|s| !s.is_empty()).collect();
@@ -126,17 +126,17 @@ pub fn busy_summary(runs: &[Option<Vec<BusySignal>>]) -> String {
         n => format!(" ({n} not recorded)"),
     };
     if known.is_empty() {
-        return "unknown".into();
+        return None;
     }
     if busy.is_empty() {
-        return match unknown {
+        return Some(match unknown {
             0 => "quiet".into(),
             _ => format!(
                 "quiet in {} of {}{not_recorded}",
                 known.len(),
                 runs_of(runs.len())
             ),
-        };
+        });
     }
     let signals = busy.iter().flat_map(|s| s.iter());
     let mut ranges: [Option<(f64, f64)>; 5] = [None; 5];
@@ -147,7 +147,7 @@ pub fn busy_summary(runs: &[Option<Vec<BusySignal>>]) -> String {
     let said: Vec<String> = (ranges.iter().enumerate())
         .filter_map(|(kind, range)| Some(sign(kind, (*range)?)))
         .collect();
-    match runs.len() {
+    Some(match runs.len() {
         1 => format!("busy: {}", said.join(", ")),
         n => format!(
             "busy in {} of {}{not_recorded}: {}",
@@ -155,7 +155,7 @@ pub fn busy_summary(runs: &[Option<Vec<BusySignal>>]) -> String {
             runs_of(n),
             said.join(", ")
         ),
-    }
+    })
 }
 
 /// `3 runs`.
@@ -232,26 +232,26 @@ mod tests {
     fn a_side_of_runs_is_summed_up_in_a_few_words() {
         let quiet_run = Some(Vec::new());
         assert_eq!(
-            busy_summary(&[quiet_run.clone(), quiet_run.clone()]),
-            "quiet"
+            busy_summary(&[quiet_run.clone(), quiet_run.clone()]).as_deref(),
+            Some("quiet")
         );
-        assert_eq!(busy_summary(&[None, None]), "unknown");
-        assert_eq!(busy_summary(&[]), "unknown");
+        assert_eq!(busy_summary(&[None, None]), None);
+        assert_eq!(busy_summary(&[]), None);
         assert_eq!(
-            busy_summary(&[quiet_run.clone(), None, quiet_run.clone()]),
-            "quiet in 2 of 3 runs (1 not recorded)"
-        );
-        assert_eq!(
-            busy_summary(&[busy(1843, 3.4)]),
-            "busy: writeback 1.8 GiB, load 3.4"
+            busy_summary(&[quiet_run.clone(), None, quiet_run.clone()]).as_deref(),
+            Some("quiet in 2 of 3 runs (1 not recorded)")
         );
         assert_eq!(
-            busy_summary(&[busy(1024, 0.2), quiet_run.clone(), busy(1843, 3.4)]),
-            "busy in 2 of 3 runs: writeback 1–1.8 GiB, load 3.4"
+            busy_summary(&[busy(1843, 3.4)]).as_deref(),
+            Some("busy: writeback 1.8 GiB, load 3.4")
         );
         assert_eq!(
-            busy_summary(&[busy(20, 2.5), None, busy(1843, 3.4)]),
-            "busy in 2 of 3 runs (1 not recorded): writeback 20 MiB–1.8 GiB, load 2.5–3.4"
+            busy_summary(&[busy(1024, 0.2), quiet_run.clone(), busy(1843, 3.4)]).as_deref(),
+            Some("busy in 2 of 3 runs: writeback 1–1.8 GiB, load 3.4")
+        );
+        assert_eq!(
+            busy_summary(&[busy(20, 2.5), None, busy(1843, 3.4)]).as_deref(),
+            Some("busy in 2 of 3 runs (1 not recorded): writeback 20 MiB–1.8 GiB, load 2.5–3.4")
         );
         let pending = MachineState {
             dirty_bytes: Some(300 * MIB),
@@ -260,8 +260,8 @@ mod tests {
             ..quiet()
         };
         assert_eq!(
-            busy_summary(&[Some(busy_signals(&pending, Some(4))), quiet_run]),
-            "busy in 1 of 2 runs: 300 MiB dirty, I/O pressure 35%, CPU pressure 40.25%"
+            busy_summary(&[Some(busy_signals(&pending, Some(4))), quiet_run]).as_deref(),
+            Some("busy in 1 of 2 runs: 300 MiB dirty, I/O pressure 35%, CPU pressure 40.25%")
         );
     }
 

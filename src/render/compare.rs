@@ -232,10 +232,11 @@ fn changes_listing(c: &Comparison) -> Listing {
 /// machine's state, each side in a few words.
 pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
     if let Some(summary) = &e.summary {
+        let said = |side: &Option<String>| side.clone().unwrap_or_else(|| "unknown".into());
         return [
             e.field.clone(),
-            summary.baseline.clone(),
-            summary.candidate.clone(),
+            said(&summary.baseline),
+            said(&summary.candidate),
         ];
     }
     let values = |side: &[Option<String>]| {

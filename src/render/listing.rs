@@ -267,6 +267,12 @@ impl Listing {
         }
     }
 
+    /// The listing without its column `column`.
+    pub fn without_column(&self, column: usize) -> Listing {
+        let kept: Vec<usize> = (0..self.headers.len()).filter(|&c| c != column).collect();
+        self.pick(&kept)
+    }
+
     /// The `kept` columns only, in that order, colours moving with their cells.
     fn pick(&self, kept: &[usize]) -> Listing {
         let pick = |cells: &[String]| kept.iter().map(|&c| cells[c].clone()).collect();

@@ -31,6 +31,7 @@ pub use html::{ReportInput, SeriesHistory, report_html};
 pub use json_array::JsonArray;
 pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
+pub use runs::Places;
 pub use show::show_text;
 pub use trend::{trend_csv, trend_text};
 
