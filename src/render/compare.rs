@@ -183,7 +183,8 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> (Listing, Vec<String>) {
     let noise_column = headers.iter().position(|(h, _)| h == "Noise");
     let mut listing = Listing::new(&names)
         .numeric(&numeric(&headers))
-        .at_most_lines(ROW_LINES, &LEFT_OUT_FIRST);
+        .at_most_lines(ROW_LINES)
+        .optional(&LEFT_OUT_FIRST);
     let explained: Vec<Option<String>> = c.rows.iter().map(explanation).collect();
     let mut distinct: Vec<&str> = Vec::new();
     for text in explained.iter().flatten() {

@@ -76,8 +76,14 @@ pub fn history_frame(unit: RateUnit, places: bool) -> Listing {
     headers.extend([write_col.as_str(), read_col.as_str()]);
     let mut numeric = numeric_indices(&columns);
     numeric.extend([columns.len(), columns.len() + 1]);
-    Listing::new(&headers).numeric(&numeric)
+    let at = |wanted: &str| columns.iter().position(|(header, _)| *header == wanted);
+    let optional: Vec<usize> = LEFT_OUT_FIRST.iter().filter_map(|h| at(h)).collect();
+    Listing::new(&headers).numeric(&numeric).optional(&optional)
 }
+
+/// The columns a terminal too narrow for the whole table leaves out, the first first:
+/// what tells one run from another least, among runs of one place.
+const LEFT_OUT_FIRST: [&str; 5] = ["Kernel", "FS", "Mode", "File", "Status"];
 
 /// A run's row of [`history_listing`] before its rates have a unit, which waits for
 /// every run's figures: what `history --all` keeps of a run between reading it from

@@ -95,8 +95,9 @@ pub struct Listing {
     /// When fitted to a terminal, the most lines a row may take: columns are kept wide
     /// enough for it while they can be, leaving out the `optional` ones if need be.
     max_lines: Option<usize>,
-    /// Columns a fitted table may leave out, the first left out first, rather than let
-    /// a row grow past `max_lines`; the table says which it left out.
+    /// Columns a fitted table may leave out, the first left out first, rather than be
+    /// wider than the terminal or let a row grow past `max_lines`; the table says which
+    /// it left out.
     optional: Vec<usize>,
 }
 
@@ -125,11 +126,18 @@ impl Listing {
         self
     }
 
-    /// Fitted to a terminal, rows of at most `lines` lines, leaving out `optional`
-    /// columns (the first first) while a row would need more.
-    pub fn at_most_lines(mut self, lines: usize, optional: &[usize]) -> Self {
+    /// Fitted to a terminal, rows of at most `lines` lines, leaving out the
+    /// [`Listing::optional`] columns while a row would need more.
+    pub fn at_most_lines(mut self, lines: usize) -> Self {
         self.max_lines = Some(lines.max(1));
-        self.optional = optional.to_vec();
+        self
+    }
+
+    /// Columns a table fitted to a terminal may leave out, the first first, rather
+    /// than be wider than the terminal (or its rows taller than
+    /// [`Listing::at_most_lines`]).
+    pub fn optional(mut self, columns: &[usize]) -> Self {
+        self.optional = columns.to_vec();
         self
     }
 
