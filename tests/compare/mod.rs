@@ -3,6 +3,7 @@
 mod consistency;
 mod filesystems;
 mod groups;
+mod narrow;
 mod trend;
 mod width;
 

@@ -253,7 +253,8 @@ fn runs_from_before_several_engines_read_and_compare_as_before() {
     let db = dir.path().join("old.db");
     schema5_database(&db);
     // both outputs as iozone printed them for this database before the change (the
-    // compare table since says a note shared by its rows once, under it)
+    // compare table since says the noise in a column of its own, and where it came
+    // from once, under the table)
     assert_eq!(
         stdout(&db, &["compare", "1", "2"]),
         include_str!("../fixtures/combinations/schema5-compare.txt")
