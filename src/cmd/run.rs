@@ -256,14 +256,21 @@ fn warn_if_busy(shell: &Shell, run: &Run) {
     let Some(state) = &run.state_at_start else {
         return;
     };
-    let reasons = host::busy_reasons(state, run.host.cpus);
-    if !reasons.is_empty() {
-        shell.warn(format!(
+    if let Some(warning) = busy_warning(state, run.host.cpus) {
+        shell.warn(warning);
+    }
+}
+
+/// One warning for every sign that the machine is busy, or none when it is quiet.
+fn busy_warning(state: &model::MachineState, cpus: Option<u32>) -> Option<String> {
+    let reasons = host::busy_reasons(state, cpus);
+    (!reasons.is_empty()).then(|| {
+        format!(
             "the machine is busy: {}. This run's figures may all be off together (the \
              state is recorded, and compare lists it)",
             reasons.join("; ")
-        ));
-    }
+        )
+    })
 }
 
 /// SIGINT and SIGTERM set a flag the engine checks at every operation.
@@ -564,6 +571,28 @@ impl Observer for Progress<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_busy_machine_is_one_warning_naming_every_sign() {
+        let busy = model::MachineState {
+            load_1m: Some(7.96),
+            dirty_bytes: Some(600 << 20),
+            writeback_bytes: Some(0),
+            io_pressure_pct: Some(18.92),
+            cpu_pressure_pct: Some(93.74),
+            ..Default::default()
+        };
+        assert_eq!(
+            busy_warning(&busy, Some(2)).as_deref(),
+            Some(
+                "the machine is busy: writeback pending (600 MiB dirty); load average 7.96 \
+                 is above the 2 CPUs; I/O pressure 18.92% (some avg10); CPU pressure 93.74% \
+                 (some avg10). This run's figures may all be off together (the state is \
+                 recorded, and compare lists it)"
+            )
+        );
+        assert_eq!(busy_warning(&model::MachineState::default(), Some(2)), None);
+    }
 
     #[test]
     fn doubling_includes_both_ends() {

@@ -485,3 +485,116 @@ pub fn compare_csv(c: &Comparison) -> String {
     }
     listing.to_csv()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::Verdict;
+    use crate::model::{CacheMode, EngineKind, TestKind};
+
+    fn row(noise: Option<(f64, &str)>, note: Option<&str>) -> Row {
+        Row {
+            key: RowKey {
+                test: TestKind::Write,
+                file_size: Some(ByteSize(1 << 20)),
+                record_size: ByteSize(4096),
+                cache: Some(CacheMode::Flush),
+                engine: Some(EngineKind::Posix),
+                iodepth: Some(1),
+                threads: Some(1),
+            },
+            baseline_median: 100e6,
+            candidate_median: 80e6,
+            change_pct: -20.0,
+            ci_low_pct: None,
+            ci_high_pct: None,
+            p_value: None,
+            p_adjusted: None,
+            verdict: Verdict::Inconclusive,
+            n_baseline: 3,
+            n_candidate: 3,
+            runs_baseline: 1,
+            runs_candidate: 1,
+            noise_pct: noise.map(|n| n.0),
+            noise_source: noise.map(|n| n.1.to_string()),
+            min_detectable_pct: None,
+            runs_needed: None,
+            rounds_needed: None,
+            note: note.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_row_says_where_its_noise_came_from_and_what_its_note_adds() {
+        let plain = row(Some((3.24, "runs")), Some("noise ±3.2%, runs"));
+        assert_eq!(noise(&plain), "±3.2%");
+        assert_eq!(
+            explanation(&plain).as_deref(),
+            Some("noise from the runs compared")
+        );
+        let more = row(
+            Some((12.5, "history: 3 runs")),
+            Some("noise ±12.5%, history: 3 runs; the sides lie on either side of a step"),
+        );
+        assert_eq!(
+            explanation(&more).as_deref(),
+            Some(
+                "noise from the runs compared and the series' history (3 runs); the sides \
+                 lie on either side of a step"
+            )
+        );
+        let single = row(None, Some("n = 1 on a side: no statistics possible"));
+        assert_eq!(noise(&single), "-");
+        assert_eq!(
+            explanation(&single).as_deref(),
+            Some("n = 1 on a side: no statistics possible")
+        );
+        // a note worded otherwise is said whole
+        let other = row(Some((2.0, "default")), Some("a busy baseline"));
+        assert_eq!(
+            explanation(&other).as_deref(),
+            Some(
+                "noise: the default (too few runs to measure it, and no history); a busy \
+                 baseline"
+            )
+        );
+        assert_eq!(explanation(&row(None, None)), None);
+    }
+
+    #[test]
+    fn rows_that_differ_in_what_they_rest_on_are_numbered() {
+        let comparison = |rows: Vec<Row>| Comparison {
+            environment_changes: Vec::new(),
+            rows,
+            baseline_only: Vec::new(),
+            candidate_only: Vec::new(),
+            summary: Vec::new(),
+            corrected_over: 0,
+            threshold_pct: 5.0,
+            alpha: 0.05,
+            history_runs: 0,
+        };
+        let mixed = comparison(vec![
+            row(Some((3.0, "runs")), None),
+            row(Some((4.0, "history: 5 runs")), None),
+            row(Some((3.5, "runs")), None),
+        ]);
+        let (listing, footnotes) = rows_listing(&mixed, RateUnit::MiB);
+        let noise = listing.headers.iter().position(|h| h == "Noise").unwrap();
+        let cells: Vec<&str> = listing.rows.iter().map(|r| r[noise].as_str()).collect();
+        assert_eq!(cells, ["±3.0% [1]", "±4.0% [2]", "±3.5% [1]"]);
+        assert_eq!(footnotes.len(), 2, "{footnotes:?}");
+        assert!(footnotes[1].starts_with("[2] noise from the runs compared and"));
+        let verdicts: Vec<&str> = listing
+            .rows
+            .iter()
+            .map(|r| r.last().unwrap().as_str())
+            .collect();
+        assert_eq!(verdicts, ["inconclusive"; 3]);
+        // the same for every row: said once, no numbers
+        let same = comparison(vec![row(Some((3.0, "runs")), None); 2]);
+        let (listing, footnotes) = rows_listing(&same, RateUnit::MiB);
+        assert_eq!(listing.rows[0][noise], "±3.0%");
+        assert_eq!(footnotes, ["Every row: noise from the runs compared"]);
+    }
+}

@@ -293,6 +293,42 @@ mod tests {
     }
 
     #[test]
+    fn a_host_measuring_in_several_places_names_each_runs_place() {
+        let at = |host: &str, dir: &str| {
+            let mut run = sample_run(host, 0);
+            run.params.dir = Some(dir.into());
+            run
+        };
+        let headers = |runs: &[Run]| {
+            history_listing(runs, &HashMap::new(), RateUnit::MiB)
+                .0
+                .headers
+        };
+        let one_place = [at("a", "/mnt/a"), at("a", "/mnt/a"), at("b", "/mnt/b")];
+        assert!(!headers(&one_place).contains(&"Directory".to_string()));
+        let two_places = [at("a", "/mnt/a"), at("a", "/mnt/b")];
+        let (listing, _) = history_listing(&two_places, &HashMap::new(), RateUnit::MiB);
+        let column = listing
+            .headers
+            .iter()
+            .position(|h| h == "Directory")
+            .unwrap();
+        assert_eq!(listing.headers[column - 1], "FS");
+        let places: Vec<&str> = listing.rows.iter().map(|r| r[column].as_str()).collect();
+        assert_eq!(places, ["/mnt/a", "/mnt/b"]);
+        // a run that knows only its mount point is placed by it
+        let mut imported = at("a", "/mnt/a");
+        imported.params.dir = None;
+        imported.filesystem.mount_point = Some("/srv".into());
+        let (listing, _) = history_listing(
+            &[at("a", "/mnt/a"), imported],
+            &HashMap::new(),
+            RateUnit::MiB,
+        );
+        assert_eq!(listing.rows[1][column], "/srv");
+    }
+
+    #[test]
     fn json_history_leaves_results_out() {
         let run = sample_run("h", 0);
         let summaries = HashMap::from([(

@@ -359,6 +359,73 @@ mod tests {
     }
 
     #[test]
+    fn markdown_is_never_wrapped() {
+        let mut l = Listing::new(&["fact", "value"]).wrapped(30);
+        l.push(vec![
+            "mount options".into(),
+            "rw,relatime,nodelalloc,data=journal and more words than fit".into(),
+        ]);
+        let md = l.render(TextStyle::Markdown);
+        assert_eq!(md.lines().filter(|l| l.starts_with('|')).count(), 3, "{md}");
+        // the same listing on a terminal wraps between words, after a list's commas
+        let table = l.render(TextStyle::Table {
+            color: false,
+            width: Some(40),
+        });
+        assert!(table.lines().all(|l| l.chars().count() <= 30), "{table}");
+        assert!(table.contains("rw,relatime,"), "{table}");
+        assert!(table.contains("nodelalloc,"), "{table}");
+    }
+
+    #[test]
+    fn a_bounded_row_leaves_out_optional_columns_rather_than_grow() {
+        let mut l = Listing::new(&["Test", "Interval", "p", "Verdict"])
+            .numeric(&[1, 2])
+            .at_most_lines(2)
+            .optional(&[2, 1]);
+        for (interval, p, verdict) in [
+            ("[-27.5, -14.8]", "0.001 (0.002)", "regression"),
+            ("[-9.4, +6.5]", "0.568 (0.601)", "inconclusive"),
+        ] {
+            l.push(vec![
+                "write".into(),
+                interval.into(),
+                p.into(),
+                verdict.into(),
+            ]);
+        }
+        let fitted = |width: u16| {
+            l.render(TextStyle::Table {
+                color: false,
+                width: Some(width),
+            })
+        };
+        // whole: every column on one line
+        assert!(fitted(60).contains("[-27.5, -14.8]"));
+        // narrower: the figures wrap onto two lines, every column kept
+        let two_lines = fitted(45);
+        assert!(
+            two_lines.contains("(0.002)") && !two_lines.contains("Left out"),
+            "{two_lines}"
+        );
+        // narrower still: p is left out, and said to be
+        let without_p = fitted(36);
+        assert!(!without_p.contains("(0.002)"), "{without_p}");
+        assert!(
+            without_p.contains("Left out at this width: p"),
+            "{without_p}"
+        );
+        for text in [two_lines, without_p] {
+            let body: Vec<&str> = (text.lines())
+                .skip_while(|l| !l.starts_with('╞'))
+                .skip(1)
+                .take_while(|l| l.starts_with('│'))
+                .collect();
+            assert_eq!(body.len(), 4, "two rows of two lines each:\n{text}");
+        }
+    }
+
+    #[test]
     fn table_has_every_row() {
         let t = sample().to_table();
         assert!(
