@@ -338,7 +338,7 @@ fn markdown_keeps_a_row_on_one_table_row() {
     let verdicts = ["regression", "improvement", "unchanged", "inconclusive"];
     for row in &rows.1 {
         assert_eq!(row.len(), rows.0.len(), "{row:?}");
-        assert_eq!(row[0].is_empty(), false, "a row split in two: {row:?}");
+        assert!(!row[0].is_empty(), "a row split in two: {row:?}");
         assert!(verdicts.contains(&row.last().unwrap().as_str()), "{row:?}");
     }
     let changes = (tables.iter())
