@@ -352,6 +352,8 @@ fn temporary(path: &Path, existing: Option<&Metadata>) -> Result<Output, OutputE
         rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
     )
     .map_err(|e| io_error(&name, e.into()))?;
+    // before the copy exists: a signal from now on finds a handler that removes it
+    let signals = Signals::install();
     let (file, temporary) = tempfile::Builder::new()
         .prefix(".iozone-")
         .suffix(".tmp")
@@ -374,7 +376,7 @@ fn temporary(path: &Path, existing: Option<&Metadata>) -> Result<Output, OutputE
             temporary,
             path: path.to_path_buf(),
             replace: existing.is_some(),
-            signals: Signals::install(),
+            signals,
         },
         name,
     })

@@ -70,21 +70,20 @@ impl Shell {
         }
     }
 
-    /// `    Measuring 32 MiB file ...`: a right-aligned green verb, then the message.
+    /// `    Measuring 32 MiB file ...`: a right-aligned green verb, then the message,
+    /// wrapped at its words to the terminal under the message's start.
     pub fn status(&self, verb: &str, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
-            self.line(&format!(
-                "{:>12} {}",
-                style(verb).green().bold().for_stderr(),
-                printable(message)
-            ));
+            let verb = format!("{verb:>12} ");
+            let width = verb.chars().count();
+            self.said(style(verb).green().bold().for_stderr(), width, message);
         }
     }
 
     /// A line that goes on from the status line above it, indented under its message.
     pub fn continued(&self, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
-            self.line(&format!("{:>12} {}", "", printable(message)));
+            self.said(format!("{:>12} ", ""), 13, message);
         }
     }
 
@@ -97,24 +96,31 @@ impl Shell {
 
     pub fn warn(&self, message: impl std::fmt::Display) {
         if self.verbosity != Verbosity::Quiet {
-            self.line(&format!(
-                "{} {}",
-                style("warning:").yellow().bold().for_stderr(),
-                printable(message)
-            ));
+            let prefix = style("warning:").yellow().bold().for_stderr();
+            self.said(format!("{prefix} "), "warning: ".len(), message);
         }
     }
 
     /// Always shown, even with `-q`.
     pub fn error(&self, message: impl std::fmt::Display) {
-        self.line(&format!(
-            "{} {}",
-            style("error:").red().bold().for_stderr(),
-            printable(message)
-        ));
+        let prefix = style("error:").red().bold().for_stderr();
+        self.said(format!("{prefix} "), "error: ".len(), message);
     }
 
-    fn line(&self, text: &str) {
+    /// `message` after `prefix` (`width` columns on screen, whatever its colour
+    /// codes): on a terminal, wrapped at its words to the terminal's width, each further
+    /// line under the message's start; elsewhere one line, for a program or a log.
+    fn said(&self, prefix: impl std::fmt::Display, width: usize, message: impl std::fmt::Display) {
+        let message = printable(message);
+        let text = match console::Term::stderr().size_checked() {
+            Some((_rows, columns)) => crate::render::wrap::hanging(
+                &prefix.to_string(),
+                width,
+                &message,
+                usize::from(columns),
+            ),
+            None => format!("{prefix}{message}"),
+        };
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 
@@ -124,7 +130,15 @@ impl Shell {
     /// and the estimate of what remains move during a long step too, not only between
     /// steps. `finish_and_clear` stops the ticker and wipes the line, so whatever is
     /// said next (the error after Ctrl-C) starts on a clean line.
-    pub fn progress(&self, total: u64, within: Arc<dyn Fn() -> f64 + Send + Sync>) -> ProgressBar {
+    ///
+    /// The step's message is set through the [`Message`] returned with the bar, and is
+    /// cut to the room the line leaves it between whole words (`write 16 KiB in…`),
+    /// never inside one.
+    pub fn progress(
+        &self,
+        total: u64,
+        within: Arc<dyn Fn() -> f64 + Send + Sync>,
+    ) -> (ProgressBar, Message) {
         let visible = self.verbosity != Verbosity::Quiet && std::io::stderr().is_terminal();
         let target = if visible {
             ProgressDrawTarget::stderr()
@@ -137,11 +151,26 @@ impl Shell {
             ((state.pos() as f64 + within().clamp(0.0, 1.0)) / len).clamp(0.0, 1.0)
         };
         let fill = share.clone();
+        let left = share.clone();
+        let message = Message::default();
+        let said = message.clone();
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>12.cyan.bold} [{bar}] {pos}/{len} {wide_msg} {timing}",
+                "{prefix:>12.cyan.bold} [{bar}] {pos}/{len} {fitted} {timing}",
             )
             .expect("static progress template is valid")
+            .with_key(
+                "fitted",
+                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let columns = usize::from(console::Term::stderr().size().1);
+                    let counts = format!("{}/{}", state.pos(), state.len().unwrap_or(0));
+                    let clock = timing(state.elapsed(), left(state));
+                    // verb, bar, counts and clock with their spaces; one more, for a
+                    // clock a character longer by the time it is drawn
+                    let used = 13 + BAR_WIDTH + 3 + counts.len() + 2 + clock.chars().count() + 1;
+                    let _ = w.write_str(&fitted(&said.text(), columns.saturating_sub(used)));
+                },
+            )
             .with_key(
                 "bar",
                 move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
@@ -159,8 +188,48 @@ impl Shell {
         if visible {
             bar.enable_steady_tick(TICK);
         }
-        bar
+        (bar, message)
     }
+}
+
+/// What a progress bar says of its step, set by the run and read by the bar's ticker.
+#[derive(Clone, Default)]
+pub struct Message(Arc<std::sync::Mutex<String>>);
+
+impl Message {
+    pub fn set(&self, text: String) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = text;
+    }
+
+    fn text(&self) -> String {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// `text` in exactly `room` columns: padded, or cut after its last whole word that
+/// fits with an ellipsis (nothing, when not even the first does).
+fn fitted(text: &str, room: usize) -> String {
+    let width = |t: &str| console::measure_text_width(t);
+    let mut kept = String::new();
+    if width(text) <= room {
+        kept.push_str(text);
+    } else {
+        for word in text.split(' ') {
+            let longer = match kept.is_empty() {
+                true => word.to_string(),
+                false => format!("{kept} {word}"),
+            };
+            if width(&longer) + 1 > room {
+                break;
+            }
+            kept = longer;
+        }
+        if !kept.is_empty() {
+            kept.push('…');
+        }
+    }
+    let pad = room.saturating_sub(width(&kept));
+    kept + &" ".repeat(pad)
 }
 
 /// A message as said on stderr: a label, a path or a database's words quoted in it
@@ -217,6 +286,25 @@ mod tests {
         assert_eq!(bar_text(0.55, 10), "=====>    ");
         assert_eq!(bar_text(1.0, 10), "==========");
         assert!(bar_text(0.99, 27).len() == 27 && bar_text(0.0, 27).len() == 27);
+    }
+
+    #[test]
+    fn a_message_is_cut_between_words() {
+        assert_eq!(
+            fitted("write 16 KiB in 64 KiB [warm-up 1]", 16),
+            "write 16 KiB in…"
+        );
+        assert_eq!(
+            fitted("write 16 KiB in 64 KiB [warm-up 1]", 15),
+            "write 16 KiB…  "
+        );
+        assert_eq!(fitted("write 16 KiB", 14), "write 16 KiB  ");
+        assert_eq!(fitted("reread", 3), "   ");
+        assert_eq!(fitted("", 0), "");
+        for room in 0..40 {
+            let text = fitted("reread 16 KiB in 64 KiB [warm-up 1]", room);
+            assert_eq!(console::measure_text_width(&text), room, "{text:?}");
+        }
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct TrendReport {
     pub series_examined: usize,
     pub series_too_short: usize,
     pub steps: Vec<Step>,
+    /// Whether some host's series lie on more than one mount point: a listing of steps
+    /// then names each step's, which the host would not tell apart.
+    #[serde(skip)]
+    pub mounts_differ: bool,
 }
 
 /// A series' points in time order: (start, run id, median bytes/s of the run).
@@ -117,8 +121,11 @@ pub fn find_steps<K: Borrow<SeriesKey>, P: Borrow<SeriesPoints>>(
     min_runs: usize,
 ) -> TrendReport {
     let mut report = TrendReport::empty();
+    let mut mounts: BTreeMap<Option<String>, Option<String>> = BTreeMap::new();
     for (key, points) in series {
         let (key, points) = (key.borrow(), points.borrow());
+        let first = (mounts.entry(key.hostname.clone())).or_insert_with(|| key.mount_point.clone());
+        report.mounts_differ |= *first != key.mount_point;
         if points.len() < 2 * min_runs {
             report.series_too_short += 1;
             continue;
@@ -155,6 +162,7 @@ impl TrendReport {
             series_examined: 0,
             series_too_short: 0,
             steps: Vec::new(),
+            mounts_differ: false,
         }
     }
 
@@ -166,6 +174,8 @@ impl TrendReport {
             report.series_examined += part.series_examined;
             report.series_too_short += part.series_too_short;
             report.steps.extend(part.steps);
+            // each part is a host's: mount points differ within a host or not at all
+            report.mounts_differ |= part.mounts_differ;
         }
         report.sort_steps();
         report

@@ -3,9 +3,9 @@
 
 use super::Context;
 use super::spool::Spool;
-use crate::cli::{HistoryArgs, ListFormat};
+use crate::cli::{FilterArgs, HistoryArgs, ListFormat};
 use crate::model::{Run, RunStatus};
-use crate::render::{self, HistoryLine, JsonArray, TextStyle};
+use crate::render::{self, HistoryLine, JsonArray, Places, TextStyle};
 use crate::selector::RunFilter;
 use crate::store::{self, Store};
 use crate::units::RateUnit;
@@ -17,7 +17,12 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
         let filter = super::run_filter(&args.filter, None);
         return match args.format {
             ListFormat::Json | ListFormat::Csv => stream(&*store, &filter, args.format),
-            text => every_run_as_text(&*store, &filter, text, args.units, context),
+            text => {
+                if !every_run_as_text(&*store, &filter, text, args.units, context)? {
+                    shell.status("History", nothing_listed(&args.filter, &store.location()));
+                }
+                Ok(())
+            }
         };
     }
     let limit = (!args.all).then_some(args.limit);
@@ -38,10 +43,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
             .to_markdown(),
         ListFormat::Table => {
             if runs.is_empty() {
-                shell.status(
-                    "History",
-                    format!("no runs recorded in {} match", store.location()),
-                );
+                shell.status("History", nothing_listed(&args.filter, &store.location()));
                 return Ok(());
             }
             render::history_listing(&runs, &summaries, args.units)
@@ -73,43 +75,63 @@ fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
 /// Every run `filter` selects as a table or Markdown, in the memory of a page of runs:
 /// the columns are as wide as their widest cell and the rates' unit suits their least
 /// figure, so the runs' lines are set aside in a temporary file, measured, then written.
+/// False when there was no run to make a table of.
 fn every_run_as_text(
     store: &dyn Store,
     filter: &RunFilter,
     format: ListFormat,
     units: RateUnit,
     context: &Context,
-) -> anyhow::Result<()> {
-    let (mut lines, least) = spool_lines(store, filter)?;
+) -> anyhow::Result<bool> {
+    let (mut lines, least, places) = spool_lines(store, filter)?;
     if lines.is_empty() && format == ListFormat::Table {
-        let location = store.location();
-        (context.shell).status("History", format!("no runs recorded in {location} match"));
-        return Ok(());
+        return Ok(false);
     }
     let style = match format {
         ListFormat::Markdown => TextStyle::Markdown,
         _ => context.shell.table_style(),
     };
-    write_spooled(&mut lines, units.resolve([least]), style)
+    write_spooled(&mut lines, units.resolve([least]), places.differ(), style)?;
+    Ok(true)
 }
 
-/// The spooled lines as one table in `style`, rates in `unit`: measured in a first
-/// reading, written a page at a time in a second.
+/// What `history` says when it lists no run: that none matched, in plain words, or
+/// that none was recorded at all.
+fn nothing_listed(filter: &FilterArgs, location: &str) -> String {
+    let any = filter.host.is_some()
+        || filter.fs.is_some()
+        || !filter.labels.is_empty()
+        || !filter.tags.is_empty()
+        || filter.test.is_some()
+        || filter.record.is_some()
+        || filter.since.is_some()
+        || filter.until.is_some()
+        || filter.status.is_some();
+    match any {
+        true => format!("no runs match these filters (in {location})"),
+        false => format!("no runs recorded yet (in {location})"),
+    }
+}
+
+/// The spooled lines as one table in `style`, rates in `unit`, with where each run
+/// measured when `places`: measured in a first reading, written a page at a time in a
+/// second.
 fn write_spooled(
     lines: &mut Spool<HistoryLine>,
     unit: RateUnit,
+    places: bool,
     style: TextStyle,
 ) -> anyhow::Result<()> {
-    let frame = render::history_frame(unit);
+    let frame = render::history_frame(unit, places);
     let mut layout = frame.layout(style);
     for line in lines.replay()? {
-        layout.add(&line?.into_row(unit));
+        layout.add(&line?.into_row(unit, places));
     }
     let mut table = layout.writer();
     super::stream_stdout(|out| {
         let mut chunk = frame.clone();
         for line in lines.replay()? {
-            chunk.push(line?.into_row(unit));
+            chunk.push(line?.into_row(unit, places));
             if chunk.rows.len() == store::PAGE {
                 out.write(&table.chunk(&chunk))?;
                 chunk = frame.clone();
@@ -121,13 +143,18 @@ fn write_spooled(
     Ok(())
 }
 
-/// The lines of every run `filter` selects, read a page at a time, and the least of
-/// their figures: all the rate unit depends on.
-fn spool_lines(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<(Spool<HistoryLine>, f64)> {
+/// The lines of every run `filter` selects, read a page at a time, the least of their
+/// figures (all the rate unit depends on), and where their hosts measured.
+fn spool_lines(
+    store: &dyn Store,
+    filter: &RunFilter,
+) -> anyhow::Result<(Spool<HistoryLine>, f64, Places)> {
     let mut lines = Spool::new()?;
     let mut least = f64::INFINITY;
+    let mut places = Places::default();
     store::for_each_page(store, filter, |mut runs| {
         as_listed(filter, &mut runs);
+        runs.iter().for_each(|run| places.add(run));
         let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
         for line in HistoryLine::of_runs(&runs, &store.summaries_of(&ids)?) {
             least = least.min(RateUnit::least_shown(line.figures()));
@@ -135,7 +162,7 @@ fn spool_lines(store: &dyn Store, filter: &RunFilter) -> anyhow::Result<(Spool<H
         }
         Ok::<_, anyhow::Error>(())
     })?;
-    Ok((lines, least))
+    Ok((lines, least, places))
 }
 
 /// Every run `filter` selects, as JSON or CSV, written a page at a time.

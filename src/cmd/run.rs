@@ -106,8 +106,10 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let clock = Instant::now();
     let tally = Arc::new(bench::Tally::for_plan(&plan));
     let within = Arc::clone(&tally);
+    let (bar, message) = shell.progress(plan.phase_count(), Arc::new(move || within.phase_done()));
     let progress = Progress {
-        bar: shell.progress(plan.phase_count(), Arc::new(move || within.phase_done())),
+        bar,
+        message,
         tally,
         shell,
         combined: plan.combined(),
@@ -158,11 +160,16 @@ fn complete(
     context: &Context,
 ) -> anyhow::Result<()> {
     let shell = &context.shell;
+    // as many as the progress bar counted: the warm-up's too
+    let warmup = match run.warmup.len() {
+        0 => String::new(),
+        n => format!(" ({n} of them warm-up, left out of every figure)"),
+    };
     shell.status(
         "Finished",
         format!(
-            "{} in {:.1} s",
-            crate::units::count(run.results.len(), "measurement"),
+            "{} in {:.1} s{warmup}",
+            crate::units::count(run.results.len() + run.warmup.len(), "measurement"),
             measured.as_secs_f64()
         ),
     );
@@ -249,12 +256,21 @@ fn warn_if_busy(shell: &Shell, run: &Run) {
     let Some(state) = &run.state_at_start else {
         return;
     };
-    for reason in host::busy_reasons(state, run.host.cpus) {
-        shell.warn(format!(
-            "the machine is busy: {reason}; this run's figures may all be off together \
-             (the state is recorded, and compare lists it)"
-        ));
+    if let Some(warning) = busy_warning(state, run.host.cpus) {
+        shell.warn(warning);
     }
+}
+
+/// One warning for every sign that the machine is busy, or none when it is quiet.
+fn busy_warning(state: &model::MachineState, cpus: Option<u32>) -> Option<String> {
+    let reasons = host::busy_reasons(state, cpus);
+    (!reasons.is_empty()).then(|| {
+        format!(
+            "the machine is busy: {}. This run's figures may all be off together (the \
+             state is recorded, and compare lists it)",
+            reasons.join("; ")
+        )
+    })
 }
 
 /// SIGINT and SIGTERM set a flag the engine checks at every operation.
@@ -478,6 +494,8 @@ fn rounds_line(plan: &Plan) -> String {
 /// regions, the share of the step done read from the tally by the bar's ticker.
 struct Progress<'a> {
     bar: ProgressBar,
+    /// What the bar says of the step.
+    message: crate::shell::Message,
     tally: Arc<bench::Tally>,
     shell: &'a Shell,
     /// Whether the run measures several (engine, cache mode) combinations, which each
@@ -489,6 +507,21 @@ struct Progress<'a> {
 }
 
 impl Progress<'_> {
+    /// `write 4 KiB in 32 MiB [2/5]`: what the bar says of a step.
+    fn step_message(&self, step: &Step) -> String {
+        let round = match step.warmup {
+            true => format!("warm-up {}", step.repetition),
+            false => format!("{}/{}", step.repetition, step.repeat),
+        };
+        format!(
+            "{} {} in {}{} [{round}]",
+            step.test,
+            ByteSize(step.record_size),
+            ByteSize(step.file_size),
+            self.mode(step.engine, step.cache),
+        )
+    }
+
     /// " flush/posix" when the run has several combinations; nothing otherwise.
     fn mode(&self, engine: EngineKind, cache: CacheMode) -> String {
         match self.combined {
@@ -504,19 +537,9 @@ impl Observer for Progress<'_> {
     }
 
     fn step(&self, step: &Step) {
+        self.message.set(self.step_message(step));
         self.bar.set_length(step.total);
         self.bar.set_position(step.index - 1);
-        let round = match step.warmup {
-            true => format!("warm-up {}", step.repetition),
-            false => format!("{}/{}", step.repetition, step.repeat),
-        };
-        self.bar.set_message(format!(
-            "{} {} in {}{} [{round}]",
-            step.test,
-            ByteSize(step.record_size),
-            ByteSize(step.file_size),
-            self.mode(step.engine, step.cache),
-        ));
     }
 
     fn measured(&self, m: &Measurement, warmup: bool) {
@@ -548,6 +571,28 @@ impl Observer for Progress<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_busy_machine_is_one_warning_naming_every_sign() {
+        let busy = model::MachineState {
+            load_1m: Some(7.96),
+            dirty_bytes: Some(600 << 20),
+            writeback_bytes: Some(0),
+            io_pressure_pct: Some(18.92),
+            cpu_pressure_pct: Some(93.74),
+            ..Default::default()
+        };
+        assert_eq!(
+            busy_warning(&busy, Some(2)).as_deref(),
+            Some(
+                "the machine is busy: writeback pending (600 MiB dirty); load average 7.96 \
+                 is above the 2 CPUs; I/O pressure 18.92% (some avg10); CPU pressure 93.74% \
+                 (some avg10). This run's figures may all be off together (the state is \
+                 recorded, and compare lists it)"
+            )
+        );
+        assert_eq!(busy_warning(&model::MachineState::default(), Some(2)), None);
+    }
 
     #[test]
     fn doubling_includes_both_ends() {

@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{EnvChange, Ignored, RunsRead, combinations};
+use super::{EnvChange, Ignored, RunValue, RunsRead, SidesSummary, combinations};
 use crate::facts::Fact;
-use crate::model::{CacheMode, EngineKind, Run};
+use crate::model::{CacheMode, EngineKind, MachineState, Run};
 
 /// The host and filesystem facts compared, in the order the diff lists them: what an
 /// upgrade or a remount changes. Left out: the boot id, which every reboot changes,
@@ -104,8 +104,8 @@ fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
         ),
         ("params.warmup", Some(p.warmup.to_string())),
         ("params.order", Some(p.order.name().into())),
-        ("machine.at_start", machine(&run.state_at_start, h.cpus)),
-        ("machine.at_end", machine(&run.state_at_end, h.cpus)),
+        (MACHINE[0].0, machine(&run.state_at_start, h.cpus)),
+        (MACHINE[1].0, machine(&run.state_at_end, h.cpus)),
         ("tool_version", Some(run.tool_version.clone())),
     ]
     .map(|(path, value)| (Field::Other(path), value));
@@ -133,7 +133,7 @@ pub(super) fn segment_key(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<Op
 /// The machine's state as what matters for a run's level: `quiet`, or why it was
 /// busy (writeback, load, pressure). Raw load figures differ between any two runs;
 /// only a busy machine shifts a run.
-fn machine(state: &Option<crate::model::MachineState>, cpus: Option<u32>) -> Option<String> {
+fn machine(state: &Option<MachineState>, cpus: Option<u32>) -> Option<String> {
     let reasons = crate::host::busy_reasons(state.as_ref()?, cpus);
     Some(match reasons.is_empty() {
         true => "quiet".into(),
@@ -179,6 +179,46 @@ pub(super) fn side_state(read: &RunsRead) -> SideState {
     }
 }
 
+/// Which of a run's machine states: at its start or at its end.
+type StateOf = fn(&Run) -> &Option<MachineState>;
+
+/// The machine's states, at the start or at the end of a run: compared as
+/// [`machine`] words them, summed up for a side by [`side_summary`].
+const MACHINE: [(&str, StateOf); 2] = [
+    ("machine.at_start", |run| &run.state_at_start),
+    ("machine.at_end", |run| &run.state_at_end),
+];
+
+/// A side's runs' machine states (those `state` picks) in a few words, and each run's.
+fn side_summary(runs: &[Run], state: StateOf) -> (Option<String>, Vec<RunValue>) {
+    let signals: Vec<_> = (runs.iter())
+        .map(|run| {
+            let state = state(run).as_ref()?;
+            Some(crate::host::busy_signals(state, run.host.cpus))
+        })
+        .collect();
+    let each = (runs.iter())
+        .map(|run| RunValue {
+            id: run.id,
+            value: machine(state(run), run.host.cpus),
+        })
+        .collect();
+    (crate::host::busy_summary(&signals), each)
+}
+
+/// The machine-state change's two sides summed up, for `field` if it is one.
+fn summary(field: &str, baseline: &RunsRead, candidate: &RunsRead) -> Option<SidesSummary> {
+    let (_, state) = MACHINE.iter().find(|(path, _)| *path == field)?;
+    let (baseline, baseline_runs) = side_summary(baseline.runs, *state);
+    let (candidate, candidate_runs) = side_summary(candidate.runs, *state);
+    Some(SidesSummary {
+        baseline,
+        candidate,
+        baseline_runs,
+        candidate_runs,
+    })
+}
+
 pub(super) fn environment_changes(baseline: &RunsRead, candidate: &RunsRead) -> Vec<EnvChange> {
     let collect = |read: &RunsRead| {
         let mut values: BTreeMap<Field, BTreeSet<Option<String>>> = BTreeMap::new();
@@ -207,6 +247,7 @@ pub(super) fn environment_changes(baseline: &RunsRead, candidate: &RunsRead) -> 
                 .get(&field)
                 .map(|v| v.iter().cloned().collect())
                 .unwrap_or_default(),
+            summary: summary(&field.path(), baseline, candidate),
             field: field.path(),
         })
         .collect()

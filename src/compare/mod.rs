@@ -234,6 +234,31 @@ pub struct EnvChange {
     pub field: String,
     pub baseline: Vec<Option<String>>,
     pub candidate: Vec<Option<String>>,
+    /// For the machine's state, which differs from one run to the next: each side in
+    /// a few words, what people read instead of every distinct value, and each run's
+    /// value; `None` (left out of JSON) for the other facts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SidesSummary>,
+}
+
+/// The two sides of an [`EnvChange`] in a few words, and run by run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SidesSummary {
+    /// `quiet`, `busy in 2 of 3 runs: writeback 1–1.8 GiB, load 3.4`, …; null when
+    /// no run of the side recorded it.
+    pub baseline: Option<String>,
+    pub candidate: Option<String>,
+    /// Each run's value, in the side's order.
+    pub baseline_runs: Vec<RunValue>,
+    pub candidate_runs: Vec<RunValue>,
+}
+
+/// One run's value of a fact.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunValue {
+    /// The run's id (null for a run not recorded).
+    pub id: Option<i64>,
+    pub value: Option<String>,
 }
 
 /// The geometric mean of the candidate/baseline ratio of medians over a test's rows.

@@ -283,6 +283,7 @@ fn environment_differences_are_listed() {
             field: "host.kernel".into(),
             baseline: vec![Some("6.1".into())],
             candidate: vec![Some("6.12".into())],
+            summary: None,
         }]
     );
 }

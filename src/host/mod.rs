@@ -6,11 +6,13 @@ use std::path::Path;
 
 use crate::model::{Filesystem, Host};
 
+pub use busy::{BusySignal, busy_reasons, busy_signals, busy_summary};
 pub use liveness::ThisBoot;
-pub use state::{busy_reasons, probe_state};
+pub use state::probe_state;
 
 #[cfg(target_os = "linux")]
 mod blockdev;
+mod busy;
 mod liveness;
 #[cfg(target_os = "linux")]
 mod mounts;

@@ -1,22 +1,8 @@
 //! The machine's state at a moment: load, dirty page cache and pressure, which shift
-//! every result of a run alike, and whether it is too busy to measure honestly.
-//! Linux states these in /proc; elsewhere every field stays `None`.
+//! every result of a run alike (whether that is too busy to measure honestly is
+//! `busy.rs`'s). Linux states these in /proc; elsewhere every field stays `None`.
 
 use crate::model::MachineState;
-use crate::units::ByteSize;
-
-const MIB: u64 = 1024 * 1024;
-/// Journal commits and logs keep a few MiB in flight on an idle machine; more means
-/// a real flush that shares the device with the benchmark's own I/O.
-const WRITEBACK_BUSY_BYTES: u64 = 16 * MIB;
-/// Dirty pages expire (30 s by default) and get flushed during the run, so a run
-/// started now pays for someone else's writes; an idle machine holds far less.
-const DIRTY_BUSY_BYTES: u64 = 256 * MIB;
-/// An idle device stalls nobody; a tenth of the time means it is already shared.
-const IO_PRESSURE_BUSY_PCT: f64 = 10.0;
-/// Short waits for a CPU are common and cost an I/O benchmark little; a quarter of
-/// the time means the benchmark's own threads will queue too.
-const CPU_PRESSURE_BUSY_PCT: f64 = 25.0;
 
 /// What /proc says now; a file it cannot read leaves its fields `None`.
 pub fn probe_state() -> MachineState {
@@ -25,60 +11,6 @@ pub fn probe_state() -> MachineState {
     #[cfg(not(target_os = "linux"))]
     let state = MachineState::default();
     state
-}
-
-/// Why the machine is too busy to measure honestly, one short line each; empty when
-/// it is quiet or nothing is known. `cpus` is the count of online CPUs, if known.
-pub fn busy_reasons(state: &MachineState, cpus: Option<u32>) -> Vec<String> {
-    [
-        writeback_reason(state),
-        load_reason(state, cpus),
-        pressure_reason("I/O", state.io_pressure_pct, IO_PRESSURE_BUSY_PCT),
-        pressure_reason("CPU", state.cpu_pressure_pct, CPU_PRESSURE_BUSY_PCT),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-fn writeback_reason(state: &MachineState) -> Option<String> {
-    let writeback = state.writeback_bytes.unwrap_or(0);
-    let dirty = state.dirty_bytes.unwrap_or(0);
-    if writeback <= WRITEBACK_BUSY_BYTES && dirty <= DIRTY_BUSY_BYTES {
-        return None;
-    }
-    if writeback == 0 {
-        return Some(format!("writeback pending ({} dirty)", ByteSize(dirty)));
-    }
-    let dirty = state
-        .dirty_bytes
-        .map(|d| format!(", {} dirty", ByteSize(d)))
-        .unwrap_or_default();
-    Some(format!(
-        "writeback in progress ({} being written{dirty})",
-        ByteSize(writeback)
-    ))
-}
-
-/// Linux counts tasks waiting for a disk in the load too, so a load above the CPU
-/// count means queueing for CPUs, for the device, or both.
-fn load_reason(state: &MachineState, cpus: Option<u32>) -> Option<String> {
-    let (load, cpus) = (state.load_1m?, cpus.filter(|&n| n > 0)?);
-    (load > f64::from(cpus)).then(|| {
-        let noun = if cpus == 1 { "CPU" } else { "CPUs" };
-        format!("load average {} is above the {cpus} {noun}", number(load))
-    })
-}
-
-fn pressure_reason(what: &str, pct: Option<f64>, limit: f64) -> Option<String> {
-    let pct = pct.filter(|&p| p > limit)?;
-    Some(format!("{what} pressure {}% (some avg10)", number(pct)))
-}
-
-/// /proc gives two decimals; trailing zeros say nothing, so `3.40` reads `3.4`.
-fn number(value: f64) -> String {
-    let text = format!("{value:.2}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The state as the /proc under `root` tells it; tests point `root` at a fake tree.
@@ -142,19 +74,6 @@ fn pressure_some_avg10(text: &str) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn quiet() -> MachineState {
-        MachineState {
-            load_1m: Some(0.5),
-            load_5m: Some(0.4),
-            dirty_bytes: Some(2 * MIB),
-            writeback_bytes: Some(0),
-            mem_free_bytes: Some(1 << 30),
-            mem_available_bytes: Some(2 << 30),
-            io_pressure_pct: Some(1.5),
-            cpu_pressure_pct: Some(3.0),
-        }
-    }
-
     #[test]
     fn the_live_state_answers() {
         let state = probe_state();
@@ -168,122 +87,6 @@ mod tests {
             assert_eq!(state, MachineState::default());
         }
     }
-
-    #[test]
-    fn a_quiet_machine_is_not_busy() {
-        assert_eq!(busy_reasons(&quiet(), Some(4)), Vec::<String>::new());
-    }
-
-    #[test]
-    fn an_unknown_state_is_not_busy() {
-        assert!(busy_reasons(&MachineState::default(), None).is_empty());
-    }
-
-    #[test]
-    fn writeback_in_progress_is_busy() {
-        let state = MachineState {
-            writeback_bytes: Some(120 * MIB),
-            dirty_bytes: Some(800 * MIB),
-            ..quiet()
-        };
-        assert_eq!(
-            busy_reasons(&state, Some(4)),
-            ["writeback in progress (120 MiB being written, 800 MiB dirty)"]
-        );
-        let small = MachineState {
-            writeback_bytes: Some(WRITEBACK_BUSY_BYTES),
-            ..quiet()
-        };
-        assert!(busy_reasons(&small, Some(4)).is_empty());
-        let no_dirty = MachineState {
-            writeback_bytes: Some(20 * MIB),
-            dirty_bytes: None,
-            ..quiet()
-        };
-        assert_eq!(
-            busy_reasons(&no_dirty, Some(4)),
-            ["writeback in progress (20 MiB being written)"]
-        );
-    }
-
-    #[test]
-    fn many_dirty_pages_are_busy() {
-        let state = MachineState {
-            dirty_bytes: Some(300 * MIB),
-            ..quiet()
-        };
-        assert_eq!(
-            busy_reasons(&state, Some(4)),
-            ["writeback pending (300 MiB dirty)"]
-        );
-        let at_limit = MachineState {
-            dirty_bytes: Some(DIRTY_BUSY_BYTES),
-            ..quiet()
-        };
-        assert!(busy_reasons(&at_limit, Some(4)).is_empty());
-    }
-
-    #[test]
-    fn load_above_the_cpus_is_busy() {
-        let state = MachineState {
-            load_1m: Some(3.4),
-            ..quiet()
-        };
-        assert_eq!(
-            busy_reasons(&state, Some(2)),
-            ["load average 3.4 is above the 2 CPUs"]
-        );
-        assert_eq!(
-            busy_reasons(&state, Some(1)),
-            ["load average 3.4 is above the 1 CPU"]
-        );
-        assert!(busy_reasons(&state, Some(4)).is_empty());
-        // without a CPU count there is nothing to judge the load against
-        assert!(busy_reasons(&state, None).is_empty());
-        assert!(busy_reasons(&state, Some(0)).is_empty());
-    }
-
-    #[test]
-    fn io_pressure_is_busy() {
-        let state = MachineState {
-            io_pressure_pct: Some(35.0),
-            ..quiet()
-        };
-        assert_eq!(
-            busy_reasons(&state, Some(4)),
-            ["I/O pressure 35% (some avg10)"]
-        );
-        let at_limit = MachineState {
-            io_pressure_pct: Some(IO_PRESSURE_BUSY_PCT),
-            ..quiet()
-        };
-        assert!(busy_reasons(&at_limit, Some(4)).is_empty());
-    }
-
-    #[test]
-    fn cpu_pressure_is_busy() {
-        let state = MachineState {
-            cpu_pressure_pct: Some(40.25),
-            ..quiet()
-        };
-        assert_eq!(
-            busy_reasons(&state, Some(4)),
-            ["CPU pressure 40.25% (some avg10)"]
-        );
-        let below = MachineState {
-            cpu_pressure_pct: Some(24.9),
-            ..quiet()
-        };
-        assert!(busy_reasons(&below, Some(4)).is_empty());
-    }
-
-    #[test]
-    fn numbers_drop_trailing_zeros() {
-        assert_eq!(number(3.40), "3.4");
-        assert_eq!(number(10.0), "10");
-        assert_eq!(number(0.0), "0");
-        assert_eq!(number(11.56), "11.56");
-    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -291,6 +94,9 @@ mod proc_tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::host::busy_reasons;
+
+    const MIB: u64 = 1024 * 1024;
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -87,7 +87,7 @@ pub(super) fn file_size(key: &RowKey) -> String {
 
 /// The rows table's columns before the verdict, with whether each holds a number
 /// (aligned right): the terminal and the report show the same table.
-pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10] {
+pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 11] {
     [
         ("Test".into(), false),
         ("File".into(), true),
@@ -98,12 +98,21 @@ pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 10
         ("Change".into(), true),
         (format!("{} CI", level(c.ci_level_pct)), true),
         ("p (adj.)".into(), true),
+        ("Noise".into(), true),
         ("runs".into(), true),
     ]
 }
 
+/// The columns a terminal too narrow for the whole rows table leaves out, the first
+/// first, rather than let a row take more than two lines: what the verdict already
+/// weighs, then what the noise and the verdict already say. [`row_headers`]' indices.
+const LEFT_OUT_FIRST: [usize; 4] = [8, 10, 7, 9];
+
+/// The most lines a row of the rows table takes on a terminal.
+const ROW_LINES: usize = 2;
+
 /// A row's cells under [`row_headers`].
-pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 10] {
+pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 11] {
     [
         row.key.test.name().into(),
         file_size(&row.key),
@@ -114,8 +123,55 @@ pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 10] {
         cells::change(row.change_pct),
         ci(row),
         p(row),
+        noise(row),
         format!("{}/{}", row.runs_baseline, row.runs_candidate),
     ]
+}
+
+/// How far one run's level strays, as the verdict took it: `±3.2%`; `-` for none.
+fn noise(row: &Row) -> String {
+    row.noise_pct
+        .filter(|n| n.is_finite())
+        .map_or("-".into(), |n| format!("±{n:.1}%"))
+}
+
+/// What a row's noise and verdict rest on, beyond its figures: where the noise came
+/// from, then the row's note, when that says more than the noise does.
+pub(super) fn explanation(row: &Row) -> Option<String> {
+    let source = row.noise_source.as_deref().map(noise_from);
+    let parts: Vec<String> = source.into_iter().chain(extra_note(row)).collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// Where a row's noise came from, in words: the runs compared, with the series'
+/// history or alone, a pairing within the same runs, or the default.
+fn noise_from(source: &str) -> String {
+    match source.split_once(": ") {
+        _ if source == "runs" => "noise from the runs compared".into(),
+        _ if source == "default" => {
+            "noise: the default (too few runs to measure it, and no history)".into()
+        }
+        Some(("history", runs)) => {
+            format!("noise from the runs compared and the series' history ({runs})")
+        }
+        Some(("paired", rounds)) => format!("noise within the same runs, paired ({rounds})"),
+        _ => format!("noise from {source}"),
+    }
+}
+
+/// The part of a row's note that its noise and source columns do not already say:
+/// the note names them first (`noise ±3.2%, runs`), and anything after is its own.
+fn extra_note(row: &Row) -> Option<String> {
+    let note = row.note.as_deref()?;
+    let said = match (row.noise_pct, &row.noise_source) {
+        (Some(noise), Some(source)) => format!("noise ±{noise:.1}%, {source}"),
+        _ => return Some(note.to_string()),
+    };
+    let rest = match note.strip_prefix(&said) {
+        Some(rest) => rest.trim_start_matches([';', ',', '.', ':', ' ']),
+        None => note,
+    };
+    (!rest.is_empty()).then(|| rest.to_string())
 }
 
 /// The indices of the numeric columns, for [`Listing::numeric`].
@@ -123,52 +179,52 @@ fn numeric(headers: &[(String, bool)]) -> Vec<usize> {
     (0..headers.len()).filter(|&i| headers[i].1).collect()
 }
 
-/// The rows table, and the notes that more than one row shares: each is said once,
-/// under the table, and its rows carry its number (`inconclusive [1]`), so a note
-/// repeated on every row (the classic comparison's) does not widen the table.
+/// The rows table, and what its rows rest on (see [`explanation`]), each said once
+/// under it: when rows differ in it, each is numbered and every row's noise carries
+/// its number (`±3.2% [2]`); when every row has the same, it is said for every row.
 fn rows_listing(c: &Comparison, unit: RateUnit) -> (Listing, Vec<String>) {
     let headers = row_headers(c, unit);
     let mut names: Vec<&str> = headers.iter().map(|(h, _)| h.as_str()).collect();
     names.push("Verdict");
     let verdict_column = names.len() - 1;
-    let mut listing = Listing::new(&names).numeric(&numeric(&headers));
-    let shared = shared_notes(c);
-    for row in &c.rows {
-        let verdict = match &row.note {
-            Some(note) => match shared.iter().position(|n| n == note) {
-                Some(i) => format!("{} [{}]", row.verdict.name(), i + 1),
-                None => format!("{} ({note})", row.verdict.name()),
-            },
-            None => row.verdict.name().to_string(),
-        };
+    let noise_column = headers.iter().position(|(h, _)| h == "Noise");
+    let mut listing = Listing::new(&names)
+        .numeric(&numeric(&headers))
+        .at_most_lines(ROW_LINES)
+        .optional(&LEFT_OUT_FIRST);
+    let explained: Vec<Option<String>> = c.rows.iter().map(explanation).collect();
+    let mut distinct: Vec<&str> = Vec::new();
+    for text in explained.iter().flatten() {
+        if !distinct.contains(&text.as_str()) {
+            distinct.push(text);
+        }
+    }
+    let numbered = distinct.len() > 1 || explained.iter().any(Option::is_none);
+    for (row, explained) in c.rows.iter().zip(&explained) {
         let mut line = row_cells(row, unit).to_vec();
-        line.push(verdict);
+        let marker = explained.as_deref().filter(|_| numbered).and_then(|text| {
+            let at = distinct.iter().position(|d| *d == text)?;
+            Some(format!("[{}]", at + 1))
+        });
+        if let (Some(marker), Some(column)) = (marker, noise_column) {
+            line[column] = format!("{} {marker}", line[column]);
+        }
+        line.push(row.verdict.name().to_string());
         listing.push_colored(
             line,
             verdict_color(row.verdict).map(|color| (verdict_column, color)),
         );
     }
-    let footnotes = shared
-        .iter()
-        .enumerate()
-        .map(|(i, note)| format!("[{}] {note}", i + 1))
-        .collect();
+    let footnotes = match numbered {
+        true => (distinct.iter().enumerate())
+            .map(|(i, text)| format!("[{}] {text}", i + 1))
+            .collect(),
+        false => distinct
+            .iter()
+            .map(|text| format!("Every row: {text}"))
+            .collect(),
+    };
     (listing, footnotes)
-}
-
-/// Notes found on more than one row, in the order they first appear.
-fn shared_notes(c: &Comparison) -> Vec<&str> {
-    let mut seen: Vec<(&str, usize)> = Vec::new();
-    for note in c.rows.iter().filter_map(|r| r.note.as_deref()) {
-        match seen.iter_mut().find(|(n, _)| *n == note) {
-            Some((_, seen)) => *seen += 1,
-            None => seen.push((note, 1)),
-        }
-    }
-    seen.into_iter()
-        .filter(|&(_, seen)| seen > 1)
-        .map(|(note, _)| note)
-        .collect()
 }
 
 fn changes_listing(c: &Comparison) -> Listing {
@@ -180,8 +236,17 @@ fn changes_listing(c: &Comparison) -> Listing {
 }
 
 /// An environment change's cells: the fact's JSON path, then each side's values
-/// (`unknown` for a run that did not record the fact: null in JSON).
+/// (`unknown` for a run that did not record the fact: null in JSON), or, for the
+/// machine's state, each side in a few words.
 pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
+    if let Some(summary) = &e.summary {
+        let said = |side: &Option<String>| side.clone().unwrap_or_else(|| "unknown".into());
+        return [
+            e.field.clone(),
+            said(&summary.baseline),
+            said(&summary.candidate),
+        ];
+    }
     let values = |side: &[Option<String>]| {
         side.iter()
             .map(|v| v.as_deref().unwrap_or("unknown"))
@@ -189,6 +254,13 @@ pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
             .join(", ")
     };
     [e.field.clone(), values(&e.baseline), values(&e.candidate)]
+}
+
+/// Under the environment's changes, where a side's machine state is summed up: where
+/// each run's is told.
+pub(super) fn machine_sentence(c: &Comparison) -> Option<&'static str> {
+    (c.environment_changes.iter().any(|e| e.summary.is_some()))
+        .then_some("Each run's machine state: iozone show RUN, or compare --format json")
 }
 
 /// The per-test summary's columns, with whether each holds a number.
@@ -275,7 +347,7 @@ pub(super) fn rule_sentence(c: &Comparison) -> String {
     };
     format!(
         "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
-         noise between runs comes from the runs, the series' history or a default (the note \
+         noise between runs comes from the runs, the series' history or a default (each row \
          says which). A regression needs p < {} after Benjamini–Hochberg correction \
          {corrected} and a change beyond {}%; the interval is {interval}, so it never \
          contradicts the verdict.",
@@ -341,6 +413,9 @@ pub fn compare_text(
         out.push_str("Environment: no differences recorded between the two sides\n\n");
     } else {
         out.push_str(&render(&changes_listing(c)));
+        if let Some(sentence) = machine_sentence(c) {
+            out.push_str(&style.paragraph(&format!("{sentence}.\n")));
+        }
         out.push('\n');
     }
     let (rows, footnotes) = rows_listing(c, unit);
@@ -427,4 +502,119 @@ pub fn compare_csv(c: &Comparison) -> String {
         ]);
     }
     listing.to_csv()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::Verdict;
+    use crate::model::{CacheMode, EngineKind, TestKind};
+
+    fn row(noise: Option<(f64, &str)>, note: Option<&str>) -> Row {
+        Row {
+            key: RowKey {
+                test: TestKind::Write,
+                file_size: Some(ByteSize(1 << 20)),
+                record_size: ByteSize(4096),
+                cache: Some(CacheMode::Flush),
+                engine: Some(EngineKind::Posix),
+                iodepth: Some(1),
+                threads: Some(1),
+            },
+            baseline_median: 100e6,
+            candidate_median: 80e6,
+            change_pct: -20.0,
+            ci_low_pct: None,
+            ci_high_pct: None,
+            ci_level_pct: None,
+            p_value: None,
+            p_adjusted: None,
+            verdict: Verdict::Inconclusive,
+            n_baseline: 3,
+            n_candidate: 3,
+            runs_baseline: 1,
+            runs_candidate: 1,
+            noise_pct: noise.map(|n| n.0),
+            noise_source: noise.map(|n| n.1.to_string()),
+            min_detectable_pct: None,
+            runs_needed: None,
+            rounds_needed: None,
+            note: note.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_row_says_where_its_noise_came_from_and_what_its_note_adds() {
+        let plain = row(Some((3.24, "runs")), Some("noise ±3.2%, runs"));
+        assert_eq!(noise(&plain), "±3.2%");
+        assert_eq!(
+            explanation(&plain).as_deref(),
+            Some("noise from the runs compared")
+        );
+        let more = row(
+            Some((12.5, "history: 3 runs")),
+            Some("noise ±12.5%, history: 3 runs; the sides lie on either side of a step"),
+        );
+        assert_eq!(
+            explanation(&more).as_deref(),
+            Some(
+                "noise from the runs compared and the series' history (3 runs); the sides \
+                 lie on either side of a step"
+            )
+        );
+        let single = row(None, Some("n = 1 on a side: no statistics possible"));
+        assert_eq!(noise(&single), "-");
+        assert_eq!(
+            explanation(&single).as_deref(),
+            Some("n = 1 on a side: no statistics possible")
+        );
+        // a note worded otherwise is said whole
+        let other = row(Some((2.0, "default")), Some("a busy baseline"));
+        assert_eq!(
+            explanation(&other).as_deref(),
+            Some(
+                "noise: the default (too few runs to measure it, and no history); a busy \
+                 baseline"
+            )
+        );
+        assert_eq!(explanation(&row(None, None)), None);
+    }
+
+    #[test]
+    fn rows_that_differ_in_what_they_rest_on_are_numbered() {
+        let comparison = |rows: Vec<Row>| Comparison {
+            environment_changes: Vec::new(),
+            rows,
+            baseline_only: Vec::new(),
+            candidate_only: Vec::new(),
+            summary: Vec::new(),
+            corrected_over: 0,
+            threshold_pct: 5.0,
+            alpha: 0.05,
+            ci_level_pct: 95.0,
+            history_runs: 0,
+        };
+        let mixed = comparison(vec![
+            row(Some((3.0, "runs")), None),
+            row(Some((4.0, "history: 5 runs")), None),
+            row(Some((3.5, "runs")), None),
+        ]);
+        let (listing, footnotes) = rows_listing(&mixed, RateUnit::MiB);
+        let noise = listing.headers.iter().position(|h| h == "Noise").unwrap();
+        let cells: Vec<&str> = listing.rows.iter().map(|r| r[noise].as_str()).collect();
+        assert_eq!(cells, ["±3.0% [1]", "±4.0% [2]", "±3.5% [1]"]);
+        assert_eq!(footnotes.len(), 2, "{footnotes:?}");
+        assert!(footnotes[1].starts_with("[2] noise from the runs compared and"));
+        let verdicts: Vec<&str> = listing
+            .rows
+            .iter()
+            .map(|r| r.last().unwrap().as_str())
+            .collect();
+        assert_eq!(verdicts, ["inconclusive"; 3]);
+        // the same for every row: said once, no numbers
+        let same = comparison(vec![row(Some((3.0, "runs")), None); 2]);
+        let (listing, footnotes) = rows_listing(&same, RateUnit::MiB);
+        assert_eq!(listing.rows[0][noise], "±3.0%");
+        assert_eq!(footnotes, ["Every row: noise from the runs compared"]);
+    }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cells;
 use super::listing::Listing;
-use super::runs::{RunColumn, numeric_indices};
+use super::runs::{Places, RunColumn, numeric_indices};
 use crate::facts::Fact;
 use crate::model::{Params, RowSummary, Run, TestKind};
 use crate::units::{ByteSize, RateUnit};
@@ -43,6 +43,10 @@ const COLUMNS: [(&str, RunColumn); 9] = [
     ("Status", RunColumn::Status),
 ];
 
+/// Where the place a run measured in goes, when one host's runs measured in several
+/// (see [`Places`]): after the filesystem type.
+const LOCATION_AT: usize = 5;
+
 /// For the terminal and Markdown: readable values, one rate unit for the whole listing.
 pub fn history_listing(
     runs: &[Run],
@@ -51,23 +55,35 @@ pub fn history_listing(
 ) -> (Listing, RateUnit) {
     let lines = HistoryLine::of_runs(runs, summaries);
     let unit = unit.resolve(lines.iter().flat_map(HistoryLine::figures));
-    let mut listing = history_frame(unit);
+    let places = Places::of(runs).differ();
+    let mut listing = history_frame(unit, places);
     for line in lines {
-        listing.push(line.into_row(unit));
+        listing.push(line.into_row(unit, places));
     }
     (listing, unit)
 }
 
-/// The headers and columns of [`history_listing`] with rates in `unit`, no rows.
-pub fn history_frame(unit: RateUnit) -> Listing {
+/// The headers and columns of [`history_listing`] with rates in `unit`, no rows; with
+/// a column for the directory of each run when `places` (see [`Places`]).
+pub fn history_frame(unit: RateUnit, places: bool) -> Listing {
     let write_col = format!("write {}", unit.label());
     let read_col = format!("read {}", unit.label());
-    let mut headers: Vec<&str> = COLUMNS.iter().map(|(header, _)| *header).collect();
+    let mut columns = COLUMNS.to_vec();
+    if places {
+        columns.insert(LOCATION_AT, ("Directory", RunColumn::Location));
+    }
+    let mut headers: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
     headers.extend([write_col.as_str(), read_col.as_str()]);
-    let mut numeric = numeric_indices(&COLUMNS);
-    numeric.extend([COLUMNS.len(), COLUMNS.len() + 1]);
-    Listing::new(&headers).numeric(&numeric)
+    let mut numeric = numeric_indices(&columns);
+    numeric.extend([columns.len(), columns.len() + 1]);
+    let at = |wanted: &str| columns.iter().position(|(header, _)| *header == wanted);
+    let optional: Vec<usize> = LEFT_OUT_FIRST.iter().filter_map(|h| at(h)).collect();
+    Listing::new(&headers).numeric(&numeric).optional(&optional)
 }
+
+/// The columns a terminal too narrow for the whole table leaves out, the first first:
+/// what tells one run from another least, among runs of one place.
+const LEFT_OUT_FIRST: [&str; 5] = ["Kernel", "FS", "Mode", "File", "Status"];
 
 /// A run's row of [`history_listing`] before its rates have a unit, which waits for
 /// every run's figures: what `history --all` keeps of a run between reading it from
@@ -75,6 +91,8 @@ pub fn history_frame(unit: RateUnit) -> Listing {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct HistoryLine {
     cells: Vec<String>,
+    /// Where the run measured, shown when one host's runs measured in several places.
+    location: String,
     /// The headline write and read rates as `f64` bits: exact, infinities included,
     /// which a JSON number is not.
     figures: [Option<u64>; 2],
@@ -91,6 +109,7 @@ impl HistoryLine {
                     .iter()
                     .map(|(_, column)| column.cell(run, local_time))
                     .collect(),
+                location: RunColumn::Location.cell(run, local_time),
                 figures: [figure(TestKind::Write), figure(TestKind::Read)],
             }
         };
@@ -102,10 +121,14 @@ impl HistoryLine {
         self.figures.into_iter().flatten().map(f64::from_bits)
     }
 
-    /// The row, its rates in `unit` (resolved).
-    pub fn into_row(self, unit: RateUnit) -> Vec<String> {
+    /// The row, its rates in `unit` (resolved), with where the run measured when
+    /// `places` (see [`history_frame`]).
+    pub fn into_row(self, unit: RateUnit, places: bool) -> Vec<String> {
         let rate = |f: Option<u64>| f.map_or("-".into(), |bits| unit.format(f64::from_bits(bits)));
         let mut row = self.cells;
+        if places {
+            row.insert(LOCATION_AT, self.location);
+        }
         row.extend(self.figures.map(rate));
         row
     }
@@ -135,6 +158,8 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
         HEADLINES[1].0,
         // added after the others, so no column a spreadsheet reads moves
         "iodepth",
+        "dir",
+        Fact::MountPoint.column(),
     ]);
     let empty = Vec::new();
     for run in runs {
@@ -181,6 +206,8 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
             rate(TestKind::Write),
             rate(TestKind::Read),
             run.params.iodepth.to_string(),
+            run.params.dir.clone().unwrap_or_default(),
+            fact(Fact::MountPoint),
         ]);
     }
     listing
@@ -263,6 +290,42 @@ mod tests {
         )
         .unwrap();
         assert!((h - 1e9 / 3.0).abs() < 1e-3, "{h}");
+    }
+
+    #[test]
+    fn a_host_measuring_in_several_places_names_each_runs_place() {
+        let at = |host: &str, dir: &str| {
+            let mut run = sample_run(host, 0);
+            run.params.dir = Some(dir.into());
+            run
+        };
+        let headers = |runs: &[Run]| {
+            history_listing(runs, &HashMap::new(), RateUnit::MiB)
+                .0
+                .headers
+        };
+        let one_place = [at("a", "/mnt/a"), at("a", "/mnt/a"), at("b", "/mnt/b")];
+        assert!(!headers(&one_place).contains(&"Directory".to_string()));
+        let two_places = [at("a", "/mnt/a"), at("a", "/mnt/b")];
+        let (listing, _) = history_listing(&two_places, &HashMap::new(), RateUnit::MiB);
+        let column = listing
+            .headers
+            .iter()
+            .position(|h| h == "Directory")
+            .unwrap();
+        assert_eq!(listing.headers[column - 1], "FS");
+        let places: Vec<&str> = listing.rows.iter().map(|r| r[column].as_str()).collect();
+        assert_eq!(places, ["/mnt/a", "/mnt/b"]);
+        // a run that knows only its mount point is placed by it
+        let mut imported = at("a", "/mnt/a");
+        imported.params.dir = None;
+        imported.filesystem.mount_point = Some("/srv".into());
+        let (listing, _) = history_listing(
+            &[at("a", "/mnt/a"), imported],
+            &HashMap::new(),
+            RateUnit::MiB,
+        );
+        assert_eq!(listing.rows[1][column], "/srv");
     }
 
     #[test]

@@ -50,16 +50,15 @@ impl TextStyle {
         matches!(self, TextStyle::Table { color: true, .. })
     }
 
-    /// `text` (lines of prose) wrapped at the terminal's width when fitted, else as is.
+    /// `text` (lines of prose) wrapped at its spaces to the terminal's width when
+    /// fitted, else as is.
     pub fn paragraph(self, text: &str) -> String {
         match self {
             TextStyle::Table {
                 width: Some(width), ..
             } => {
-                let lines = text
-                    .lines()
-                    .map(|line| textwrap::fill(line, usize::from(width)));
-                let mut out: String = lines.collect::<Vec<_>>().join("\n");
+                let body = text.strip_suffix('\n').unwrap_or(text);
+                let mut out = super::wrap::fill(body, usize::from(width));
                 if text.ends_with('\n') {
                     out.push('\n');
                 }
@@ -88,10 +87,18 @@ pub struct Listing {
     pub rows: Vec<Vec<String>>,
     /// Columns holding numbers, right-aligned in tables.
     pub numeric: Vec<bool>,
-    /// Wrap long cells to keep tables within this many columns.
+    /// Wrap long cells to keep tables within this many columns, on a terminal or not
+    /// (never in Markdown, whose rows are lines).
     pub max_width: Option<u16>,
     /// Per row, the cells to colour in terminal tables (a verdict, say).
     colors: Vec<Vec<(usize, Color)>>,
+    /// When fitted to a terminal, the most lines a row may take: columns are kept wide
+    /// enough for it while they can be, leaving out the `optional` ones if need be.
+    max_lines: Option<usize>,
+    /// Columns a fitted table may leave out, the first left out first, rather than be
+    /// wider than the terminal or let a row grow past `max_lines`; the table says which
+    /// it left out.
+    optional: Vec<usize>,
 }
 
 impl Listing {
@@ -102,6 +109,8 @@ impl Listing {
             numeric: vec![false; headers.len()],
             max_width: None,
             colors: Vec::new(),
+            max_lines: None,
+            optional: Vec::new(),
         }
     }
 
@@ -114,6 +123,21 @@ impl Listing {
 
     pub fn wrapped(mut self, width: u16) -> Self {
         self.max_width = Some(width);
+        self
+    }
+
+    /// Fitted to a terminal, rows of at most `lines` lines, leaving out the
+    /// [`Listing::optional`] columns while a row would need more.
+    pub fn at_most_lines(mut self, lines: usize) -> Self {
+        self.max_lines = Some(lines.max(1));
+        self
+    }
+
+    /// Columns a table fitted to a terminal may leave out, the first first, rather
+    /// than be wider than the terminal (or its rows taller than
+    /// [`Listing::at_most_lines`]).
+    pub fn optional(mut self, columns: &[usize]) -> Self {
+        self.optional = columns.to_vec();
         self
     }
 
@@ -133,21 +157,13 @@ impl Listing {
         self.colors.push(colors);
     }
 
-    fn table(&self, style: comfy_table::TableStyle, color: bool, width: Option<u16>) -> Table {
+    /// The rows as a comfy-table, every cell as it is: whatever wraps was wrapped before.
+    fn table(&self, style: comfy_table::TableStyle, color: bool) -> Table {
         let mut table = Table::new();
         table
             .load_style(style)
             .set_content_arrangement(ContentArrangement::Disabled)
             .set_header(self.headers.iter().map(Cell::new));
-        let width = match (self.max_width, width) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        if let Some(width) = width {
-            table
-                .set_content_arrangement(ContentArrangement::Dynamic)
-                .set_width(width);
-        }
         if color {
             table.enforce_styling();
         }
@@ -172,12 +188,15 @@ impl Listing {
         self.render(TextStyle::table(false))
     }
 
-    /// A Markdown pipe table; a `|` inside a cell is escaped so it stays in its cell.
+    /// A Markdown pipe table, a line per row whatever its length (a renderer wraps it,
+    /// a second line would be a second row), then a blank line (a line of text right
+    /// under a table is read as one more row); a `|` inside a cell is escaped so it
+    /// stays in its cell.
     pub fn to_markdown(&self) -> String {
         let mut out = (self.shown(TextStyle::Markdown))
-            .table(presets::ASCII_MARKDOWN, false, None)
+            .table(presets::ASCII_MARKDOWN, false)
             .to_string();
-        out.push('\n');
+        out.push_str("\n\n");
         out
     }
 
@@ -186,7 +205,8 @@ impl Listing {
         Listing {
             headers: shown(&self.headers, style),
             rows: self.rows.iter().map(|r| shown(r, style)).collect(),
-            ..self.clone()
+            colors: self.colors.clone(),
+            ..self.without_rows()
         }
     }
 
@@ -194,22 +214,34 @@ impl Listing {
     pub fn render(&self, style: TextStyle) -> String {
         match style {
             TextStyle::Markdown => self.to_markdown(),
-            TextStyle::Table {
-                width: Some(width), ..
-            } if self.widest_line() > usize::from(width) => self.fitted(style, width),
-            style => {
-                let shown = self.shown(style);
-                let mut out = shown.table(TABLE, style.colored(), None).to_string();
-                out.push('\n');
-                out
-            }
+            TextStyle::Table { .. } => match self.limit(style) {
+                Some(width) if self.widest_line() > usize::from(width) => self.fitted(style, width),
+                _ => {
+                    let shown = self.shown(style);
+                    let mut out = shown.table(TABLE, style.colored()).to_string();
+                    out.push('\n');
+                    out
+                }
+            },
+        }
+    }
+
+    /// The most columns a terminal table of this listing may take in `style`: the
+    /// terminal's width, or the listing's own limit if narrower; none in Markdown.
+    fn limit(&self, style: TextStyle) -> Option<u16> {
+        match style {
+            TextStyle::Markdown => None,
+            TextStyle::Table { width, .. } => match (width, self.max_width) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
         }
     }
 
     /// Characters in the widest line of the whole terminal table, uncoloured.
     fn widest_line(&self) -> usize {
         let plain = TextStyle::table(false);
-        let text = self.shown(plain).table(TABLE, false, None).to_string();
+        let text = self.shown(plain).table(TABLE, false).to_string();
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
     }
 
@@ -238,17 +270,28 @@ impl Listing {
             numeric: self.numeric.clone(),
             max_width: self.max_width,
             colors: Vec::new(),
+            max_lines: self.max_lines,
+            optional: self.optional.clone(),
         }
+    }
+
+    /// The listing without its column `column`.
+    pub fn without_column(&self, column: usize) -> Listing {
+        let kept: Vec<usize> = (0..self.headers.len()).filter(|&c| c != column).collect();
+        self.pick(&kept)
     }
 
     /// The `kept` columns only, in that order, colours moving with their cells.
     fn pick(&self, kept: &[usize]) -> Listing {
         let pick = |cells: &[String]| kept.iter().map(|&c| cells[c].clone()).collect();
+        let at = |c: usize| kept.iter().position(|&k| k == c);
         Listing {
             headers: pick(&self.headers),
             rows: self.rows.iter().map(|r| pick(r)).collect(),
             numeric: kept.iter().map(|&c| self.numeric[c]).collect(),
             max_width: self.max_width,
+            max_lines: self.max_lines,
+            optional: self.optional.iter().filter_map(|&c| at(c)).collect(),
             colors: self
                 .colors
                 .iter()
@@ -311,7 +354,75 @@ mod tests {
         let lines: Vec<&str> = md.lines().collect();
         assert!(lines[0].starts_with("| name"), "{md}");
         assert!(lines[1].starts_with("|-"), "{md}");
-        assert_eq!(lines.len(), 4, "{md}");
+        assert_eq!(lines.len(), 5, "{md}");
+        assert_eq!(lines[4], "", "a blank line ends the table: {md}");
+    }
+
+    #[test]
+    fn markdown_is_never_wrapped() {
+        let mut l = Listing::new(&["fact", "value"]).wrapped(30);
+        l.push(vec![
+            "mount options".into(),
+            "rw,relatime,nodelalloc,data=journal and more words than fit".into(),
+        ]);
+        let md = l.render(TextStyle::Markdown);
+        assert_eq!(md.lines().filter(|l| l.starts_with('|')).count(), 3, "{md}");
+        // the same listing on a terminal wraps between words, after a list's commas
+        let table = l.render(TextStyle::Table {
+            color: false,
+            width: Some(40),
+        });
+        assert!(table.lines().all(|l| l.chars().count() <= 30), "{table}");
+        assert!(table.contains("rw,relatime,"), "{table}");
+        assert!(table.contains("nodelalloc,"), "{table}");
+    }
+
+    #[test]
+    fn a_bounded_row_leaves_out_optional_columns_rather_than_grow() {
+        let mut l = Listing::new(&["Test", "Interval", "p", "Verdict"])
+            .numeric(&[1, 2])
+            .at_most_lines(2)
+            .optional(&[2, 1]);
+        for (interval, p, verdict) in [
+            ("[-27.5, -14.8]", "0.001 (0.002)", "regression"),
+            ("[-9.4, +6.5]", "0.568 (0.601)", "inconclusive"),
+        ] {
+            l.push(vec![
+                "write".into(),
+                interval.into(),
+                p.into(),
+                verdict.into(),
+            ]);
+        }
+        let fitted = |width: u16| {
+            l.render(TextStyle::Table {
+                color: false,
+                width: Some(width),
+            })
+        };
+        // whole: every column on one line
+        assert!(fitted(60).contains("[-27.5, -14.8]"));
+        // narrower: the figures wrap onto two lines, every column kept
+        let two_lines = fitted(45);
+        assert!(
+            two_lines.contains("(0.002)") && !two_lines.contains("Left out"),
+            "{two_lines}"
+        );
+        // narrower still: p is left out, and said to be
+        let without_p = fitted(36);
+        assert!(!without_p.contains("(0.002)"), "{without_p}");
+        assert!(
+            without_p.contains("Left out at this width: p"),
+            "{without_p}"
+        );
+        for text in [two_lines, without_p] {
+            let body: Vec<&str> = (text.lines())
+                .skip_while(|l| !l.starts_with('╞'))
+                .skip(1)
+                .take_while(|l| l.starts_with('│'))
+                .collect();
+            assert_eq!(body.len(), 4, "two rows of two lines each:\n{text}");
+        }
     }
 
     #[test]

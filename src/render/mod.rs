@@ -19,6 +19,7 @@ mod selection;
 mod show;
 mod svg;
 mod trend;
+pub mod wrap;
 
 pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
@@ -31,6 +32,7 @@ pub use html::{MAX_CHARTS, MAX_TABLED, ReportInput, SeriesHistory, history_table
 pub use json_array::JsonArray;
 pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
+pub use runs::Places;
 pub use selection::{selected_runs, selection_line};
 pub use show::show_text;
 pub use trend::{trend_csv, trend_text};

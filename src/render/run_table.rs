@@ -77,7 +77,8 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
         listing.push_painted(line, paint);
     }
 
-    let mut out = listing.render(style);
+    let table = listing.render(style);
+    let mut out = String::new();
     // one repetition is its own figure: no median, no range (its cells show none)
     let figures = match run.params.repeat {
         1 => "1 repetition".to_string(),
@@ -102,7 +103,7 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
             NOISY_RANGE * 100.0
         ));
     }
-    out
+    table + &style.paragraph(&out)
 }
 
 fn cell(s: &Summary, unit: RateUnit) -> String {

@@ -1,7 +1,10 @@
 //! The columns of a table of runs, one line per run, shared by `history` (terminal,
 //! Markdown) and the HTML report's runs section: each column's cell text and
 //! alignment are written here once; each renderer picks its columns, its header words
-//! and its clock (local time in the terminal, UTC in a report read elsewhere).
+//! and its clock (local time in the terminal, UTC in a report read elsewhere), and
+//! names where each run measured when one host's runs measured in several places.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
@@ -23,6 +26,8 @@ pub enum RunColumn {
     Status,
     Repeat,
     Note,
+    /// Where it measured: the directory, else the mount point.
+    Location,
 }
 
 /// How a renderer writes the instant a run started.
@@ -57,7 +62,47 @@ impl RunColumn {
             RunColumn::Status => cells::status(run.status),
             RunColumn::Repeat => run.params.repeat.to_string(),
             RunColumn::Note => run.note.clone().unwrap_or_else(|| "-".into()),
+            RunColumn::Location => location(run).unwrap_or("-").to_string(),
         }
+    }
+}
+
+/// Where a run measured: the directory it was given, else its filesystem's mount
+/// point (an imported run may know only that, or neither).
+fn location(run: &Run) -> Option<&str> {
+    (run.params.dir.as_deref()).or(run.filesystem.mount_point.as_deref())
+}
+
+/// Whether some host's runs measured in more than one place, learned run by run: a
+/// table of runs then names each run's place ([`RunColumn::Location`]), which it
+/// otherwise leaves out, since the host says it.
+#[derive(Debug, Default)]
+pub struct Places {
+    /// Each host's first place.
+    first: HashMap<Option<String>, Option<String>>,
+    differ: bool,
+}
+
+impl Places {
+    pub fn of(runs: &[Run]) -> Places {
+        let mut places = Places::default();
+        for run in runs {
+            places.add(run);
+        }
+        places
+    }
+
+    pub fn add(&mut self, run: &Run) {
+        let place = location(run).map(str::to_string);
+        let first = (self.first)
+            .entry(run.host.hostname.clone())
+            .or_insert_with(|| place.clone());
+        self.differ |= *first != place;
+    }
+
+    /// Whether the runs of one host were seen in more than one place.
+    pub fn differ(&self) -> bool {
+        self.differ
     }
 }
 

@@ -215,7 +215,7 @@ pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     }
     out.push_str(&super::run_table(run, unit, style));
     if let Some(latency) = latency(run) {
-        out.push_str("\nlatency per operation, median over repetitions\n");
+        out.push_str(&style.paragraph("\nlatency per operation, median over repetitions\n"));
         out.push_str(&render(latency));
     }
     out

@@ -35,13 +35,26 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
             "iodepth",
         ],
         false => vec![
-            "Host", "FS", "Test", "File", "Record", "Mode", "From run", "When", &before, &after,
-            "Change", "Runs",
+            "Host",
+            "FS",
+            "Mount point",
+            "Test",
+            "File",
+            "Record",
+            "Mode",
+            "From run",
+            "When",
+            &before,
+            &after,
+            "Change",
+            "Runs",
         ],
     };
     let mut listing = Listing::new(&headers);
     if !raw {
-        listing = listing.numeric(&[3, 4, 6, 8, 9, 10]);
+        // left out first on a narrow terminal: when (the run's id says which), the runs
+        // on each side, the filesystem type (the mount point says where), the levels
+        listing = (listing.numeric(&[4, 5, 7, 9, 10, 11])).optional(&[8, 12, 1, 9, 10]);
     }
     for s in &report.steps {
         let k = &s.series;
@@ -69,6 +82,7 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
             false => vec![
                 text(&k.hostname),
                 text(&k.fs_type),
+                text(&k.mount_point),
                 k.test.name().into(),
                 k.file_size.to_string(),
                 k.record_size.to_string(),
@@ -90,10 +104,18 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
             true => Color::Red,
             false => Color::Green,
         };
-        listing.push_colored(row, (!raw).then_some((10, color)));
+        listing.push_colored(row, (!raw).then_some((CHANGE, color)));
     }
-    listing
+    match raw || report.mounts_differ {
+        true => listing,
+        false => listing.without_column(MOUNT_POINT),
+    }
 }
+
+/// The columns of the table for people: where the mount point is (shown only when
+/// some host's series lie on several), and the change, which is coloured.
+const MOUNT_POINT: usize = 2;
+const CHANGE: usize = 11;
 
 pub fn trend_text(report: &TrendReport, unit: RateUnit, style: TextStyle) -> String {
     let mut out = String::new();

@@ -86,6 +86,23 @@ fn selectors_say_which_runs_are_not_complete() {
 }
 
 #[test]
+fn history_says_in_plain_words_that_no_run_matches() {
+    let scene = Scene::new();
+    scene.run(&[]);
+    for args in [
+        &["history", "--label", "nosuch"][..],
+        &["history", "--all", "-l", "nosuch"],
+    ] {
+        let stderr = stderr_of(&scene, args, 0);
+        assert!(
+            stderr.contains("History no runs match these filters (in "),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("recorded in"), "{stderr}");
+    }
+}
+
+#[test]
 fn history_says_there_are_more_only_when_there_are() {
     let scene = Scene::new();
     for _ in 0..2 {

@@ -485,3 +485,55 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
             .collect(),
     }
 }
+
+/// A recorded run of `planted`'s kind measuring every one of `tests` at every one of
+/// `file_sizes` × `record_sizes` (three repetitions each, at `level` bytes/s with the
+/// row's own wobble), in `mount_point` (also its directory), with `state` as the machine's
+/// at its start: a comparison of many rows, as a real sweep makes one.
+pub fn planted_sweep(
+    host: &str,
+    day: i64,
+    level: f64,
+    mount_point: &str,
+    sweep: (&[iozone::model::TestKind], &[u64], &[u64]),
+    state: Option<iozone::model::MachineState>,
+) -> iozone::model::Run {
+    use iozone::model::Measurement;
+    use iozone::units::ByteSize;
+
+    let (tests, file_sizes, record_sizes) = sweep;
+    let mut run = planted(host, day, level);
+    let template = run.results[0].clone();
+    run.results = Vec::new();
+    for (f, &file_size) in file_sizes.iter().enumerate() {
+        for (r, &record_size) in record_sizes.iter().enumerate() {
+            // each row strays from run to run by its own amount: rows differ in noise
+            let row = (f * record_sizes.len() + r) as f64;
+            let wobble = 1.0
+                + [0.0, -1.5, 2.0, -1.0, 1.0, -2.0, 1.5][(day % 7) as usize]
+                    * (0.01 + 0.0013 * row);
+            for repetition in 1..=3 {
+                for &test in tests {
+                    run.results.push(Measurement {
+                        test,
+                        file_size: ByteSize(file_size),
+                        record_size: ByteSize(record_size),
+                        repetition,
+                        bytes: file_size,
+                        throughput: level * wobble * (1.0 + 0.002 * f64::from(repetition)),
+                        ..template.clone()
+                    });
+                }
+            }
+        }
+    }
+    run.params.tests = tests.to_vec();
+    run.params.file_size = ByteSize(file_sizes.iter().copied().max().unwrap_or(0));
+    run.params.file_sizes = file_sizes.iter().copied().map(ByteSize).collect();
+    run.params.record_sizes = record_sizes.iter().copied().map(ByteSize).collect();
+    run.params.dir = Some(mount_point.into());
+    run.filesystem.mount_point = Some(mount_point.into());
+    run.host.cpus = Some(2);
+    run.state_at_start = state;
+    run
+}

@@ -3,6 +3,7 @@
 mod consistency;
 mod filesystems;
 mod groups;
+mod narrow;
 mod segments;
 mod selectors;
 mod trend;

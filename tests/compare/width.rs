@@ -11,12 +11,21 @@ const COLUMNS: usize = 100;
 
 /// `iozone ARGS` with stdout on a pseudo-terminal `COLUMNS` wide, as a person sees it.
 fn on_terminal(db: &Path, args: &[&str]) -> String {
+    on_terminal_of(COLUMNS, db, args)
+}
+
+/// `iozone ARGS` with stdin, stdout and stderr on a pseudo-terminal `columns` wide,
+/// as a person sees it (carriage returns and all).
+pub(super) fn on_terminal_of(columns: usize, db: &Path, args: &[&str]) -> String {
     let binary = assert_cmd::cargo::cargo_bin("iozone");
+    // each word quoted for the shell, as typed
+    let quoted = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let words: Vec<String> = args.iter().map(|a| quoted(a)).collect();
     let command = format!(
-        "stty cols {COLUMNS} rows 50; exec {} --db {} {}",
-        binary.display(),
-        db.display(),
-        args.join(" ")
+        "stty cols {columns} rows 50; exec {} --db {} {}",
+        quoted(&binary.display().to_string()),
+        quoted(&db.display().to_string()),
+        words.join(" ")
     );
     let out = Command::new("script")
         .args(["-qec", &command, "/dev/null"])
@@ -24,7 +33,7 @@ fn on_terminal(db: &Path, args: &[&str]) -> String {
         .output()
         .expect("script(1) from util-linux runs");
     assert!(out.status.success(), "{args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap().replace('\r', "")
+    String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n")
 }
 
 fn assert_fits(what: &str, text: &str) {

@@ -253,8 +253,9 @@ fn runs_from_before_several_engines_read_and_compare_as_before() {
     let db = dir.path().join("old.db");
     schema5_database(&db);
     // both outputs as iozone printed them for this database before the change (the
-    // compare table since says a note shared by its rows once, under it, and states
-    // its intervals at the level the correction across rows calls for)
+    // compare table since says the noise in a column of its own and where it came from
+    // once, under the table, and states its intervals at the level the correction
+    // across rows calls for)
     assert_eq!(
         stdout(&db, &["compare", "1", "2"]),
         include_str!("../fixtures/combinations/schema5-compare.txt")

@@ -137,3 +137,45 @@ fn a_long_measurement_shows_its_time_and_what_remains_and_ctrl_c_wipes_the_bar()
     assert!(!text[at..].contains("Measuring"), "{:?}", &text[at..]);
     crate::common::assert_no_leftovers(dir.path());
 }
+
+#[test]
+fn the_bar_counts_the_measurements_the_run_finishes_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("iozone");
+    // write and rewrite at two record sizes, one warm-up round and two measured: 12
+    let args = format!(
+        "run --no-record -s 64k -r 4k,16k -n 2 --warmup 1 -i write -d {}",
+        dir.path().display()
+    );
+    let out = Command::new("script")
+        .args([
+            "-qec",
+            &format!("stty cols 160 rows 40; exec {} {args}", binary.display()),
+            "/dev/null",
+        ])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script(1) from util-linux runs the test on a pseudo-terminal");
+    assert!(out.status.success(), "{out:?}");
+    let totals: std::collections::BTreeSet<String> = frames(&out.stdout)
+        .iter()
+        .filter_map(|f| f.split("] ").nth(1)?.split_whitespace().next())
+        .filter_map(|counts| Some(counts.split_once('/')?.1.to_string()))
+        .collect();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let finished = text
+        .split(['\r', '\n'])
+        .find_map(|l| {
+            l.replace("\x1b[2K", "")
+                .trim()
+                .strip_prefix("Finished ")
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| panic!("no Finished line in {text}"));
+    assert!(
+        finished.starts_with("12 measurements in ") && finished.contains("(4 of them warm-up"),
+        "{finished}"
+    );
+    assert_eq!(totals, ["12".to_string()].into(), "{text}");
+}

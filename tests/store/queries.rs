@@ -155,7 +155,9 @@ fn history_filters_and_formats() {
     );
     let md = scene.stdout(&["history", "--format", "markdown"]);
     assert!(md.lines().nth(1).unwrap().starts_with("|-"), "{md}");
-    assert_eq!(md.lines().count(), 5, "{md}");
+    // the header, its rule, three runs, and the blank line that ends a table
+    assert_eq!(md.lines().count(), 6, "{md}");
+    assert_eq!(md.lines().last(), Some(""), "{md}");
 }
 
 #[test]

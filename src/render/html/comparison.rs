@@ -10,8 +10,9 @@ use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
 use crate::render::cells::change;
 use crate::render::compare::{
-    SUMMARY_HEADERS, change_cells, ci, key_name, level, needed_sentences, one_sided_sentences,
-    row_cells, row_headers, rule_sentence, side_text, summary_cells,
+    SUMMARY_HEADERS, change_cells, ci, explanation, key_name, level, machine_sentence,
+    needed_sentences, one_sided_sentences, row_cells, row_headers, rule_sentence, side_text,
+    summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -52,7 +53,11 @@ fn environment_html(c: &Comparison) -> String {
         let pairs: Vec<(&str, bool)> = values.iter().map(|v| (v.as_str(), false)).collect();
         let _ = writeln!(out, "<tr>{}</tr>", table_cells(&pairs, "td"));
     }
-    out + "</tbody>\n</table>\n"
+    out.push_str("</tbody>\n</table>\n");
+    if let Some(sentence) = machine_sentence(c) {
+        let _ = writeln!(out, "<p class=\"note\">{}.</p>", escape(sentence));
+    }
+    out
 }
 
 fn rows_html(c: &Comparison, unit: RateUnit) -> String {
@@ -86,8 +91,9 @@ fn row_html(row: &Row, headers: &[(String, bool)], unit: RateUnit) -> String {
         .map(|(text, (_, numeric))| (text.as_str(), *numeric))
         .collect();
     let name = row.verdict.name();
-    let why = row.note.as_deref().map_or(String::new(), |note| {
-        format!("<span class=\"why\">{}</span>", escape(note))
+    // the noise has a column: under the verdict, where it came from and any note
+    let why = explanation(row).map_or(String::new(), |why| {
+        format!("<span class=\"why\">{}</span>", escape(&why))
     });
     format!(
         "<tr class=\"{name}\">{}<td><span class=\"badge {name}\">{name}</span>{why}</td></tr>\n",

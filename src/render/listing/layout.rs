@@ -7,6 +7,7 @@ use comfy_table::{ColumnConstraint, Table, TableStyle, Width, presets};
 use unicode_width::UnicodeWidthStr;
 
 use super::{Listing, TextStyle, shown};
+use crate::render::wrap;
 
 /// What a listing's rows say about its columns, learned one row at a time: all that
 /// laying the listing out needs, whatever its length.
@@ -38,6 +39,9 @@ struct ColumnFacts {
     /// The widest cell in characters, header left out: a number stays whole (only a
     /// number's header wraps) while it can.
     cell: usize,
+    /// The narrowest the column may be for every cell to take at most the listing's
+    /// `max_lines` lines (its widest word when there is no such bound), header left out.
+    lines: usize,
     /// Whether every cell so far is the first row's.
     same: bool,
 }
@@ -50,33 +54,49 @@ impl ColumnFacts {
             // a column of blanks still keeps one character
             word: 1,
             cell: 0,
+            lines: 0,
             same: true,
         };
         facts.measure(header);
         facts
     }
 
-    fn add(&mut self, cell: &str) {
+    fn add(&mut self, cell: &str, max_lines: Option<usize>) {
         self.measure(cell);
         self.cell = self.cell.max(text_width(cell));
+        if let Some(most) = max_lines {
+            self.lines = self.lines.max(wrap::narrowest(cell, most));
+        }
     }
 
     fn measure(&mut self, text: &str) {
         self.chars = self.chars.max(text_width(text));
         let columns = text.split('\n').map(UnicodeWidthStr::width).max();
         self.width = self.width.max(columns.unwrap_or(0));
-        let words = text.split_whitespace().map(|word| word.chars().count());
-        self.word = words.fold(self.word, usize::max);
+        self.word = self.word.max(wrap::widest_word_chars(text));
     }
 
-    /// The width wrapping may not go below, for text and for numbers.
-    fn least(&self, numeric: bool) -> (usize, usize) {
+    /// The width wrapping may not go below at each `Shrink`, for text and for numbers.
+    fn least(&self, numeric: bool, shrink: Shrink) -> usize {
         let word = self.word.min(usize::from(u16::MAX));
-        match numeric {
-            true => (word.max(self.cell), word),
-            false => (word, word),
+        let lines = self.lines.max(word);
+        match (shrink, numeric) {
+            (Shrink::NumbersWhole, true) => lines.max(self.cell),
+            (Shrink::NumbersWhole | Shrink::RowsBounded, _) => lines,
+            (Shrink::Words, _) => word,
         }
     }
+}
+
+/// How far fitting may narrow the columns, in the order it tries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shrink {
+    /// Text wraps within the rows' bound on lines; numbers stay whole.
+    NumbersWhole,
+    /// Numbers wrap at their spaces too, within the bound.
+    RowsBounded,
+    /// Every cell wraps down to its longest word, rows as tall as it takes.
+    Words,
 }
 
 /// The most characters of `text`'s lines.
@@ -129,8 +149,9 @@ impl Layout {
                 }
             }
         }
+        let max_lines = self.frame.max_lines;
         for (facts, cell) in self.columns.iter_mut().zip(row) {
-            facts.add(cell);
+            facts.add(cell, max_lines);
         }
         self.excess = self.excess.max(excess(row));
         self.rows += 1;
@@ -139,12 +160,8 @@ impl Layout {
     /// The writer of the rows learned: the table whole, unless it is a table wider than
     /// the terminal, which is fitted to it as [`Listing::render`] fits one held whole.
     pub fn writer(self) -> Chunks {
-        // comfy-table's own arrangement of a wrapped listing is not foreseen here
-        debug_assert!(self.frame.max_width.is_none());
-        match self.style {
-            TextStyle::Table {
-                width: Some(width), ..
-            } if self.widest_line() > usize::from(width) => self.fitted(width),
+        match self.frame.limit(self.style) {
+            Some(width) if self.widest_line() > usize::from(width) => self.fitted(width),
             _ => self.whole(),
         }
     }
@@ -170,13 +187,33 @@ impl Layout {
 
     /// Too wide for the terminal: columns whose every cell is the same are said once
     /// under the table, and the rest wrap at spaces, never inside a word or a number.
+    /// Rows stay within the listing's `max_lines` while they can, leaving out its
+    /// optional columns if that is what it takes (the table says so).
     pub(super) fn fitted(self, width: u16) -> Chunks {
         // the first column names the row: kept even when it repeats
-        let (constant, kept): (Vec<usize>, Vec<usize>) =
+        let (constant, mut kept): (Vec<usize>, Vec<usize>) =
             (0..self.columns.len()).partition(|&c| c > 0 && self.rows > 1 && self.columns[c].same);
-        let widths = self.column_widths(&kept, usize::from(width));
-        let note = self.every_row(&constant, width);
-        Chunks::new(&self.frame, kept, widths, self.style, note)
+        let mut left_out = Vec::new();
+        let widths = loop {
+            let bounded = [Shrink::NumbersWhole, Shrink::RowsBounded];
+            let (widths, fits) = self.column_widths(&kept, usize::from(width), &bounded);
+            if fits {
+                break widths;
+            }
+            let optional = self.frame.optional.iter();
+            match optional.copied().find(|c| kept.contains(c)) {
+                Some(column) => {
+                    kept.retain(|&c| c != column);
+                    left_out.push(column);
+                }
+                None => {
+                    let all = [Shrink::NumbersWhole, Shrink::RowsBounded, Shrink::Words];
+                    break self.column_widths(&kept, usize::from(width), &all).0;
+                }
+            }
+        };
+        let note = self.every_row(&constant, width) + &self.left_out(&left_out, width);
+        Chunks::new(&self.frame, kept, as_u16s(&widths), self.style, note)
     }
 
     /// The line under a fitted table that says the constant columns' one value.
@@ -189,23 +226,43 @@ impl Layout {
             .map(|&c| format!("{} {}", self.frame.headers[c], first[c]))
             .collect();
         let line = format!("Every row: {}", said.join("; "));
-        textwrap::fill(&line, usize::from(width)) + "\n"
+        wrap::fill(&line, usize::from(width)) + "\n"
+    }
+
+    /// The line under a fitted table that names the columns it left out.
+    fn left_out(&self, columns: &[usize], width: u16) -> String {
+        if columns.is_empty() {
+            return String::new();
+        }
+        let names: Vec<String> = (columns.iter())
+            .map(|&c| self.frame.headers[c].replace('\n', " "))
+            .collect();
+        let line = format!(
+            "Left out at this width: {} (a wider terminal, or --format markdown, shows {})",
+            names.join(", "),
+            if columns.len() == 1 { "it" } else { "them" }
+        );
+        wrap::fill(&line, usize::from(width)) + "\n"
     }
 
     /// Widths of the `kept` columns that fit `width` terminal columns if they can: the
-    /// widest column with room to give gives one character at a time, down to its
-    /// longest word (for numbers, their whole cell: only a number's header wraps).
-    fn column_widths(&self, kept: &[usize], width: usize) -> Vec<u16> {
+    /// widest column with room to give gives one character at a time, down to what
+    /// each of `shrinks` allows in turn (first numbers stay whole, only a number's header
+    /// wrapping); and whether they fit.
+    fn column_widths(
+        &self,
+        kept: &[usize],
+        width: usize,
+        shrinks: &[Shrink],
+    ) -> (Vec<usize>, bool) {
         let columns = kept.len();
         let mut widths: Vec<usize> = kept.iter().map(|&c| self.columns[c].chars).collect();
-        let (whole, words): (Vec<usize>, Vec<usize>) = kept
-            .iter()
-            .map(|&c| self.columns[c].least(self.frame.numeric[c]))
-            .unzip();
         // "│ " before each cell, " ┆ " between, " │" after
         let budget = width.saturating_sub(3 * columns + 1);
-        // numbers stay whole while they can, then wrap at their spaces too
-        for least in [whole, words] {
+        for &shrink in shrinks {
+            let least: Vec<usize> = (kept.iter())
+                .map(|&c| self.columns[c].least(self.frame.numeric[c], shrink))
+                .collect();
             while widths.iter().sum::<usize>() > budget {
                 let roomiest = (0..columns)
                     .filter(|&c| widths[c] > least[c])
@@ -216,12 +273,17 @@ impl Layout {
                 }
             }
         }
-        widths.into_iter().map(as_u16).collect()
+        let fits = widths.iter().sum::<usize>() <= budget;
+        (widths, fits)
     }
 }
 
 fn as_u16(width: usize) -> u16 {
     u16::try_from(width).unwrap_or(u16::MAX)
+}
+
+fn as_u16s(widths: &[usize]) -> Vec<u16> {
+    widths.iter().map(|&w| as_u16(w)).collect()
 }
 
 /// A listing written a chunk of rows at a time, every chunk in the one layout fixed
@@ -250,8 +312,10 @@ impl Chunks {
         style: TextStyle,
         note: String,
     ) -> Chunks {
+        let mut picked = frame.pick(&kept);
+        picked.headers = wrapped(&picked.headers, &widths);
         let mut chunks = Chunks {
-            frame: frame.pick(&kept),
+            frame: picked,
             kept,
             widths,
             style,
@@ -266,13 +330,20 @@ impl Chunks {
         chunks.head_lines = head.len();
         chunks.head = Some(as_text(head));
         chunks.tail = as_text(tail) + &note;
+        if style == TextStyle::Markdown {
+            // as `Listing::to_markdown` ends a table
+            chunks.tail.push('\n');
+        }
         chunks
     }
 
     /// `rows`' lines of the table (a listing with the layout's headers), after the head
     /// if this is the first chunk.
     pub fn chunk(&mut self, rows: &Listing) -> String {
-        let rows = rows.shown(self.style).pick(&self.kept);
+        let mut rows = rows.shown(self.style).pick(&self.kept);
+        for row in &mut rows.rows {
+            *row = wrapped(row, &self.widths);
+        }
         let lines: Vec<String> = self.table(&rows).lines().collect();
         let body = &lines[self.head_lines..lines.len() - self.tail_lines];
         self.head.take().unwrap_or_default() + &as_text(body)
@@ -285,7 +356,7 @@ impl Chunks {
 
     /// `rows` as a table of the layout's column widths.
     fn table(&self, rows: &Listing) -> Table {
-        let mut table = rows.table(preset(self.style), self.style.colored(), None);
+        let mut table = rows.table(preset(self.style), self.style.colored());
         for (column, width) in table.column_iter_mut().zip(&self.widths) {
             // comfy-table counts a column's padding (one space a side) in its width
             let padded = width.saturating_add(2);
@@ -293,6 +364,14 @@ impl Chunks {
         }
         table
     }
+}
+
+/// `cells` wrapped at their spaces to the columns' `widths`, so that comfy-table, which
+/// would cut a word that does not fit the rest of a line, has nothing left to wrap.
+fn wrapped(cells: &[String], widths: &[u16]) -> Vec<String> {
+    (cells.iter().zip(widths))
+        .map(|(cell, &width)| wrap::fill(cell, usize::from(width)))
+        .collect()
 }
 
 fn preset(style: TextStyle) -> TableStyle {
