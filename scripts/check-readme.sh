@@ -16,15 +16,17 @@
 # PostgreSQL server (scripts/pg-test-server.sh), in a database fleet_demo it creates
 # afresh. A path already mounted is refused, never mounted over.
 #
-# Usage: scripts/check-readme.sh [--show] [PAGE...]   (--show prints each output;
-# PAGE: README.md or docs/NAME.md, all of them by default)
-# Outputs are kept in target/check-readme/PAGE-N.txt, to paste into the page after a
-# change of output. Take them on a quiet machine.
+# Usage: scripts/check-readme.sh [--show|--update] [PAGE...]
+#   --show    prints each output
+#   --update  writes each block's output into its page (after a change of output; take
+#             it on a quiet machine, and read the diff before committing it)
+#   PAGE      README.md or docs/NAME.md; all of them by default
+# Outputs are also kept in target/check-readme/PAGE-N.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-show=
-if [ "${1:-}" = --show ]; then show=1; shift; fi
+mode=
+case "${1:-}" in --show|--update) mode=${1#--}; shift ;; esac
 pages=("$@")
 [ ${#pages[@]} -gt 0 ] || pages=(README.md docs/*.md)
 [ "$(id -u)" = 0 ] || { echo "check-readme: needs root (tmpfs and loop mounts)" >&2; exit 2; }
@@ -73,7 +75,8 @@ fresh_mounts() {
     mount -t tmpfs -o size=16m tmpfs /mnt/alpha
     mount -t tmpfs -o size=16m tmpfs /mnt/beta-tmpfs
     mkfs.ext4 -q -F "$sync_loop" && mount -o sync "$sync_loop" /mnt/beta-sync
-    psql -q "$IOZONE_TEST_PG" -c 'DROP DATABASE IF EXISTS fleet_demo' -c 'CREATE DATABASE fleet_demo'
+    PGOPTIONS='-c client_min_messages=warning' psql -q "$IOZONE_TEST_PG" \
+        -c 'DROP DATABASE IF EXISTS fleet_demo' -c 'CREATE DATABASE fleet_demo'
 }
 
 # Each block runs in a fresh database (unless it exports its own) from the repository
@@ -84,9 +87,9 @@ for page in "${pages[@]}"; do
     count=$(grep -c '^```console$' "$page" || true)
     for ((n = 1; n <= count; n++)); do
         fresh_mounts
-        python3 - "$root" "$out" "$password" "$show" "$page" "$n" <<'EOF' || failed=1
+        python3 - "$root" "$out" "$password" "$mode" "$page" "$n" <<'EOF' || failed=1
 import os, re, subprocess, sys
-root, out, password, show, page, n = sys.argv[1:7]
+root, out, password, mode, page, n = sys.argv[1:7]
 n = int(n)
 text = open(os.path.join(root, page)).read()
 block = re.findall(r"^```console\n(.*?)^```$", text, re.S | re.M)[n - 1]
@@ -133,8 +136,16 @@ for part in re.split(r"^\$ ", block, flags=re.M)[1:]:
     actual.append(f"$ {command}\n{result}")
 actual_text = "".join(actual)
 open(os.path.join(out, f"{name}.txt"), "w").write(actual_text)
-if show:
+if mode == "show":
     print(actual_text)
+if mode == "update":
+    # the page as it is now: blocks before this one may have been rewritten
+    text = open(os.path.join(root, page)).read()
+    spans = [m.span(1) for m in re.finditer(r"^```console\n(.*?)^```$", text, re.S | re.M)]
+    start, end = spans[n - 1]
+    open(os.path.join(root, page), "w").write(text[:start] + actual_text + text[end:])
+    print(f"{page} block {n}: written")
+    sys.exit(0)
 if mask("".join(expected)) != mask(actual_text):
     import difflib
     print(f"{page} block {n} differs beyond its figures:")
