@@ -64,7 +64,10 @@ fn the_documentation_has_examples_and_its_links_resolve() {
                 text.clone()
             } else {
                 let linked = dir.join(file);
-                assert!(linked.exists(), "{path} links to {target}, which is not there");
+                assert!(
+                    linked.exists(),
+                    "{path} links to {target}, which is not there"
+                );
                 if linked.is_dir() || !file.ends_with(".md") {
                     continue;
                 }
@@ -159,6 +162,9 @@ fn the_classic_comparison_in_the_guide_is_what_iozone_prints() {
         // status lines on stderr come before the data on stdout, as a terminal shows them
         let printed = String::from_utf8_lossy(&out.stderr).into_owned()
             + &String::from_utf8_lossy(&out.stdout);
-        assert_eq!(printed, *expected, "the guide's output of `{command}` differs");
+        assert_eq!(
+            printed, *expected,
+            "the guide's output of `{command}` differs"
+        );
     }
 }
