@@ -13,7 +13,7 @@ use crate::render::{self, Listing};
 pub const FORMAT: &str = "iozone-export";
 pub const VERSION: u32 = 1;
 
-/// The JSON export: a header and the run objects of README's "JSON output", results included.
+/// The JSON export: a header and the run objects of docs/formats.md's "JSON and CSV of every command", results included.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Export {
     pub format: String,

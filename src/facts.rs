@@ -1,6 +1,6 @@
 //! The host and filesystem facts a run records, named once. A fact has three
 //! spellings, each meaning the same thing: its column (`fs_type`: the field of
-//! [`Filesystem`], the CSV header), its JSON path (`filesystem.type`: what README's
+//! [`Filesystem`], the CSV header), its JSON path (`filesystem.type`: what docs/formats.md's
 //! JSON output and `compare`'s environment diff say) and its label (`type`, under the
 //! filesystem heading of `show` and `info`). Users pick which facts they show and in
 //! what order; the names and values come from here.
@@ -55,7 +55,7 @@ pub enum FactValue<'a> {
 }
 
 impl Fact {
-    /// Every fact, host first, each in the order of its struct (and of README's JSON).
+    /// Every fact, host first, each in the order of its struct (and of docs/formats.md's JSON).
     pub const ALL: [Fact; 32] = [
         Fact::Hostname,
         Fact::Os,

@@ -1,7 +1,7 @@
 //! The cache-mode policy: what each `--cache` mode does to a test file when it is
 //! opened, between one test and the next, and at the end of a phase that wrote. This is
 //! the one place that matches on [`CacheMode`]; the test file, the engines, the worker
-//! and the preflight checks ask the policy. README "Cache modes" says the same to users.
+//! and the preflight checks ask the policy. docs/running.md "Cache modes" says the same to users.
 
 use std::fs::File;
 use std::io;

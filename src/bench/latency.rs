@@ -1,6 +1,6 @@
 //! Per-operation latency, sampled. Reading the clock twice around every 512-byte
 //! operation costs about 13% of its throughput, so only every k-th operation is timed,
-//! with k chosen so the clock is never a noticeable part of the loop (see README).
+//! with k chosen so the clock is never a noticeable part of the loop (see docs/methodology.md, "Latency").
 //! The gaps between timed operations are random with mean k, not exactly k: a fixed
 //! gap of 32 × 512 B would time only the first write into each new 16 KiB, the one
 //! that allocates a page, and every percentile would describe page allocation.

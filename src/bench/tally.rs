@@ -1,7 +1,7 @@
 //! How far the phase being timed has got, for a progress display that another thread
 //! reads while the phase runs. The timed loop pays one relaxed store per operation
 //! into a counter of the worker's own, on a cache line of its own: a plain store on
-//! common hardware, with no other core writing to that line (see README "How it
+//! common hardware, with no other core writing to that line (see docs/methodology.md "How it
 //! measures" for the figures).
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -5,7 +5,7 @@
 //!
 //! The file is registered with the ring: a request on a registered file skips taking
 //! and dropping a reference to it, an atomic pair per operation that is the harness's
-//! cost, not the filesystem's. Buffers are not registered (README "Engines" says why).
+//! cost, not the filesystem's. Buffers are not registered (docs/running.md "Engines" says why).
 
 use std::fs::File;
 use std::io;

@@ -8,7 +8,7 @@
 //! medians, and run-to-run noise comes from the runs compared, the history of the
 //! same series pooled within its segments of one level (`history.rs`: cut where
 //! `trend` finds a step and where the environment changed), or a documented default.
-//! The decision rule (README, "Reading a comparison"):
+//! The decision rule (docs/comparing.md, "Reading a comparison"):
 //! - `regression` / `improvement`: the p-value, corrected across rows with
 //!   Benjamini–Hochberg, is below alpha, and the change is beyond the threshold;
 //! - `unchanged`: the whole interval of the change lies within ± the threshold;
@@ -212,7 +212,7 @@ pub struct Row {
     pub noise_pct: Option<f64>,
     /// `runs`, `history: N runs since run M` (the segments of the series that hold the
     /// compared runs), `history: N runs of other segments`, `default` or `paired: …`
-    /// (see README, "How many runs do I need?").
+    /// (see docs/comparing.md, "How many runs do I need?").
     pub noise_source: Option<String>,
     /// The smallest change this row would flag with 80% power, in percent.
     pub min_detectable_pct: Option<f64>,

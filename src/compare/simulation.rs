@@ -132,7 +132,7 @@ fn false_alarms_stay_at_five_percent_with_run_to_run_offsets() {
                 // with the series' history, as a user who records regularly has; and
                 // without: from two runs a side the runs measure the noise themselves,
                 // one run a side leans on the default, which holds the rate only for
-                // offsets no larger than it assumes (README, "How many runs do I need?")
+                // offsets no larger than it assumes (docs/comparing.md, "How many runs do I need?")
                 let mut line = format!("  {} a side:", crate::units::count(runs, "run"));
                 for history in [true, false] {
                     let fa = rate(runs, 0.0, noise, history, seed, flagged);

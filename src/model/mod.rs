@@ -1,5 +1,5 @@
 //! The shared vocabulary: what a run is, what it measured, and the parameters it ran
-//! with. These types are the JSON interface (README, "JSON output"), so fields are only ever added.
+//! with. These types are the JSON interface (docs/formats.md, "JSON and CSV of every command"), so fields are only ever added.
 
 mod defaults;
 mod process;
@@ -373,7 +373,7 @@ pub struct Latency {
     pub p99: u64,
     pub p999: u64,
     pub max: u64,
-    /// How many operations were timed individually (see README: sampling).
+    /// How many operations were timed individually (see docs/methodology.md: latency).
     pub samples: u64,
 }
 
@@ -522,7 +522,7 @@ pub enum RunStatus {
     Failed,
 }
 
-/// As README's JSON spells it: `complete`, `aborted`, ….
+/// As docs/formats.md's JSON spells it: `complete`, `aborted`, ….
 impl fmt::Display for RunStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = serde_json::to_value(self).ok();

@@ -95,7 +95,7 @@ pub fn run_mode(p: &Params) -> String {
     )
 }
 
-/// A run's status as README's JSON output spells it: `complete`, `aborted`, ….
+/// A run's status as docs/formats.md's JSON output spells it: `complete`, `aborted`, ….
 pub fn status(status: RunStatus) -> String {
     status.to_string()
 }

@@ -37,7 +37,7 @@ pub(super) fn side_text(s: &SideInfo) -> String {
     )
 }
 
-/// `compare --format json`: the object README's "Reading a comparison" documents.
+/// `compare --format json`: the object docs/comparing.md's "Reading a comparison" documents.
 pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String {
     super::json(&CompareJson {
         baseline: base,

@@ -213,7 +213,7 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
     listing
 }
 
-/// `history --format json`: the run objects of README's "JSON output" in their own key
+/// `history --format json`: the run objects of docs/formats.md's "JSON and CSV of every command" in their own key
 /// order, without their results and warm-up rounds (not read for a listing), with the
 /// headline figures the table shows under the CSV's names (bytes/s, null for none).
 pub fn history_json(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> String {

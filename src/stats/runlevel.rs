@@ -42,11 +42,11 @@ use super::Summary;
 /// project's test machine varied by 1.3–4.4% between runs in a quiet hour and by
 /// 6–7% (median over rows) in a noisy one, when repetitions within a run also spread
 /// by 7–9%: so the default is this or the runs' own spread between repetitions,
-/// whichever is larger (README: "How many runs do I need?").
+/// whichever is larger (docs/comparing.md: "How many runs do I need?").
 pub const DEFAULT_RUN_NOISE: f64 = 0.04;
 /// Without history, a run's level is assumed to stray this many times as far as its
 /// repetitions spread: above the median ratio measured (0.8), below the worst row's
-/// (1.6), which would cost one run a side most of its power (README: "How many runs
+/// (1.6), which would cost one run a side most of its power (docs/comparing.md: "How many runs
 /// do I need?").
 pub const DEFAULT_SPREAD_FACTOR: f64 = 1.25;
 /// Fewest history runs that count as a measurement of the noise.
