@@ -141,7 +141,7 @@ fn machine(state: &Option<MachineState>, cpus: Option<u32>) -> Option<String> {
     })
 }
 
-/// How busy a side's machine was, over its runs' recorded states (at start and end).
+/// How busy a side's machine was when its runs began (their recorded states at start).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) enum SideState {
     /// No run recorded a busy machine (or any state at all).
@@ -158,7 +158,10 @@ pub(super) enum SideState {
 pub(super) fn side_state(read: &RunsRead) -> SideState {
     let reasons: Vec<Vec<String>> = (read.runs.iter())
         .map(|run| {
-            let reasons = [&run.state_at_start, &run.state_at_end]
+            // the state before the run measured: at its end the machine holds the run's
+            // own writes (a slow, synchronous filesystem raises its own I/O pressure), so
+            // a slower side would excuse itself as busy
+            let reasons = [&run.state_at_start]
                 .into_iter()
                 .flatten()
                 .flat_map(|state| crate::host::busy_reasons(state, run.host.cpus));
