@@ -27,23 +27,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     if let Some(by) = args.by {
         let ((base_runs, base_summaries, base), (cand_runs, cand_summaries, cand)) =
             both_sides(&*store, &args, &options, context)?;
-        let explain = args.explain || shell.verbose();
-        say_selection(
-            shell,
-            &*store,
-            "baseline",
-            &args.baseline,
-            &base_runs,
-            explain,
-        )?;
-        say_selection(
-            shell,
-            &*store,
-            "candidate",
-            &args.candidate,
-            &cand_runs,
-            explain,
-        )?;
+        say_sides(shell, &*store, &args, &base_runs, &cand_runs)?;
         warn_overlap(
             shell,
             &RunsRead {
@@ -72,23 +56,7 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     }
     let (base_runs, base) = side(&*store, &args.baseline)?;
     let (cand_runs, cand) = side(&*store, &args.candidate)?;
-    let explain = args.explain || shell.verbose();
-    say_selection(
-        shell,
-        &*store,
-        "baseline",
-        &args.baseline,
-        &base_runs,
-        explain,
-    )?;
-    say_selection(
-        shell,
-        &*store,
-        "candidate",
-        &args.candidate,
-        &cand_runs,
-        explain,
-    )?;
+    say_sides(shell, &*store, &args, &base_runs, &cand_runs)?;
     warn_overlap(
         shell,
         &RunsRead::with_results(&base_runs),
@@ -213,6 +181,27 @@ const EXPLAINED_RUNS: usize = 20;
 /// selector that names runs and sets conditions too (its conditions narrow the runs
 /// named, which a reader may not expect), for every side when `explain`, then with a
 /// line per run.
+/// How each side's selector was read, when it mixes run terms with conditions, or
+/// every side's runs with `--explain` (or `-v`).
+fn say_sides(
+    shell: &Shell,
+    store: &dyn Store,
+    args: &CompareArgs,
+    base_runs: &[Run],
+    cand_runs: &[Run],
+) -> anyhow::Result<()> {
+    let explain = args.explain || shell.verbose();
+    say_selection(shell, store, "baseline", &args.baseline, base_runs, explain)?;
+    say_selection(
+        shell,
+        store,
+        "candidate",
+        &args.candidate,
+        cand_runs,
+        explain,
+    )
+}
+
 pub(super) fn say_selection(
     shell: &Shell,
     store: &dyn Store,

@@ -173,15 +173,9 @@ fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
     }
 }
 
-/// Where a run that cannot be recorded is written: the data directory's spool, or the
-/// temporary directory when there is no home to keep one in.
-pub(crate) fn spool_dir() -> PathBuf {
-    store::spool_dir().unwrap_or_else(std::env::temp_dir)
-}
-
 /// The runs waiting in the spool, each a file of its own.
 pub(crate) fn spooled_files() -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(spool_dir()) else {
+    let Ok(entries) = std::fs::read_dir(store::spool_dir()) else {
         return Vec::new();
     };
     entries

@@ -660,18 +660,19 @@ pub fn database_files(location: &Location) -> Vec<(PathBuf, String)> {
 }
 
 /// Where runs measured but not recorded are kept, beside the default database: the
-/// data directory's `spool/`.
-pub fn spool_dir() -> Option<PathBuf> {
-    default_path().and_then(|p| Some(p.parent()?.join("spool")))
+/// data directory's `spool/`, or the temporary directory when there is no home to keep
+/// one in.
+pub fn spool_dir() -> PathBuf {
+    default_path()
+        .and_then(|p| Some(p.parent()?.join("spool")))
+        .unwrap_or_else(std::env::temp_dir)
 }
 
-/// The file a run that could not be recorded is spooled to (the temporary directory's
-/// when there is no data directory): named by its UUID, so that its record, left
-/// `running` or `failed` in the store, can be told from a run that was killed.
+/// The file a run that could not be recorded is spooled to: named by its UUID, so that
+/// its record, left `running` or `failed` in the store, can be told from a run that was
+/// killed.
 pub fn spool_file(uuid: uuid::Uuid) -> PathBuf {
-    spool_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join(format!("run-{uuid}.json"))
+    spool_dir().join(format!("run-{uuid}.json"))
 }
 
 #[cfg(test)]
