@@ -35,6 +35,27 @@ pub(super) struct RowHistory {
     pub since: BTreeSet<i64>,
     /// The steps that lie between the baseline's runs and the candidate's.
     pub steps: Vec<StepBetween>,
+    /// The two segments the sides lie in, when a step parts them.
+    across: Option<Across>,
+    /// How many series hold compared runs: the sides are widened to their segments
+    /// only when one series holds them all.
+    compared_series: usize,
+}
+
+/// Two segments of one series, one holding every baseline run, the other every
+/// candidate run, with a step `trend` reports between them: the evidence `trend` has
+/// for that step, which the row is tested on (`stats::runlevel::step_effect`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Across {
+    /// The run levels (ln of each run's median) of the baseline's segment, compared
+    /// runs included.
+    pub baseline: Vec<f64>,
+    pub candidate: Vec<f64>,
+    /// The first run (by id) of each segment.
+    pub baseline_since: Option<i64>,
+    pub candidate_since: Option<i64>,
+    /// Among how many places the search could have put a step in the series.
+    pub places: usize,
 }
 
 /// A change point of a series with compared runs on both sides of it.
@@ -201,6 +222,10 @@ impl RowHistory {
                 self.series.other_segments.add_series(&levels);
             }
         }
+        if points.iter().any(|p| p.role != Role::History) {
+            self.compared_series += 1;
+            self.across = across(points, &cut);
+        }
         for step in &cut.steps {
             let (before, after) = points.split_at(step.index);
             let has = |side: &[Point], f: fn(Role) -> bool| side.iter().any(|p| f(p.role));
@@ -213,6 +238,12 @@ impl RowHistory {
                 });
             }
         }
+    }
+
+    /// The sides' two segments, when one series holds every compared run and a step
+    /// `trend` reports parts them.
+    pub(super) fn across(&self) -> Option<&Across> {
+        self.across.as_ref().filter(|_| self.compared_series == 1)
     }
 
     /// Where the history's segments start, for the noise's source: "since run 7",
@@ -242,5 +273,68 @@ impl RowHistory {
                 )
             })
             .collect()
+    }
+}
+
+/// The segments of `points` that hold the baseline's runs and the candidate's, when each
+/// side lies wholly in one, the two differ, a change point lies between them, and they
+/// hold runs beyond the compared ones.
+fn across(points: &[Point], cut: &crate::stats::Segments) -> Option<Across> {
+    let segment_of = |f: fn(Role) -> bool| -> Option<usize> {
+        let mut of = (points.iter().zip(&cut.of))
+            .filter(|(p, _)| f(p.role))
+            .map(|(_, &s)| s);
+        let first = of.next()?;
+        of.all(|s| s == first).then_some(first)
+    };
+    if points.iter().any(|p| p.role == Role::Both) {
+        return None;
+    }
+    let (b, c) = (segment_of(Role::baseline)?, segment_of(Role::candidate)?);
+    let span = |s: usize| {
+        let at = || (cut.of.iter().enumerate()).filter(move |&(_, &o)| o == s);
+        (at().map(|(i, _)| i).min(), at().map(|(i, _)| i).max())
+    };
+    let ((Some(b_first), Some(b_last)), (Some(c_first), Some(c_last))) = (span(b), span(c)) else {
+        return None;
+    };
+    let parts = |before: usize, after: usize, step: usize| before < step && after >= step;
+    let stepped = cut
+        .steps
+        .iter()
+        .any(|step| parts(b_last, c_first, step.index) || parts(c_last, b_first, step.index));
+    if b == c || !stepped {
+        return None;
+    }
+    let members = |s: usize| -> Vec<&Point> {
+        (points.iter().zip(&cut.of))
+            .filter(|&(_, &o)| o == s)
+            .map(|(p, _)| p)
+            .collect()
+    };
+    let (base, cand) = (members(b), members(c));
+    let compared = points.iter().filter(|p| p.role != Role::History).count();
+    if base.len() + cand.len() == compared {
+        // the sides are the segments: the comparison is the step's test already
+        return None;
+    }
+    // where a step may fall: every split leaving trend's shortest segment on each side
+    let places = (points.len() + 1).saturating_sub(2 * DEFAULT_MIN_RUNS as usize);
+    Some(Across {
+        baseline: base.iter().map(|p| p.median.ln()).collect(),
+        candidate: cand.iter().map(|p| p.median.ln()).collect(),
+        baseline_since: base.iter().find_map(|p| p.id),
+        candidate_since: cand.iter().find_map(|p| p.id),
+        places: places.max(1),
+    })
+}
+
+impl Across {
+    /// Where the two segments start: " since runs 1 and 7".
+    pub(super) fn since_text(&self) -> String {
+        match (self.baseline_since, self.candidate_since) {
+            (Some(b), Some(c)) => format!(" since runs {b} and {c}"),
+            _ => String::new(),
+        }
     }
 }

@@ -39,14 +39,17 @@ fn a_step_in_the_history_is_not_noise() {
     series.extend(numbered(&[50.0; 6], 7));
     let row = row(&with_id(&series, 6), &with_id(&series, 12), &series);
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
+    // tested as trend tests the step: the two segments' runs, six against six
     assert_eq!(
         row.noise_source.as_deref(),
-        Some("history: 10 runs since runs 1 and 7")
+        Some("the step's segments: 6 and 6 runs since runs 1 and 7")
     );
+    assert_eq!((row.runs_baseline, row.runs_candidate), (6, 6));
     assert!(row.noise_pct.unwrap() < 3.0, "{row:?}");
     let note = row.note.unwrap();
     assert!(note.contains("a step of -50."), "{note}");
     assert!(note.contains("at run 7 between the sides"), "{note}");
+    assert!(note.contains("the best of 7 places"), "{note}");
     // pooled whole, the step would have been a noise of ±27%: nothing but inconclusive
     let mut whole = crate::stats::runlevel::History::default();
     let levels: Vec<f64> = (series.iter())
@@ -60,7 +63,7 @@ fn a_step_in_the_history_is_not_noise() {
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
     assert_eq!(
         row.noise_source.as_deref(),
-        Some("history: 10 runs since runs 1 and 7")
+        Some("the step's segments: 6 and 6 runs since runs 1 and 7")
     );
 }
 

@@ -189,6 +189,9 @@ pub enum NoiseSource {
     /// Both sides are parts of the same runs, paired run by run (`super::paired`): the
     /// runs' own repetitions, or the spread of their differences with three or more.
     Paired { runs: usize, rounds: usize },
+    /// The sides lie on either side of a step of the series and were tested as the
+    /// step's two segments ([`step_effect`]): this many runs in each.
+    Segments { baseline: usize, candidate: usize },
 }
 
 impl std::fmt::Display for NoiseSource {
@@ -206,6 +209,10 @@ impl std::fmt::Display for NoiseSource {
             NoiseSource::Paired { runs, rounds } => {
                 write!(f, "paired: {rounds} rounds of {runs} runs")
             }
+            NoiseSource::Segments {
+                baseline,
+                candidate,
+            } => write!(f, "the step's segments: {baseline} and {candidate} runs"),
         }
     }
 }
@@ -232,6 +239,9 @@ pub struct Effect {
     /// The smallest |log change| these runs would find significant with [`POWER`].
     pub min_detectable: f64,
     pub noise: Noise,
+    /// Among how many places a search chose where the sides part (1 when the caller
+    /// chose them): the p-value and the interval are Bonferroni-adjusted for them.
+    pub places: usize,
 }
 
 /// Estimates the run-to-run noise of one row (see the module's order of sources).
@@ -311,14 +321,56 @@ pub fn run_level_effect(
     Some(Effect::of(log_change, se, noise, confidence))
 }
 
+/// The change between the two segments of a series on either side of a step, as
+/// `trend` sees it: each segment's run levels (ln of each run's median), the noise
+/// pooled within the two about their own means, never below `own_var` (what the
+/// compared runs' repetitions explain). `places` is the number of places the search
+/// could have put the step: a step chosen as the best of many is no ordinary
+/// two-sample difference, so the p-value and the interval are adjusted for that
+/// choice (Bonferroni), and a flat series' best split stays unflagged. `None` when the
+/// segments give fewer than two degrees of freedom.
+pub fn step_effect(
+    baseline: &[f64],
+    candidate: &[f64],
+    own_var: f64,
+    confidence: f64,
+    places: usize,
+) -> Option<Effect> {
+    let mut within = History::default();
+    within.add_series(baseline);
+    within.add_series(candidate);
+    if within.df < 2 || baseline.len() < 2 || candidate.len() < 2 {
+        return None;
+    }
+    let mean = |side: &[f64]| side.iter().sum::<f64>() / side.len() as f64;
+    let noise = Noise {
+        sd: (within.sum_sq / within.df as f64).max(own_var).sqrt(),
+        df: Some(within.df as f64),
+        source: NoiseSource::Segments {
+            baseline: baseline.len(),
+            candidate: candidate.len(),
+        },
+    };
+    let (m, n) = (baseline.len() as f64, candidate.len() as f64);
+    let se = noise.sd * (1.0 / m + 1.0 / n).sqrt();
+    let log_change = mean(candidate) - mean(baseline);
+    Some(Effect::among(log_change, se, noise, confidence, places))
+}
+
 impl Effect {
     /// The test of `log_change` against its standard error `se` (Student t on the
     /// noise's degrees of freedom, normal when assumed), and the interval at
     /// `confidence` from the same statistic.
     pub(super) fn of(log_change: f64, se: f64, noise: Noise, confidence: f64) -> Effect {
-        let alpha = 1.0 - confidence;
+        Effect::among(log_change, se, noise, confidence, 1)
+    }
+
+    /// [`Effect::of`], Bonferroni-adjusted for a search among `places`.
+    fn among(log_change: f64, se: f64, noise: Noise, confidence: f64, places: usize) -> Effect {
+        let places = places.max(1);
+        let alpha = (1.0 - confidence) / places as f64;
         let p_value = match se > 0.0 {
-            true => 2.0 * tail(noise.df, (log_change / se).abs()),
+            true => 2.0 * tail(noise.df, (log_change / se).abs()) * places as f64,
             false if log_change == 0.0 => 1.0,
             false => 0.0,
         };
@@ -330,13 +382,20 @@ impl Effect {
             ci: (log_change - q * se, log_change + q * se),
             min_detectable: (q + quantile(noise.df, POWER)) * se,
             noise,
+            places,
         }
     }
 
     /// The same test with its interval and detectable change stated at `confidence`
     /// (a multiple-comparison correction's level, `super::multiple::fcr_confidence`).
     pub fn at(&self, confidence: f64) -> Effect {
-        Effect::of(self.log_change, self.se, self.noise, confidence)
+        Effect::among(
+            self.log_change,
+            self.se,
+            self.noise,
+            confidence,
+            self.places,
+        )
     }
 }
 
@@ -556,5 +615,26 @@ mod tests {
         // 2 · ((1.96 + 0.8416) · 0.03 / ln 1.05)² = 5.93 → 6 runs a side
         assert_eq!(runs_needed(0.03, 1.05f64.ln(), 0.05), 6);
         assert_eq!(runs_needed(0.001, 1.05f64.ln(), 0.05), 2);
+    }
+
+    #[test]
+    fn a_step_found_by_search_pays_for_its_places() {
+        let before = [0.0, 0.02, -0.01, 0.01, -0.02, 0.0];
+        let after = [-0.1, -0.08, -0.12, -0.09, -0.11, -0.1];
+        let chosen = step_effect(&before, &after, 0.0, 0.95, 1).unwrap();
+        let searched = step_effect(&before, &after, 0.0, 0.95, 7).unwrap();
+        assert_eq!(
+            searched.noise.source,
+            NoiseSource::Segments {
+                baseline: 6,
+                candidate: 6
+            }
+        );
+        assert!((searched.p_value - 7.0 * chosen.p_value).abs() < 1e-12);
+        assert!(searched.ci.0 < chosen.ci.0 && searched.ci.1 > chosen.ci.1);
+        // the interval still excludes zero exactly when the adjusted p is below 5%
+        assert_eq!(searched.ci.1 < 0.0, searched.p_value < 0.05);
+        // a segment of one run has no spread of its own: nothing to test on
+        assert!(step_effect(&before[..1], &after[..2], 0.0, 0.95, 3).is_none());
     }
 }
