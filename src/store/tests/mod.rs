@@ -10,7 +10,7 @@
 //! By topic: [`runs`] (what goes in comes back, filtered and resolved, from many
 //! writers), [`selectors`] (ids and ranges any of, conditions all of), [`batches`] (a
 //! stream of runs stored in one transaction), [`schema`] (new, old, newer and foreign
-//! databases), [`server`] (the PostgreSQL test server and a database per test) and
+//! databases), [`migrations`] (released steps unchanged, both stores' steps paired), [`server`] (the PostgreSQL test server and a database per test) and
 //! [`connection`] (a server's credentials, reachability and URLs).
 
 use std::collections::BTreeMap;
@@ -64,6 +64,7 @@ macro_rules! pg_database {
 mod batches;
 mod connection;
 mod imports;
+mod migrations;
 mod runs;
 mod schema;
 mod selectors;
