@@ -7,6 +7,5 @@ mod compare;
 mod fleet;
 mod import;
 mod layering;
-mod messages;
 mod run;
 mod store;
