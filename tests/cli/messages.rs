@@ -7,9 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{expect_bad_input, is_usage_error, json};
-use crate::compare::iozone_db;
-use crate::store::queries::Scene;
+use crate::common::{Scene, expect_bad_input, is_usage_error, json, on};
 
 /// stderr of a command that must exit with `code`.
 fn stderr_of(scene: &Scene, args: &[&str], code: i32) -> String {
@@ -62,11 +60,11 @@ fn import_aborted_copy(scene: &Scene, run: &Value) -> i64 {
     aborted["status"] = Value::from("aborted");
     aborted["labels"] = serde_json::json!(["ctrlc"]);
     aborted["results"] = serde_json::json!([]);
-    let mut export = json(scene.stdout(&["export", "--format", "json"]).as_bytes());
+    let mut export = json(scene.ok(&["export", "--format", "json"]).as_bytes());
     export["runs"] = Value::Array(vec![aborted]);
     let file = scene.dir.path().join("aborted.json");
     std::fs::write(&file, export.to_string()).unwrap();
-    scene.stdout(&["import", file.to_str().unwrap()]);
+    scene.ok(&["import", file.to_str().unwrap()]);
     scene.history(&["-l", "ctrlc"])[0]["id"].as_i64().unwrap()
 }
 
@@ -186,7 +184,7 @@ fn both_sides_selecting_the_same_runs_is_said() {
 
 /// Runs `iozone ARGS` on `db`; it must fail with one line, status 2, holding `needle`.
 fn refused(db: &Path, args: &[&str], needle: &str) {
-    let (code, out, err) = iozone_db(db, args);
+    let (code, out, err) = on(db, args);
     assert_eq!(code, Some(2), "{args:?}: {err}");
     assert!(out.is_empty(), "{args:?}: {out}");
     assert!(
@@ -207,7 +205,7 @@ fn info_on_a_missing_directory_says_it_does_not_exist() {
         &["info", missing],
         &format!("{missing} does not exist"),
     );
-    let (_, _, err) = iozone_db(&db, &["info", missing]);
+    let (_, _, err) = on(&db, &["info", missing]);
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
@@ -225,7 +223,7 @@ fn trend_bounds_are_said_in_words() {
         &["trend", "--min-runs", "1"],
         "must be 2 or more: a step needs at least two runs on each side",
     );
-    let (_, _, err) = iozone_db(&db, &["trend", "--min-runs", "1"]);
+    let (_, _, err) = on(&db, &["trend", "--min-runs", "1"]);
     assert!(!err.contains("4294967295"), "{err}");
 }
 
@@ -241,7 +239,7 @@ fn since_later_than_until_is_an_error() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
     // an empty database: read commands refuse one that does not exist
-    let (code, _, err) = iozone_db(&db, &["db", "migrate"]);
+    let (code, _, err) = on(&db, &["db", "migrate"]);
     assert_eq!(code, Some(0), "{err}");
     let swapped = ["--since", "2026-12-01", "--until", "2026-01-01"];
     for command in [
@@ -256,7 +254,7 @@ fn since_later_than_until_is_an_error() {
         );
     }
     // the same day on both sides is that whole day: not an error
-    let (code, _, err) = iozone_db(
+    let (code, _, err) = on(
         &db,
         &["history", "--since", "2026-12-01", "--until", "2026-12-01"],
     );

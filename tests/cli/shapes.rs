@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{db_stdout as output, json};
+use crate::common::{json, ok};
 
 /// A CSV's header and rows, read by a real CSV reader.
 fn csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
@@ -103,7 +103,7 @@ fn json_and_csv_agree_across_commands() {
             &small,
         ]
         .concat();
-        json(output(&db, &args).as_bytes())
+        json(ok(&db, &args).as_bytes())
     };
     let measured = run("a");
     run("a");
@@ -111,9 +111,9 @@ fn json_and_csv_agree_across_commands() {
     // an imported run: most of its facts are unknown, so missing values show
     let classic =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/classic/486dx4-freebsd.txt");
-    output(&db, &["import", classic.to_str().unwrap(), "-l", "classic"]);
+    ok(&db, &["import", classic.to_str().unwrap(), "-l", "classic"]);
 
-    let get = |args: &[&str], format: &str| output(&db, &[args, &["--format", format]].concat());
+    let get = |args: &[&str], format: &str| ok(&db, &[args, &["--format", format]].concat());
     let show = json(get(&["show", "1"], "json").as_bytes());
     let history = json(get(&["history"], "json").as_bytes());
     let export = json(get(&["export"], "json").as_bytes());

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use iozone::model::Run;
 use iozone::store;
 
-use crate::common::{iozone, planted};
+use crate::common::{iozone, ok, planted};
 
 const LABEL: &str = "\x1b[31mRED";
 const NOTE: &str = "ding\x07dong";
@@ -35,17 +35,6 @@ fn shown(db: &Path, args: &[&str]) -> (String, String) {
     assert_inert(&format!("{args:?} stdout"), &stdout);
     assert_inert(&format!("{args:?} stderr"), &stderr);
     (stdout, stderr)
-}
-
-/// `iozone ARGS` on `db` for a machine: must succeed; stdout as is.
-fn raw(db: &Path, args: &[&str]) -> String {
-    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Fails on a byte or character a terminal would act on rather than print: a C0
@@ -197,16 +186,16 @@ fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
 
     // machines get the text back exactly
     let run: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["show", "1", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(&db, &["show", "1", "--format", "json"])).unwrap();
     assert_eq!(run["labels"][0], LABEL);
     assert_eq!(run["note"], NOTE);
     assert_eq!(run["tags"]["color"], TAG_VALUE);
     let run: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["show", "2", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(&db, &["show", "2", "--format", "json"])).unwrap();
     assert_eq!(run["host"]["hostname"], HOST);
     assert_eq!(run["filesystem"]["mount_options"], MOUNT_OPTIONS);
     let listed: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["history", "--limit", "30", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(&db, &["history", "--limit", "30", "--format", "json"])).unwrap();
     let labels: Vec<&str> = (listed.as_array().unwrap().iter())
         .filter_map(|r| r["labels"][0].as_str())
         .collect();
@@ -219,7 +208,7 @@ fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
         (&["export", "--format", "csv"], MOUNT_OPTIONS),
         (&["trend", "--format", "csv"], HOST),
     ] {
-        let csv = raw(&db, args);
+        let csv = ok(&db, args);
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let found = (reader.records())
             .any(|record| record.unwrap().iter().any(|field| field.contains(needle)));
@@ -234,7 +223,7 @@ fn controls_imported_from_a_csv_are_kept_and_shown_escaped() {
     let scratch = tempfile::tempdir().unwrap();
     let db = hostile_history(scratch.path());
     let csv = scratch.path().join("runs.csv");
-    std::fs::write(&csv, raw(&db, &["export", "--format", "csv"])).unwrap();
+    std::fs::write(&csv, ok(&db, &["export", "--format", "csv"])).unwrap();
     let other = scratch.path().join("other.db");
     let (_, stderr) = shown(&other, &["import", csv.to_str().unwrap()]);
     assert!(stderr.contains("Imported"), "{stderr}");
@@ -245,7 +234,7 @@ fn controls_imported_from_a_csv_are_kept_and_shown_escaped() {
         history.contains("evil\\e]0;owned\\x07\\u{202e}host"),
         "{history}"
     );
-    let listed: serde_json::Value = serde_json::from_str(&raw(
+    let listed: serde_json::Value = serde_json::from_str(&ok(
         &other,
         &["history", "--limit", "30", "--format", "json"],
     ))
@@ -303,7 +292,7 @@ fn a_label_of_megabytes_is_cut_in_tables_and_whole_in_json() {
     assert!(html.len() < 1 << 20, "{} bytes of HTML", html.len());
 
     let whole: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["show", "1", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(&db, &["show", "1", "--format", "json"])).unwrap();
     assert_eq!(whole["labels"][0].as_str().unwrap().len(), label.len());
     assert_eq!(whole["note"].as_str().unwrap(), note);
 }

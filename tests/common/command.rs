@@ -1,6 +1,9 @@
 //! The binary, commands on a database, and what their output must be: JSON, one line
-//! of a refusal, clap's message for a usage error, no test file left behind.
+//! of a refusal, clap's message for a usage error, no test file left behind; and the
+//! fixtures.
 
+use std::ffi::OsStr;
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,15 +32,43 @@ pub fn iozone_process() -> Command {
     cmd
 }
 
-/// `iozone ARGS` on the database `db`, which must succeed; returns stdout.
-pub fn db_stdout(db: &Path, args: &[&str]) -> String {
+/// `iozone ARGS` on the database `db` (a SQLite file, or a PostgreSQL URL, as
+/// `IOZONE_DB` and `--db` take it): its exit status, stdout and stderr. The one way a
+/// test runs a command on a database of its own.
+pub fn on<A: AsRef<OsStr> + Debug>(
+    db: impl AsRef<OsStr>,
+    args: &[A],
+) -> (Option<i32>, String, String) {
+    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `iozone ARGS` on the database `db`, which must succeed; its stdout, which must be
+/// UTF-8.
+pub fn ok<A: AsRef<OsStr> + Debug>(db: impl AsRef<OsStr>, args: &[A]) -> String {
     let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// `iozone compare --format json ARGS` on `db`, which must succeed: the comparison.
+pub fn compare_json(db: impl AsRef<OsStr>, args: &[&str]) -> serde_json::Value {
+    json(ok(db, &[&["compare", "--format", "json"], args].concat()).as_bytes())
+}
+
+/// A file under `tests/fixtures/`.
+pub fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
 }
 
 /// Runs `iozone ARGS -d DIR` to the end.

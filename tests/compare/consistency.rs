@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::{compare_json, record_run};
+use crate::common::{Measure, compare_json};
 
 /// Checks every row of one `compare --format json` document; returns their verdicts.
 fn verdicts_agree_with_intervals(comparison: &Value) -> Vec<String> {
@@ -58,18 +58,16 @@ fn every_verdict_agrees_with_its_interval() {
     // there (on a memory filesystem it would not, and nothing would regress)
     let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let db = scratch.path().join("h.db");
-    let small = ["-s", "256k", "-r", "64k", "-n", "5", "-i", "write,read"];
+    let small = || Measure::small(&db, scratch.path()).tests("write,read");
     // run 1: two engines × two cache modes, the paired case; then two runs a side of
     // each cache mode, alternated, the unpaired one
-    let both = ["--engine", "posix,pread", "--cache", "buffered,flush"];
-    record_run(&db, scratch.path(), &[&small[..], &both].concat());
+    small()
+        .cache("buffered,flush")
+        .args(&["--engine", "posix,pread"])
+        .record();
     for _ in 0..2 {
         for cache in ["buffered", "flush"] {
-            record_run(
-                &db,
-                scratch.path(),
-                &[&small[..], &["--cache", cache, "-l", cache]].concat(),
-            );
+            small().cache(cache).label(cache).record();
         }
     }
     let mut verdicts = Vec::new();

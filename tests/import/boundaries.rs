@@ -9,83 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Value, json};
 
-use super::fixture;
-use crate::common::{PgDb, iozone, json};
-
-/// A database a test imports into: a SQLite file, or a database of its own on the
-/// PostgreSQL test server.
-pub(crate) enum Db {
-    Sqlite(tempfile::TempDir),
-    Postgres(PgDb),
-}
-
-impl Db {
-    pub(crate) fn sqlite() -> Db {
-        Db::Sqlite(tempfile::tempdir().unwrap())
-    }
-
-    pub(crate) fn postgres(what: &str) -> Option<Db> {
-        PgDb::new(what).map(Db::Postgres)
-    }
-
-    /// What `IOZONE_DB` says for it.
-    pub(crate) fn location(&self) -> String {
-        match self {
-            Db::Sqlite(dir) => dir.path().join("history.db").display().to_string(),
-            Db::Postgres(db) => db.url.clone(),
-        }
-    }
-
-    /// `iozone ARGS` on this database: exit status, stdout, stderr.
-    pub(crate) fn iozone(&self, args: &[&str]) -> (Option<i32>, String, String) {
-        let out = iozone()
-            .env("IOZONE_DB", self.location())
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    /// `iozone ARGS`, which must succeed; its stdout.
-    pub(crate) fn ok(&self, args: &[&str]) -> String {
-        let (code, out, err) = self.iozone(args);
-        assert_eq!(code, Some(0), "{args:?}: {err}");
-        out
-    }
-
-    /// The UUIDs of every run recorded, as `history --all` lists them.
-    pub(crate) fn uuids(&self) -> Vec<String> {
-        let listed = json(
-            self.ok(&["history", "--all", "--format", "json"])
-                .as_bytes(),
-        );
-        let runs = listed.as_array().expect("an array of runs");
-        runs.iter()
-            .map(|r| r["uuid"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    /// Every command that reads runs, each of which must succeed: the listings, each
-    /// run shown, the trend, the report, both exports and the check.
-    pub(crate) fn assert_every_reader_works(&self, scratch: &Path) {
-        self.ok(&["history"]);
-        self.ok(&["history", "--all", "--format", "csv"]);
-        for uuid in self.uuids() {
-            self.ok(&["show", &uuid]);
-            self.ok(&["show", &uuid, "--format", "json"]);
-        }
-        self.ok(&["trend"]);
-        let report = scratch.join(format!("report-{}.html", rand::random::<u64>()));
-        self.ok(&["report", "-o", report.to_str().unwrap()]);
-        self.ok(&["export", "--format", "json"]);
-        self.ok(&["export", "--format", "csv"]);
-        self.ok(&["db", "check"]);
-    }
-}
+use crate::common::{Db, fixture, json};
 
 /// What importing a case must do.
 #[derive(Debug)]
@@ -444,7 +368,7 @@ fn every_case_on(db: &Db) {
         let file: PathBuf = scratch.path().join(&case.name);
         std::fs::write(&file, &case.text).unwrap();
         let shown = file.display().to_string();
-        let (code, _, err) = db.iozone(&["import", &shown]);
+        let (code, _, err) = db.on(&["import", &shown]);
         assert!(!err.contains("panicked"), "{}: {err}", case.name);
         match case.expect {
             Expect::Imported => {
@@ -547,7 +471,7 @@ fn the_reported_files_on(db: &Db) {
     ] {
         let file = scratch.path().join(name);
         std::fs::write(&file, text).unwrap();
-        let (code, _, err) = db.iozone(&["import", file.to_str().unwrap()]);
+        let (code, _, err) = db.on(&["import", file.to_str().unwrap()]);
         assert_eq!(code, Some(2), "{name}: {err}");
         assert_eq!(err.lines().count(), 1, "{name}: {err}");
         assert!(err.contains(&format!("): {field} ")), "{name}: {err}");
@@ -584,7 +508,7 @@ fn a_nul_past_the_first_64_kib_of_a_csv_is_refused() {
     std::fs::write(&file, &text).unwrap();
 
     let db = Db::sqlite();
-    let (code, _, err) = db.iozone(&["import", file.to_str().unwrap()]);
+    let (code, _, err) = db.on(&["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains(&format!("run {} (", runs + 1)), "{err}");

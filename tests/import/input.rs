@@ -3,12 +3,12 @@
 
 use std::io::Write as _;
 
-use super::{fixture, import, runs};
-use crate::common::iozone;
+use super::runs;
+use crate::common::{fixture, iozone, on};
 
 /// The one line an input that cannot be imported gets, with exit status 2.
 fn refused(db: &std::path::Path, path: &std::path::Path) -> String {
-    let (code, _, err) = import(db, &[path.to_str().unwrap()]);
+    let (code, _, err) = on(db, &["import", path.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{path:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{path:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");

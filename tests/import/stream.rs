@@ -6,9 +6,8 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Stdio;
 
-use super::{import, runs};
-use crate::common::{PgDb, iozone_process, planted};
-use crate::compare::iozone_db;
+use super::runs;
+use crate::common::{PgDb, iozone_process, on, planted};
 
 /// More runs than `import` stores in one batch (500), so that the stream crosses
 /// several: one transaction must still hold them all.
@@ -57,7 +56,7 @@ fn piped(from: &Path, format: &str, into: impl AsRef<OsStr>) -> String {
 }
 
 fn exported(db: &Path, format: &str) -> String {
-    let (code, out, err) = iozone_db(db, &["export", "--format", format]);
+    let (code, out, err) = on(db, &["export", "--format", format]);
     assert_eq!(code, Some(0), "{err}");
     out
 }
@@ -107,7 +106,7 @@ fn an_export_piped_into_import_crosses_batches_and_comes_back_the_same() {
 
 /// The one line a file that cannot be imported gets, exit status 2.
 fn refused(db: &Path, file: &Path) -> String {
-    let (code, _, err) = import(db, &[file.to_str().unwrap()]);
+    let (code, _, err) = on(db, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -155,7 +154,7 @@ fn a_file_that_fails_half_way_stores_nothing_and_imports_whole_once_mended() {
 
     // mended: the whole file lands
     std::fs::write(&file, &export).unwrap();
-    let (code, _, err) = import(&second, &[file.to_str().unwrap()]);
+    let (code, _, err) = on(&second, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains(&format!("{RUNS} runs (0 already there)")),

@@ -8,9 +8,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use crate::common::{PgDb, json};
-use crate::import::boundaries::Db;
-use crate::import::fixture;
+use crate::common::{Db, Measure, PgDb, fixture, json};
 
 /// Copies run `id` (its row and its results) under `uuid`, with `set` (an SQL
 /// assignment list) applied to the copy: a run as an older iozone could write it.
@@ -37,8 +35,12 @@ fn count_runs(db: &Path) -> i64 {
 }
 
 /// Asserts `args` fail with exit status 2 and one line holding `needle`.
-fn refused(db: &Db, args: &[&str], needle: &str) -> String {
-    let (code, _, err) = db.iozone(args);
+fn refused<A: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    db: &Db,
+    args: &[A],
+    needle: &str,
+) -> String {
+    let (code, _, err) = db.on(args);
     assert_eq!(code, Some(2), "{args:?}: {err}");
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: one line: {err}");
@@ -46,15 +48,9 @@ fn refused(db: &Db, args: &[&str], needle: &str) -> String {
     err
 }
 
-/// A short run into `db`, measured in `dir`.
-fn run_args(dir: &Path) -> Vec<String> {
-    [
-        "run", "-s", "64k", "-r", "4k", "-n", "1", "--warmup", "0", "-q", "-d",
-    ]
-    .into_iter()
-    .map(str::to_string)
-    .chain([dir.display().to_string()])
-    .collect()
+/// A short run into `db`, measured in `dir`: its command line.
+fn run_args(db: &Db, dir: &Path) -> Vec<String> {
+    Measure::tiny(db.location(), dir).warmup(0).command_line()
 }
 
 #[test]
@@ -105,7 +101,7 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
     }
 
     // db check names each run and the column, and says the database is damaged
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.contains("integrity      DAMAGED"), "{out}");
     assert!(
@@ -137,14 +133,13 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
         ],
         marked,
     );
-    let run: Vec<String> = run_args(scratch.path());
-    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let run = run_args(&db, scratch.path());
     refused(&db, &run, marked);
     refused(&db, &["db", "migrate"], marked);
     assert_eq!(count_runs(&path), runs);
 
     // --repair removes the three runs, naming each, and the rest reads again
-    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, out, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     let removed: Vec<&str> = err.lines().filter(|l| l.contains("Removed run")).collect();
@@ -179,10 +174,9 @@ fn damage_under_the_runs_keeps_writers_out_until_repaired() {
         .unwrap()
         .execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE id = 1;")
         .unwrap();
-    let run: Vec<String> = run_args(scratch.path());
-    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let run = run_args(&db, scratch.path());
 
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.contains("integrity      DAMAGED"), "{out}");
     assert!(
@@ -206,7 +200,7 @@ fn damage_under_the_runs_keeps_writers_out_until_repaired() {
     // reading goes on as far as it can
     assert_eq!(db.uuids().len(), 1);
 
-    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, out, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     assert!(
@@ -253,7 +247,7 @@ fn a_damaged_index_page_is_found_and_rebuilt() {
     }
     std::fs::write(&path, bytes).unwrap();
 
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.contains("integrity      DAMAGED"), "{out}");
     assert!(
@@ -268,7 +262,7 @@ fn a_damaged_index_page_is_found_and_rebuilt() {
         "was found damaged by `iozone db check`",
     );
 
-    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, out, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("Rebuilt the indexes"), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
@@ -289,10 +283,10 @@ fn a_check_that_finds_no_damage_lets_writers_in_again() {
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE id = 1;")
         .unwrap();
-    assert_eq!(db.iozone(&["db", "check"]).0, Some(2));
+    assert_eq!(db.on(&["db", "check"]).0, Some(2));
     let fio = fixture("fio/buffered-write-4k.json");
     let import = ["import", fio.to_str().unwrap()];
-    assert_eq!(db.iozone(&import).0, Some(2));
+    assert_eq!(db.on(&import).0, Some(2));
     conn.execute_batch("DELETE FROM results;").unwrap();
     drop(conn);
     assert!(db.ok(&["db", "check"]).contains("integrity      ok"));
@@ -332,7 +326,7 @@ fn a_postgres_run_outside_the_years_is_found_and_removed() {
         "{err}"
     );
 
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     assert!(
@@ -346,7 +340,7 @@ fn a_postgres_run_outside_the_years_is_found_and_removed() {
         "{err}"
     );
 
-    let (code, _, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, _, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains(&format!("Removed run 1 ({uuid})")), "{err}");
     let listed = json(db.ok(&["history", "--all", "--format", "json"]).as_bytes());
