@@ -1,8 +1,8 @@
-//! Output files that cannot eat what is there (issue 22, items 1 and 2): `export -o`,
-//! `report -o` and `man --dir` pointed at the database, its `-wal`, a hard link to it,
-//! an existing file, a symbolic link, a device, a FIFO, a full disk. The database
-//! stays whole, the file there stays as it was unless `--force` replaces it, a device
-//! stays a device, and no partial or temporary file is left.
+//! Output files that cannot eat what is there: `export -o`, `report -o` and `man --dir`
+//! pointed at the database, its `-wal`, a hard link to it, an existing file, a symbolic
+//! link, a device, a FIFO, a full disk. The database stays whole, the file there stays
+//! as it was unless `--force` replaces it, a device stays a device, and no partial or
+//! temporary file is left.
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};

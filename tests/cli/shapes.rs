@@ -1,7 +1,7 @@
-//! Every command's JSON and CSV on one database agree in shape (issue 13.12): the run's
-//! id is `id` everywhere, a missing value is null in JSON and empty in CSV, run objects
-//! keep one key order, history's JSON carries the headline figures of its table, and a
-//! CSV figure is the JSON's figure, every digit.
+//! Every command's JSON and CSV on one database agree in shape: the run's id is `id`
+//! everywhere, a missing value is null in JSON and empty in CSV, run objects keep one
+//! key order, history's JSON carries the headline figures of its table, and a CSV
+//! figure is the JSON's figure, every digit.
 
 use std::path::Path;
 

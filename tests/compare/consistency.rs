@@ -1,11 +1,10 @@
-//! A row's verdict and its interval never contradict each other (issues 13.5 and
-//! 23.4): the interval is the test's own, stated at the level the correction across
-//! rows calls for, so a regression lies wholly below zero, an improvement wholly above,
-//! an unchanged row within ±threshold, and an inconclusive one not wholly within it
-//! and excluding zero only for a change within the threshold (or a side measured on a
-//! busy machine, which its note names). Checked on every row of real comparisons
-//! through the binary: runs against runs, and the paired parts of one run (two
-//! engines, two cache modes).
+//! A row's verdict and its interval never contradict each other: the interval is the
+//! test's own, stated at the level the correction across rows calls for, so a
+//! regression lies wholly below zero, an improvement wholly above, an unchanged row
+//! within ±threshold, and an inconclusive one not wholly within it and excluding zero
+//! only for a change within the threshold (or a side measured on a busy machine, which
+//! its note names). Checked on every row of real comparisons through the binary: runs
+//! against runs, and the paired parts of one run (two engines, two cache modes).
 
 use serde_json::Value;
 

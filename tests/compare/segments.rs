@@ -1,6 +1,6 @@
-//! `compare` and `trend` tell one truth about the same runs (issue 23): a step that
-//! `trend` reports is a change for `compare` (never noise), and a verdict about given
-//! runs stays when runs at another level are recorded later.
+//! `compare` and `trend` tell one truth about the same runs: a step that `trend`
+//! reports is a change for `compare` (never noise), and a verdict about given runs
+//! stays when runs at another level are recorded later.
 
 use iozone::model::Run;
 use iozone::store;
@@ -152,10 +152,10 @@ fn regressions(c: &Value) -> Vec<(String, u64)> {
         .collect()
 }
 
-/// Issue 23's two filesystems: `data=journal` against the default mount, three runs
-/// each; then three more runs on the first filesystem remounted `data=journal`, at the
-/// other level. The same comparison of the same six runs must find every regression
-/// it found before: runs at another level are not its noise.
+/// Two filesystems that differ in writes: `data=journal` against the default mount,
+/// three runs each; then three more runs on the first filesystem remounted
+/// `data=journal`, at the other level. The same comparison of the same six runs must
+/// find every regression it found before: runs at another level are not its noise.
 #[test]
 fn regressions_stay_found_when_runs_at_another_level_arrive() {
     if !require_root("mount two ext4 loop filesystems and remount one") {

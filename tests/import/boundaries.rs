@@ -1,8 +1,8 @@
-//! Files that state instants, numbers and text at the edge of what a database keeps,
-//! in every format `import` reads, on both stores: a run at the edge is imported, one
+//! Files that state instants, numbers and text at the edge of what a database keeps, in
+//! every format `import` reads, on both stores: a run at the edge is imported, one
 //! beyond it is refused whole with one line naming the file, the run and the field —
-//! and after each, every command that reads still works (issue 22: one fio file from
-//! the year 10000 made every listing of a SQLite database fail, for good).
+//! and after each, every command that reads still works (one fio file from the year
+//! 10000 once made every listing of a SQLite database fail, for good).
 
 use std::path::{Path, PathBuf};
 
@@ -421,9 +421,9 @@ fn every_format_at_and_beyond_the_edges_on_postgres() {
     }
 }
 
-/// Issue 22's reproduction, as it was reported: a fio report from the year 10000 (and
-/// one from before the year 0), our export of a run from the year 10000 or from the
-/// year -1, each imported into a database already holding a run.
+/// The files that once broke a database, as they were reported: a fio report from the
+/// year 10000 (and one from before the year 0), our export of a run from the year 10000
+/// or from the year -1, each imported into a database already holding a run.
 #[test]
 fn an_unreadable_year_never_reaches_a_sqlite_database() {
     the_reported_files_on(&Db::sqlite());

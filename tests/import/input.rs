@@ -47,7 +47,7 @@ fn an_empty_file_is_called_empty() {
 }
 
 /// `/dev/zero` never ends: it must be refused from its first bytes, not read until
-/// memory runs out (issue 12).
+/// memory runs out.
 #[test]
 fn an_endless_binary_input_is_refused_from_its_first_bytes() {
     let scratch = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
 //! What an imported run says about where it came from: the file and tool in `show`,
-//! and no made-up start time where the file states none (issue 13).
+//! and no made-up start time where the file states none.
 
 use crate::common::{fixture, on};
 

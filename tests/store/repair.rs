@@ -61,7 +61,7 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
     for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
         db.ok(&["import", fixture(f).to_str().unwrap()]);
     }
-    // as the issue found them: text SQLite holds and no command can read back
+    // as an older iozone let them in: text SQLite holds and no command can read back
     let year_10000 = "6b2a4c8e-0000-4000-8000-000000010000";
     let year_minus_1 = "6b2a4c8e-0000-4000-8000-00000000000f";
     let bad = plant(

@@ -114,8 +114,8 @@ fn a_checkpointed_wal_of_another_database_is_still_refused() {
     }
 }
 
-/// The recipe: strace kills `run` at its third unlink, the `-wal`'s, after the
-/// checkpoint and the `-shm`'s unlink.
+/// The kill as it was first met: strace kills `run` at its third unlink, the `-wal`'s,
+/// after the checkpoint and the `-shm`'s unlink.
 #[test]
 fn a_run_killed_at_the_wal_unlink_leaves_a_database_the_next_run_recovers() {
     if !require_root("kill iozone at an unlink under strace") {
