@@ -8,4 +8,5 @@ mod fleet;
 mod import;
 mod layering;
 mod run;
+mod size;
 mod store;

@@ -3,8 +3,8 @@
 //! `ok` run one), databases of a test's own ([`databases`]: `Scene`, `Db`), runs measured
 //! for a test ([`runs`]: the `Measure` builder), runs planted straight into a store
 //! ([`planted`]), the PostgreSQL test server ([`postgres`]), root and throwaway mounts
-//! ([`mounts`]), runs in progress ([`process`]), and commands on a pseudo-terminal
-//! ([`terminal`]).
+//! ([`mounts`]), runs in progress ([`process`]), commands on a pseudo-terminal
+//! ([`terminal`]), and the crate's own sources ([`sources`]).
 
 #![allow(dead_code)]
 
@@ -15,6 +15,7 @@ mod planted;
 mod postgres;
 mod process;
 mod runs;
+mod sources;
 mod terminal;
 
 pub use command::*;
@@ -24,4 +25,5 @@ pub use planted::*;
 pub use postgres::*;
 pub use process::*;
 pub use runs::*;
+pub use sources::*;
 pub use terminal::*;
