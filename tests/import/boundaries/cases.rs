@@ -1,19 +1,14 @@
-//! Files that state instants, numbers and text at the edge of what a database keeps, in
-//! every format `import` reads, on both stores: a run at the edge is imported, one
-//! beyond it is refused whole with one line naming the file, the run and the field —
-//! and after each, every command that reads still works (one fio file from the year
-//! 10000 once made every listing of a SQLite database fail, for good).
-
-use std::path::{Path, PathBuf};
+//! The files of the boundary cases, in every format `import` reads, and what importing
+//! each must do.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Value, json};
 
-use crate::common::{Db, fixture, json};
+use crate::common::fixture;
 
 /// What importing a case must do.
 #[derive(Debug)]
-enum Expect {
+pub(super) enum Expect {
     /// Imported: one run more.
     Imported,
     /// Refused whole, naming this field of the file's first run.
@@ -23,10 +18,10 @@ enum Expect {
 }
 
 /// A file to import and what must come of it.
-struct Case {
-    name: String,
-    text: String,
-    expect: Expect,
+pub(super) struct Case {
+    pub(super) name: String,
+    pub(super) text: String,
+    pub(super) expect: Expect,
 }
 
 fn case(name: impl Into<String>, text: impl Into<String>, expect: Expect) -> Case {
@@ -52,7 +47,7 @@ fn year_start(year: i32) -> i64 {
 }
 
 /// fio's JSON, stamped with `key` (`timestamp` or `timestamp_ms`) alone.
-fn fio(key: &str, stamp: i64) -> String {
+pub(super) fn fio(key: &str, stamp: i64) -> String {
     let mut doc: Value = serde_json::from_str(
         &std::fs::read_to_string(fixture("fio/buffered-write-4k.json")).unwrap(),
     )
@@ -74,7 +69,7 @@ fn iozone3(began: chrono::NaiveDateTime) -> String {
 
 /// Our JSON export of one run (`base`, exported earlier) with `change` made to it and
 /// a UUID of its own.
-fn own_json(base: &Value, change: impl FnOnce(&mut Value)) -> String {
+pub(super) fn own_json(base: &Value, change: impl FnOnce(&mut Value)) -> String {
     let mut doc = base.clone();
     let run = &mut doc["runs"][0];
     run["uuid"] = json!(uuid::Uuid::new_v4().to_string());
@@ -84,7 +79,7 @@ fn own_json(base: &Value, change: impl FnOnce(&mut Value)) -> String {
 
 /// Our CSV export of one run (`base`) with `column` set to `value` on every line, under
 /// a UUID of its own.
-fn own_csv(base: &str, column: &str, value: &str) -> String {
+pub(super) fn own_csv(base: &str, column: &str, value: &str) -> String {
     own_csv_with(base, &[(column, value)])
 }
 
@@ -112,11 +107,19 @@ fn own_csv_with(base: &str, set: &[(&str, &str)]) -> String {
 /// Every boundary case, in every format: at the edge of the years 1970 to 9999 and
 /// beyond it (the year 10000, the years before 1 and 1970), and numbers and text no
 /// database keeps.
-fn cases(base_json: &Value, base_csv: &str) -> Vec<Case> {
+pub(super) fn cases(base_json: &Value, base_csv: &str) -> Vec<Case> {
+    let mut cases = fio_cases();
+    cases.extend(iozone3_and_classic_cases());
+    cases.extend(own_json_cases(base_json));
+    cases.extend(own_csv_cases(base_csv));
+    cases
+}
+
+/// fio's instants, in seconds, then in milliseconds.
+fn fio_cases() -> Vec<Case> {
     use Expect::*;
     let last = at("9999-12-31T23:59:59Z").timestamp();
-    let mut cases = vec![
-        // fio: seconds, then milliseconds
+    vec![
         case("fio-last-second", fio("timestamp", last), Imported),
         case(
             "fio-10000",
@@ -161,7 +164,14 @@ fn cases(base_json: &Value, base_csv: &str) -> Vec<Case> {
             Unparsed,
         ),
         case("fio-beyond-chrono", fio("timestamp", i64::MAX), Unparsed),
-        // iozone3's "Run began" line
+    ]
+}
+
+/// iozone3's "Run began" line, and the classic table, which states no time: the
+/// import's stands in.
+fn iozone3_and_classic_cases() -> Vec<Case> {
+    use Expect::*;
+    vec![
         case(
             "iozone3-last-second",
             iozone3(at("9999-12-31T23:59:59Z").naive_utc()),
@@ -192,14 +202,18 @@ fn cases(base_json: &Value, base_csv: &str) -> Vec<Case> {
             iozone3(at("-0001-06-01T00:00:00Z").naive_utc()),
             Refused("started_at"),
         ),
-        // the classic table states no time: the import's stands in
         case(
             "classic",
             std::fs::read_to_string(fixture("classic/bebox-beos-dr8.txt")).unwrap(),
             Imported,
         ),
-    ];
-    // our JSON: every instant, a count, a figure's latency, text
+    ]
+}
+
+/// Our JSON: every instant, a count, a figure's latency, text.
+fn own_json_cases(base_json: &Value) -> Vec<Case> {
+    use Expect::*;
+    let mut cases = Vec::new();
     for (name, field, value, expect) in [
         (
             "json-start-last",
@@ -289,7 +303,14 @@ fn cases(base_json: &Value, base_csv: &str) -> Vec<Case> {
             own_json(base_json, |r| r["note"] = json!("\u{0}")),
             Refused("note"),
         ),
-        // our CSV: four-digit years only, as RFC 3339 has them
+    ]);
+    cases
+}
+
+/// Our CSV: four-digit years only, as RFC 3339 has them; a latency beyond i64; a NUL.
+fn own_csv_cases(base_csv: &str) -> Vec<Case> {
+    use Expect::*;
+    vec![
         case(
             "csv-start-last",
             own_csv(base_csv, "started_at", "9999-12-31T23:59:59Z"),
@@ -341,177 +362,5 @@ fn cases(base_json: &Value, base_csv: &str) -> Vec<Case> {
             own_csv(base_csv, "note", "a\u{0}b"),
             Unparsed,
         ),
-    ]);
-    cases
-}
-
-/// A JSON and a CSV export of one imported iozone3 run, the bases of our own formats'
-/// cases.
-fn exports(scratch: &Path) -> (Value, String) {
-    let db = Db::Sqlite(tempfile::tempdir_in(scratch).unwrap());
-    db.ok(&[
-        "import",
-        fixture("iozone3/single-32m-r64k.txt").to_str().unwrap(),
-    ]);
-    let base_json = json(db.ok(&["export", "--format", "json"]).as_bytes());
-    let base_csv = db.ok(&["export", "--format", "csv"]);
-    (base_json, base_csv)
-}
-
-/// Imports every case into `db`, checking what each did and that the runs still list
-/// after each; then that every command that reads works.
-fn every_case_on(db: &Db) {
-    let scratch = tempfile::tempdir().unwrap();
-    let (base_json, base_csv) = exports(scratch.path());
-    let mut recorded = 0;
-    for case in cases(&base_json, &base_csv) {
-        let file: PathBuf = scratch.path().join(&case.name);
-        std::fs::write(&file, &case.text).unwrap();
-        let shown = file.display().to_string();
-        let (code, _, err) = db.on(&["import", &shown]);
-        assert!(!err.contains("panicked"), "{}: {err}", case.name);
-        match case.expect {
-            Expect::Imported => {
-                assert_eq!(code, Some(0), "{}: {err}", case.name);
-                recorded += 1;
-            }
-            Expect::Refused(field) => {
-                assert_eq!(code, Some(2), "{}: {err}", case.name);
-                let lines: Vec<&str> = err.lines().collect();
-                assert_eq!(lines.len(), 1, "{}: one line: {err}", case.name);
-                let line = lines[0];
-                assert!(
-                    line.contains(&format!("{shown}: run 1 (")),
-                    "{}: {line}",
-                    case.name
-                );
-                assert!(
-                    line.contains(&format!("): {field} ")),
-                    "{}: {line}",
-                    case.name
-                );
-                assert!(
-                    line.contains("nothing was imported"),
-                    "{}: {line}",
-                    case.name
-                );
-            }
-            Expect::Unparsed => {
-                assert_eq!(code, Some(2), "{}: {err}", case.name);
-                assert_eq!(err.lines().count(), 1, "{}: {err}", case.name);
-                assert!(err.contains(&shown), "{}: {err}", case.name);
-            }
-        }
-        // nothing of a refused file, and every run of an imported one, and the
-        // listing still reads them all
-        assert_eq!(db.uuids().len(), recorded, "after {}", case.name);
-    }
-    db.assert_every_reader_works(scratch.path());
-}
-
-#[test]
-fn every_format_at_and_beyond_the_edges_on_sqlite() {
-    every_case_on(&Db::sqlite());
-}
-
-#[test]
-fn every_format_at_and_beyond_the_edges_on_postgres() {
-    if let Some(db) = Db::postgres("import boundary cases into PostgreSQL") {
-        every_case_on(&db);
-    }
-}
-
-/// The files that once broke a database, as they were reported: a fio report from the
-/// year 10000 (and one from before the year 0), our export of a run from the year 10000
-/// or from the year -1, each imported into a database already holding a run.
-#[test]
-fn an_unreadable_year_never_reaches_a_sqlite_database() {
-    the_reported_files_on(&Db::sqlite());
-}
-
-#[test]
-fn an_unreadable_year_never_reaches_a_postgres_database() {
-    if let Some(db) = Db::postgres("import the reported files into PostgreSQL") {
-        the_reported_files_on(&db);
-    }
-}
-
-fn the_reported_files_on(db: &Db) {
-    let scratch = tempfile::tempdir().unwrap();
-    db.ok(&[
-        "import",
-        fixture("fio/fsync-read-64k.json").to_str().unwrap(),
-    ]);
-    let (base_json, _) = exports(scratch.path());
-    for (name, text, field) in [
-        (
-            "fio-10000.json",
-            fio("timestamp", 253_402_300_800),
-            "started_at",
-        ),
-        (
-            "fio-before-0.json",
-            fio("timestamp", -62_167_219_201),
-            "started_at",
-        ),
-        (
-            "export-10000.json",
-            own_json(&base_json, |r| {
-                r["started_at"] = json!("+10000-01-01T00:00:00Z")
-            }),
-            "started_at",
-        ),
-        (
-            "export-minus-1.json",
-            own_json(&base_json, |r| {
-                r["started_at"] = json!("-0001-06-01T00:00:00Z")
-            }),
-            "started_at",
-        ),
-    ] {
-        let file = scratch.path().join(name);
-        std::fs::write(&file, text).unwrap();
-        let (code, _, err) = db.on(&["import", file.to_str().unwrap()]);
-        assert_eq!(code, Some(2), "{name}: {err}");
-        assert_eq!(err.lines().count(), 1, "{name}: {err}");
-        assert!(err.contains(&format!("): {field} ")), "{name}: {err}");
-        assert_eq!(db.uuids().len(), 1, "{name}: nothing imported");
-        db.assert_every_reader_works(scratch.path());
-    }
-    // and the runs go on to another store as they came
-    let other = Db::sqlite();
-    db.ok(&["sync", "--to", &other.location()]);
-    assert_eq!(other.uuids(), db.uuids());
-}
-
-/// A NUL in a text field of a CSV export, past the 64 KiB the format is told from:
-/// refused like one at the start, naming the run and the field.
-#[test]
-fn a_nul_past_the_first_64_kib_of_a_csv_is_refused() {
-    let scratch = tempfile::tempdir().unwrap();
-    let (_, base_csv) = exports(scratch.path());
-    let mut text = String::new();
-    let mut runs = 0;
-    while text.len() < 70 << 10 {
-        let body = own_csv(&base_csv, "note", "fine");
-        let (header, lines) = body.split_once('\n').unwrap();
-        if text.is_empty() {
-            text = format!("{header}\n");
-        }
-        text.push_str(lines);
-        runs += 1;
-    }
-    let body = own_csv(&base_csv, "note", "not\u{0}fine");
-    text.push_str(body.split_once('\n').unwrap().1);
-    assert!(text.find('\0').unwrap() > 64 << 10);
-    let file = scratch.path().join("late-nul.csv");
-    std::fs::write(&file, &text).unwrap();
-
-    let db = Db::sqlite();
-    let (code, _, err) = db.on(&["import", file.to_str().unwrap()]);
-    assert_eq!(code, Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains(&format!("run {} (", runs + 1)), "{err}");
-    assert!(err.contains("): note holds a NUL character"), "{err}");
-    assert!(db.uuids().is_empty(), "nothing of the file was imported");
+    ]
 }
