@@ -3,11 +3,11 @@
 //! key order, history's JSON carries the headline figures of its table, and a CSV
 //! figure is the JSON's figure, every digit.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{json, ok};
+use crate::common::{Measure, fixture, json, ok};
 
 /// A CSV's header and rows, read by a real CSV reader.
 fn csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
@@ -89,29 +89,113 @@ fn column<'a>(headers: &[String], row: &'a [String], name: &str) -> &'a str {
     &row[at.unwrap_or_else(|| panic!("no column {name} in {headers:?}"))]
 }
 
-#[test]
-fn json_and_csv_agree_across_commands() {
-    let scratch = tempfile::tempdir().unwrap();
-    let db = scratch.path().join("h.db");
-    let small = [
-        "-s", "256k", "-r", "64k", "-n", "3", "--cache", "buffered", "-q",
-    ];
-    let dir = scratch.path().to_str().unwrap();
-    let run = |label: &str| {
-        let args = [
-            &["run", "--format", "json", "-d", dir, "-l", label][..],
-            &small,
-        ]
-        .concat();
-        json(ok(&db, &args).as_bytes())
-    };
+/// A database of three measured runs (two labelled `a`, one `b`) and an imported one
+/// labelled `classic`, most of whose facts are unknown, so missing values show; and
+/// the first run as `run` printed it.
+fn shapes_database(dir: &Path) -> (PathBuf, Value) {
+    let db = dir.join("h.db");
+    let run = |label: &str| Measure::small(&db, dir).repeat(3).label(label).json();
     let measured = run("a");
     run("a");
     run("b");
-    // an imported run: most of its facts are unknown, so missing values show
-    let classic =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/classic/486dx4-freebsd.txt");
+    let classic = fixture("classic/486dx4-freebsd.txt");
     ok(&db, &["import", classic.to_str().unwrap(), "-l", "classic"]);
+    (db, measured)
+}
+
+/// One key order for a run, the struct's: run, show and export print the same object;
+/// history the same without results and warm-up, plus its headlines. History's entry
+/// for run 1.
+fn assert_one_key_order<'a>(
+    measured: &Value,
+    show: &Value,
+    export: &Value,
+    history: &'a Value,
+) -> &'a Value {
+    assert_eq!(keys(measured), keys(show));
+    assert_eq!(keys(&export["runs"][0]), keys(show));
+    assert_eq!(&keys(show)[..3], ["id", "uuid", "started_at"]);
+    let listed = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == 1)
+        .unwrap();
+    let mut expected: Vec<&str> = keys(show)
+        .into_iter()
+        .filter(|k| !["results", "warmup"].contains(k))
+        .collect();
+    expected.extend(["write_throughput", "read_throughput"]);
+    assert_eq!(keys(listed), expected);
+    listed
+}
+
+/// `iozone ARGS --format FORMAT` on the database, which must succeed: its stdout.
+type Get<'a> = &'a dyn Fn(&[&str], &str) -> String;
+
+/// History's JSON carries the figures of its CSV (and table), every digit.
+fn assert_history_csv_holds_json_figures(get: Get, history: &Value) {
+    let (headers, rows) = assert_csv_shape("history", &get(&["history"], "csv"));
+    assert_eq!(headers[0], "id");
+    for row in &rows {
+        let id: i64 = column(&headers, row, "id").parse().unwrap();
+        let object = history
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        for name in ["write_throughput", "read_throughput"] {
+            let cell = column(&headers, row, name);
+            match object[name].as_f64() {
+                Some(figure) => assert_eq!(cell.parse::<f64>().unwrap(), figure, "{name} of {id}"),
+                None => assert_eq!(cell, "", "{name} of {id}"),
+            }
+        }
+    }
+}
+
+/// Compare's CSV holds the JSON's figures, every digit, and empty for its nulls.
+fn assert_compare_csv_holds_json_figures(get: Get, compare: &Value, versus_import: &Value) {
+    for (args, document) in [
+        (&["compare", "a", "b"][..], compare),
+        (
+            &["compare", "b", "classic", "--ignore-param", "file_size"],
+            versus_import,
+        ),
+    ] {
+        let (headers, rows) = assert_csv_shape("compare", &get(args, "csv"));
+        let json_rows = document["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), json_rows.len());
+        for (row, object) in rows.iter().zip(json_rows) {
+            for name in [
+                "baseline_median",
+                "candidate_median",
+                "change_pct",
+                "ci_low_pct",
+                "ci_high_pct",
+                "p_value",
+                "p_adjusted",
+                "noise_pct",
+                "min_detectable_pct",
+            ] {
+                let cell = column(&headers, row, name);
+                match object[name].as_f64() {
+                    Some(figure) => {
+                        assert_eq!(cell.parse::<f64>().unwrap(), figure, "{name}: {row:?}")
+                    }
+                    None => assert_eq!(cell, "", "{name}: {row:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn json_and_csv_agree_across_commands() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (db, measured) = shapes_database(scratch.path());
+    let dir = scratch.path().to_str().unwrap();
 
     let get = |args: &[&str], format: &str| ok(&db, &[args, &["--format", format]].concat());
     let show = json(get(&["show", "1"], "json").as_bytes());
@@ -140,48 +224,12 @@ fn json_and_csv_agree_across_commands() {
         assert_json_shape(what, document);
     }
 
-    // one key order for a run, the struct's: run, show and export print the same
-    // object; history the same without results and warm-up, plus its headlines
-    assert_eq!(keys(&measured), keys(&show));
-    assert_eq!(keys(&export["runs"][0]), keys(&show));
-    assert_eq!(&keys(&show)[..3], ["id", "uuid", "started_at"]);
-    let listed = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == 1)
-        .unwrap();
-    let mut expected: Vec<&str> = keys(&show)
-        .into_iter()
-        .filter(|k| !["results", "warmup"].contains(k))
-        .collect();
-    expected.extend(["write_throughput", "read_throughput"]);
-    assert_eq!(keys(listed), expected);
-
-    // history's JSON carries the figures of its CSV (and table), every digit
-    let (headers, rows) = assert_csv_shape("history", &get(&["history"], "csv"));
-    assert_eq!(headers[0], "id");
-    for row in &rows {
-        let id: i64 = column(&headers, row, "id").parse().unwrap();
-        let object = history
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["id"] == id)
-            .unwrap();
-        for name in ["write_throughput", "read_throughput"] {
-            let cell = column(&headers, row, name);
-            match object[name].as_f64() {
-                Some(figure) => assert_eq!(cell.parse::<f64>().unwrap(), figure, "{name} of {id}"),
-                None => assert_eq!(cell, "", "{name} of {id}"),
-            }
-        }
-    }
+    let listed = assert_one_key_order(&measured, &show, &export, &history);
+    assert_history_csv_holds_json_figures(&get, &history);
     assert!(
         listed["write_throughput"].as_f64().unwrap() > 0.0,
         "{listed}"
     );
-
     let (headers, rows) = assert_csv_shape("show", &get(&["show", "1"], "csv"));
     assert_eq!(headers[0], "id");
     let results = show["results"].as_array().unwrap();
@@ -196,39 +244,7 @@ fn json_and_csv_agree_across_commands() {
     assert!(headers.iter().any(|h| h == "id"), "{headers:?}");
     assert_csv_shape("export", &get(&["export"], "csv"));
 
-    // compare's CSV holds the JSON's figures, every digit, and empty for its nulls
-    for (args, document) in [
-        (&["compare", "a", "b"][..], &compare),
-        (
-            &["compare", "b", "classic", "--ignore-param", "file_size"],
-            &versus_import,
-        ),
-    ] {
-        let (headers, rows) = assert_csv_shape("compare", &get(args, "csv"));
-        let json_rows = document["rows"].as_array().unwrap();
-        assert_eq!(rows.len(), json_rows.len());
-        for (row, object) in rows.iter().zip(json_rows) {
-            for name in [
-                "baseline_median",
-                "candidate_median",
-                "change_pct",
-                "ci_low_pct",
-                "ci_high_pct",
-                "p_value",
-                "p_adjusted",
-                "noise_pct",
-                "min_detectable_pct",
-            ] {
-                let cell = column(&headers, row, name);
-                match object[name].as_f64() {
-                    Some(figure) => {
-                        assert_eq!(cell.parse::<f64>().unwrap(), figure, "{name}: {row:?}")
-                    }
-                    None => assert_eq!(cell, "", "{name}: {row:?}"),
-                }
-            }
-        }
-    }
+    assert_compare_csv_holds_json_figures(&get, &compare, &versus_import);
     // an imported run's unknown facts are null on its side of what changed
     let hostname = versus_import["environment_changes"]
         .as_array()

@@ -6,7 +6,7 @@ mod provenance;
 mod roundtrip;
 mod stream;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -177,13 +177,13 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     assert!(json_again.contains("\"iodepth\": 32"), "{json_again}");
 }
 
-#[test]
-fn a_queued_fio_run_shows_and_compares_by_its_depth() {
-    let scratch = tempfile::tempdir().unwrap();
-    let db = scratch.path().join("h.db");
+/// A database of three fio runs imported in this order: `psync` (a buffered job),
+/// `qd32` (io_uring at depth 32) and `qd1` (the same job at depth 1).
+fn three_depths(dir: &Path) -> PathBuf {
+    let db = dir.join("h.db");
     // the same io_uring job at depth 1, beside the fixture's depth 32
     let deep = fixture("fio/uring-qd32-write-4k-edited.json");
-    let shallow = scratch.path().join("uring-qd1.json");
+    let shallow = dir.join("uring-qd1.json");
     let text = std::fs::read_to_string(&deep).unwrap();
     std::fs::write(
         &shallow,
@@ -198,6 +198,78 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
         let (code, _, err) = on(&db, &["import", file.to_str().unwrap(), "-l", label]);
         assert_eq!(code, Some(0), "{err}");
     }
+    db
+}
+
+/// History's mode and `show` say the depth only where it is not 1; history's CSV has
+/// its column.
+fn assert_depth_shown_where_not_1(db: &Path) {
+    let (code, table, _) = on(db, &["history"]);
+    assert_eq!(code, Some(0));
+    let line = |label: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label} in {table}"))
+            .to_string()
+    };
+    assert!(line("qd32").contains("buffered/uring qd32"), "{table}");
+    assert!(!line("psync").contains(" qd"), "{table}");
+    assert!(!line("qd1").contains("uring qd"), "{table}");
+    let (_, csv, _) = on(db, &["history", "--format", "csv"]);
+    let header = csv.lines().next().unwrap();
+    assert!(header.split(',').any(|h| h == "iodepth"), "{csv}");
+    // imported in that order: psync is run 1, depth 32 run 2
+    let show = |id: &str| on(db, &["show", id]).1;
+    let deep = show("2");
+    assert!(
+        deep.contains("engine uring, queue depth 32, 1 thread"),
+        "{deep}"
+    );
+    // and the results table's note, as `run` prints it
+    assert!(deep.contains(", 1 repetition, queue depth 32;"), "{deep}");
+    let shallow = show("1");
+    assert!(shallow.contains("engine pread, 1 thread"), "{shallow}");
+    assert!(!shallow.contains("queue depth"), "{shallow}");
+}
+
+/// Depths are part of a comparison's row: apart, nothing in common; dropped on
+/// purpose, one row with the depth null and the difference said.
+fn assert_depths_compared_apart(db: &Path) {
+    // depths are part of the row: apart, nothing in common
+    let (code, _, err) = on(db, &["compare", "qd1", "qd32"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("queue depth") && err.contains("--ignore-param"),
+        "{err}"
+    );
+    // dropped on purpose: one row, the depth null, and the difference said
+    let c = compare_json(db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{c}");
+    assert_eq!(rows[0]["iodepth"], Value::Null);
+    assert_eq!(rows[0]["engine"], "uring");
+    let change = c["environment_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "params.iodepth")
+        .unwrap_or_else(|| panic!("no depth change in {c}"));
+    assert_eq!(change["baseline"], serde_json::json!(["1"]));
+    assert_eq!(change["candidate"], serde_json::json!(["32"]));
+    let (code, table, _) = on(db, &["compare", "qd1", "qd32", "--ignore-param", "iodepth"]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("buffered/uring qd*"), "{table}");
+    // a depth on both sides is kept in the row
+    let c = compare_json(db, &["qd32", "qd32"]);
+    assert_eq!(c["rows"][0]["iodepth"], 32);
+}
+
+#[test]
+fn a_queued_fio_run_shows_and_compares_by_its_depth() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = three_depths(scratch.path());
     let depth_of = |label: &str| {
         runs(&db)
             .into_iter()
@@ -214,66 +286,8 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
     assert_eq!(depth_of("qd1"), 1);
     assert_eq!(depth_of("psync"), 1);
 
-    // history's mode says the depth only where it is not 1
-    let (code, table, _) = on(&db, &["history"]);
-    assert_eq!(code, Some(0));
-    let line = |label: &str| {
-        table
-            .lines()
-            .find(|l| l.contains(label))
-            .unwrap_or_else(|| panic!("no {label} in {table}"))
-            .to_string()
-    };
-    assert!(line("qd32").contains("buffered/uring qd32"), "{table}");
-    assert!(!line("psync").contains(" qd"), "{table}");
-    assert!(!line("qd1").contains("uring qd"), "{table}");
-    let (_, csv, _) = on(&db, &["history", "--format", "csv"]);
-    let header = csv.lines().next().unwrap();
-    assert!(header.split(',').any(|h| h == "iodepth"), "{csv}");
-    // imported in that order: psync is run 1, depth 32 run 2
-    let show = |id: &str| on(&db, &["show", id]).1;
-    let deep = show("2");
-    assert!(
-        deep.contains("engine uring, queue depth 32, 1 thread"),
-        "{deep}"
-    );
-    // and the results table's note, as `run` prints it
-    assert!(deep.contains(", 1 repetition, queue depth 32;"), "{deep}");
-    let shallow = show("1");
-    assert!(shallow.contains("engine pread, 1 thread"), "{shallow}");
-    assert!(!shallow.contains("queue depth"), "{shallow}");
-
-    // depths are part of the row: apart, nothing in common
-    let (code, _, err) = on(&db, &["compare", "qd1", "qd32"]);
-    assert_eq!(code, Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("queue depth") && err.contains("--ignore-param"),
-        "{err}"
-    );
-    // dropped on purpose: one row, the depth null, and the difference said
-    let c = compare_json(&db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
-    let rows = c["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 1, "{c}");
-    assert_eq!(rows[0]["iodepth"], Value::Null);
-    assert_eq!(rows[0]["engine"], "uring");
-    let change = c["environment_changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["field"] == "params.iodepth")
-        .unwrap_or_else(|| panic!("no depth change in {c}"));
-    assert_eq!(change["baseline"], serde_json::json!(["1"]));
-    assert_eq!(change["candidate"], serde_json::json!(["32"]));
-    let (code, table, _) = on(
-        &db,
-        &["compare", "qd1", "qd32", "--ignore-param", "iodepth"],
-    );
-    assert_eq!(code, Some(0));
-    assert!(table.contains("buffered/uring qd*"), "{table}");
-    // a depth on both sides is kept in the row
-    let c = compare_json(&db, &["qd32", "qd32"]);
-    assert_eq!(c["rows"][0]["iodepth"], 32);
+    assert_depth_shown_where_not_1(&db);
+    assert_depths_compared_apart(&db);
 }
 
 #[test]

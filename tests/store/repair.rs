@@ -53,41 +53,41 @@ fn run_args(db: &Db, dir: &Path) -> Vec<String> {
     Measure::tiny(db.location(), dir).warmup(0).command_line()
 }
 
-#[test]
-fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
-    let db = Db::sqlite();
-    let scratch = tempfile::tempdir().unwrap();
-    let path = std::path::PathBuf::from(db.location());
-    for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
-        db.ok(&["import", fixture(f).to_str().unwrap()]);
-    }
-    // as an older iozone let them in: text SQLite holds and no command can read back
-    let year_10000 = "6b2a4c8e-0000-4000-8000-000000010000";
-    let year_minus_1 = "6b2a4c8e-0000-4000-8000-00000000000f";
-    let bad = plant(
-        &path,
+/// The runs an older iozone let in, by UUID: text SQLite holds and no command can read
+/// back (a start in the year 10000, one in the year -1), and a readable run from before
+/// the years a run may state, which another store refuses.
+const YEAR_10000: &str = "6b2a4c8e-0000-4000-8000-000000010000";
+const YEAR_MINUS_1: &str = "6b2a4c8e-0000-4000-8000-00000000000f";
+const BEFORE_1970: &str = "6b2a4c8e-0000-4000-8000-000000001969";
+
+/// Plants the three runs of an older iozone in the database at `path`, copies of runs 1
+/// and 2; returns the id of the one from the year 10000.
+fn plant_an_older_iozones_runs(path: &Path) -> i64 {
+    let year_10000 = plant(
+        path,
         1,
-        year_10000,
+        YEAR_10000,
         "started_at = '+10000-01-01T00:00:00.000000000Z'",
     );
     plant(
-        &path,
+        path,
         2,
-        year_minus_1,
+        YEAR_MINUS_1,
         "started_at = '-0001-12-31T00:00:00.000000000Z'",
     );
     // readable, but before the years a run may state: another store refuses it
-    let old = "6b2a4c8e-0000-4000-8000-000000001969";
     plant(
-        &path,
+        path,
         1,
-        old,
+        BEFORE_1970,
         "finished_at = '1969-12-31T23:59:59.000000000Z'",
     );
+    year_10000
+}
 
-    // every read fails, naming the way out
-    let other = Db::sqlite();
-    let report = scratch.path().join("r.html");
+/// Every read fails, naming the way out.
+fn assert_every_read_refused(db: &Db, other: &Db, scratch: &Path) {
+    let report = scratch.join("r.html");
     for args in [
         &["history"][..],
         &["history", "--all"],
@@ -96,24 +96,26 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
         &["export", "--format", "json"],
         &["sync", "--to", &other.location()],
     ] {
-        let err = refused(&db, args, "`iozone db check --repair` removes them");
+        let err = refused(db, args, "`iozone db check --repair` removes them");
         assert!(err.contains("column started_at holds '"), "{err}");
     }
+}
 
-    // db check names each run and the column, and says the database is damaged
+/// `db check` names each run and the column, and says the database is damaged.
+fn assert_check_names_each_run(db: &Db, bad: i64) {
     let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.contains("integrity      DAMAGED"), "{out}");
     assert!(
         err.contains(&format!(
-            "run {bad} ({year_10000}): column started_at holds '+10000-01-01T00:00:00.000000000Z'"
+            "run {bad} ({YEAR_10000}): column started_at holds '+10000-01-01T00:00:00.000000000Z'"
         )),
         "{err}"
     );
-    assert!(err.contains(year_minus_1), "{err}");
+    assert!(err.contains(YEAR_MINUS_1), "{err}");
     assert!(
         err.contains(&format!(
-            "({old}): finished_at 1969-12-31T23:59:59Z is outside"
+            "({BEFORE_1970}): finished_at 1969-12-31T23:59:59Z is outside"
         )),
         "{err}"
     );
@@ -121,6 +123,20 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
         err.contains("`iozone db check --repair` repairs it"),
         "{err}"
     );
+}
+
+#[test]
+fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
+    let db = Db::sqlite();
+    let scratch = tempfile::tempdir().unwrap();
+    let path = std::path::PathBuf::from(db.location());
+    for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
+        db.ok(&["import", fixture(f).to_str().unwrap()]);
+    }
+    let bad = plant_an_older_iozones_runs(&path);
+    let other = Db::sqlite();
+    assert_every_read_refused(&db, &other, scratch.path());
+    assert_check_names_each_run(&db, bad);
 
     // and from then on nothing writes to it
     let runs = count_runs(&path);
@@ -144,7 +160,7 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
     assert!(out.contains("integrity      ok"), "{out}");
     let removed: Vec<&str> = err.lines().filter(|l| l.contains("Removed run")).collect();
     assert_eq!(removed.len(), 3, "{err}");
-    for uuid in [year_10000, year_minus_1, old] {
+    for uuid in [YEAR_10000, YEAR_MINUS_1, BEFORE_1970] {
         assert!(removed.iter().any(|l| l.contains(uuid)), "{err}");
     }
     assert_eq!(db.uuids().len(), 2);

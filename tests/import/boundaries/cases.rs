@@ -210,8 +210,8 @@ fn iozone3_and_classic_cases() -> Vec<Case> {
     ]
 }
 
-/// Our JSON: every instant, a count, a figure's latency, text.
-fn own_json_cases(base_json: &Value) -> Vec<Case> {
+/// Our JSON's instants: a run's start and end.
+fn own_json_instant_cases(base_json: &Value) -> Vec<Case> {
     use Expect::*;
     let mut cases = Vec::new();
     for (name, field, value, expect) in [
@@ -264,6 +264,13 @@ fn own_json_cases(base_json: &Value) -> Vec<Case> {
             expect,
         ));
     }
+    cases
+}
+
+/// Our JSON: every instant, a count, a figure's latency, text.
+fn own_json_cases(base_json: &Value) -> Vec<Case> {
+    use Expect::*;
+    let mut cases = own_json_instant_cases(base_json);
     cases.extend([
         case(
             "json-imported-10000",
