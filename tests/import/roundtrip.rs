@@ -3,13 +3,11 @@
 
 use std::path::Path;
 
-use crate::common::on;
+use crate::common::{ok, on};
 
 /// `export --format json`.
 fn exported(db: &Path) -> String {
-    let (code, out, err) = on(db, &["export", "--format", "json"]);
-    assert_eq!(code, Some(0), "{err}");
-    out
+    ok(db, &["export", "--format", "json"])
 }
 
 /// An export with the one field that must differ, the export's own timestamp, blanked.
