@@ -25,11 +25,43 @@ const TESTS: [TestKind; 4] = [
     TestKind::Reread,
 ];
 
-fn run(i: u64, total: u64, hosts: u64) -> Run {
-    let host = format!("host-{:04}", i % hosts);
-    // oldest first, one year of history up to now
-    let started_at = Utc::now() - Duration::seconds(((total - i) * 365 * 86_400 / total) as i64);
-    let results = RECORDS
+/// A Debian server of 64 CPUs whose kernel changes with `i`.
+fn host(hostname: String, i: u64) -> Host {
+    Host {
+        hostname: Some(hostname),
+        os: Some("Debian GNU/Linux".into()),
+        os_version: Some("12".into()),
+        kernel: Some(format!("6.{}.0-amd64", i % 13)),
+        arch: Some("x86_64".into()),
+        cpu_model: Some("AMD EPYC 7763".into()),
+        cpus: Some(64),
+        memory_bytes: Some(256 << 30),
+        page_size: Some(4096),
+        ..Host::default()
+    }
+}
+
+/// An NVMe filesystem at /srv, ext4, xfs or btrfs by `i`.
+fn filesystem(i: u64) -> Filesystem {
+    Filesystem {
+        mount_point: Some("/srv".into()),
+        fs_type: Some(["ext4", "xfs", "btrfs"][(i % 3) as usize].into()),
+        device: Some("/dev/nvme0n1p1".into()),
+        mount_options: Some("rw,relatime".into()),
+        block_size: Some(4096),
+        total_bytes: Some(1 << 40),
+        free_bytes: Some(1 << 39),
+        block_device: Some("nvme0n1".into()),
+        rotational: Some(false),
+        scheduler: Some("none".into()),
+        ..Filesystem::default()
+    }
+}
+
+/// Run `i`'s 20 results, one repetition of each test at each record size: 32 MiB in
+/// 50-60 ms, varied by `i` and the record size.
+fn results(i: u64) -> Vec<Measurement> {
+    RECORDS
         .iter()
         .flat_map(|&record| {
             TESTS.map(|test| Measurement {
@@ -52,7 +84,14 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
                 cache: CacheMode::Flush,
             })
         })
-        .collect();
+        .collect()
+}
+
+/// Run `i` of `total`, from host `i % hosts`, at its place in the year up to now.
+fn run(i: u64, total: u64, hosts: u64) -> Run {
+    // oldest first, one year of history up to now
+    let started_at = Utc::now() - Duration::seconds(((total - i) * 365 * 86_400 / total) as i64);
+    let results = results(i);
     let mut labels = vec![format!("batch-{}", i / 1000)];
     if i.is_multiple_of(100) {
         labels.push("X".into());
@@ -90,31 +129,8 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             latency: true,
             dir: Some("/srv/bench".into()),
         },
-        host: Host {
-            hostname: Some(host),
-            os: Some("Debian GNU/Linux".into()),
-            os_version: Some("12".into()),
-            kernel: Some(format!("6.{}.0-amd64", i % 13)),
-            arch: Some("x86_64".into()),
-            cpu_model: Some("AMD EPYC 7763".into()),
-            cpus: Some(64),
-            memory_bytes: Some(256 << 30),
-            page_size: Some(4096),
-            ..Host::default()
-        },
-        filesystem: Filesystem {
-            mount_point: Some("/srv".into()),
-            fs_type: Some(["ext4", "xfs", "btrfs"][(i % 3) as usize].into()),
-            device: Some("/dev/nvme0n1p1".into()),
-            mount_options: Some("rw,relatime".into()),
-            block_size: Some(4096),
-            total_bytes: Some(1 << 40),
-            free_bytes: Some(1 << 39),
-            block_device: Some("nvme0n1".into()),
-            rotational: Some(false),
-            scheduler: Some("none".into()),
-            ..Filesystem::default()
-        },
+        host: host(format!("host-{:04}", i % hosts), i),
+        filesystem: filesystem(i),
         source: None,
         state_at_start: None,
         state_at_end: None,

@@ -1,7 +1,7 @@
 //! Data flows one way (run → measure → record → query → compare → render), so the
 //! modules below the command line must not reach up into it: a parser that imports a
 //! clap type, or a store that calls into a command, ties the library to one front end
-//! and brings back the cycles issue 10 took out. This reads the crate's own sources and
+//! and brings back the cycles taken out of it. This reads the crate's own sources and
 //! fails on any `crate::…` path that crosses a layer the wrong way.
 
 use std::collections::BTreeSet;

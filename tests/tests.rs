@@ -7,6 +7,6 @@ mod compare;
 mod fleet;
 mod import;
 mod layering;
-mod messages;
 mod run;
+mod size;
 mod store;

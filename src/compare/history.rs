@@ -1,5 +1,5 @@
 //! The history of each row, cut into segments of one level, so that `compare` and
-//! `trend` never disagree about the same runs (issue 23). A series (host, filesystem,
+//! `trend` never disagree about the same runs. A series (host, filesystem,
 //! mount point, row key) holds the history runs and the compared runs, in time order;
 //! it is cut at the change points `trend` finds (the same search, `stats::changepoint`,
 //! with `trend`'s defaults) and between runs that differ in anything the environment

@@ -1,7 +1,6 @@
-//! The history cut into segments (issue 23): a step or an environment change is never
-//! noise, runs after the compared ones measure it too, a verdict about given runs
-//! stays when runs at another level arrive, a busy side, and intervals corrected as
-//! the verdicts are.
+//! The history cut into segments: a step or an environment change is never noise, runs
+//! after the compared ones measure it too, a verdict about given runs stays when runs
+//! at another level arrive, a busy side, and intervals corrected as the verdicts are.
 
 use super::tests::{options, run_of, runs_at};
 use super::*;

@@ -6,10 +6,10 @@
 //! how often it finds a real 15% drop. The noise is Gaussian from a seeded generator
 //! (`stats::gaussian`), so every run sees the same trials.
 //!
-//! The level-shift case (issue 23) runs the history through the segmentation `compare`
-//! uses (`super::history`): a series whose level stepped once, the compared runs at
-//! one level (false alarms) or on either side of a 15% drop (power), the other runs
-//! of the series before and after them as history.
+//! The level-shift case runs the history through the segmentation `compare` uses
+//! (`super::history`): a series whose level stepped once, the compared runs at one
+//! level (false alarms) or on either side of a 15% drop (power), the other runs of the
+//! series before and after them as history.
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -214,10 +214,11 @@ enum Placement {
     Flat,
 }
 
-/// The verdict of one comparison in a series of 10–20 runs whose level stepped once
-/// at a random place: `runs` a side placed as `placement` says, every other run of
-/// the series history, before and after them. `segmented`: the history cut into
-/// segments as `compare` does; otherwise pooled whole, as before issue 23.
+/// The verdict of one comparison in a series of 10–20 runs whose level stepped once at
+/// a random place: `runs` a side placed as `placement` says, every other run of the
+/// series history, before and after them. `segmented`: the history cut into segments as
+/// `compare` does; otherwise pooled whole, as `compare` read it before it cut histories
+/// into segments.
 fn shifted_trial(
     runs: usize,
     noise: Noise,

@@ -1,8 +1,8 @@
-//! Output files that cannot eat what is there (issue 22, items 1 and 2): `export -o`,
-//! `report -o` and `man --dir` pointed at the database, its `-wal`, a hard link to it,
-//! an existing file, a symbolic link, a device, a FIFO, a full disk. The database
-//! stays whole, the file there stays as it was unless `--force` replaces it, a device
-//! stays a device, and no partial or temporary file is left.
+//! Output files that cannot eat what is there: `export -o`, `report -o` and `man --dir`
+//! pointed at the database, its `-wal`, a hard link to it, an existing file, a symbolic
+//! link, a device, a FIFO, a full disk. The database stays whole, the file there stays
+//! as it was unless `--force` replaces it, a device stays a device, and no partial or
+//! temporary file is left.
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -12,14 +12,14 @@ use iozone::store;
 use crate::common::{Mount, iozone, iozone_process, planted, require_root};
 
 /// A database of `runs` planted runs in a directory of its own.
-struct Scene {
+struct PlantedDb {
     dir: tempfile::TempDir,
     db: PathBuf,
     runs: usize,
 }
 
-impl Scene {
-    fn new(runs: usize) -> Scene {
+impl PlantedDb {
+    fn new(runs: usize) -> PlantedDb {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("h.db");
         let planted: Vec<_> = (0..runs)
@@ -29,7 +29,7 @@ impl Scene {
             .unwrap()
             .save_runs(&planted)
             .unwrap();
-        Scene { dir, db, runs }
+        PlantedDb { dir, db, runs }
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -98,7 +98,7 @@ fn assert_only(dir: &Path, expected: &[&str]) {
 
 #[test]
 fn the_database_and_its_files_are_never_written() {
-    let scene = Scene::new(3);
+    let scene = PlantedDb::new(3);
     let before = std::fs::read(&scene.db).unwrap();
     std::fs::hard_link(&scene.db, scene.path("hard.db")).unwrap();
     let targets = [
@@ -124,7 +124,7 @@ fn the_database_and_its_files_are_never_written() {
 
 #[test]
 fn an_existing_wal_is_known_by_its_inode() {
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     // a writer's connection left open keeps the -wal; a hard link reaches it by another name
     let wal = scene.path("h.db-wal");
     std::fs::write(&wal, b"").unwrap();
@@ -141,7 +141,7 @@ fn an_existing_wal_is_known_by_its_inode() {
 
 #[test]
 fn stdout_redirected_onto_the_database_is_refused() {
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     let before = std::fs::read(&scene.db).unwrap();
     let append = std::fs::File::options()
         .append(true)
@@ -160,7 +160,7 @@ fn stdout_redirected_onto_the_database_is_refused() {
 
 #[test]
 fn an_existing_file_is_replaced_only_with_force() {
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     for (i, command) in writers(&scene.path("backup")).iter().enumerate() {
         std::fs::write(scene.path("backup"), "keep me").unwrap();
         let out = scene.iozone(command);
@@ -185,7 +185,7 @@ fn an_existing_file_is_replaced_only_with_force() {
 
 #[test]
 fn a_new_file_gets_the_permissions_of_a_plain_create() {
-    let scene = Scene::new(1);
+    let scene = PlantedDb::new(1);
     let plain = scene.path("plain");
     std::fs::File::create(&plain).unwrap();
     for i in 0..2 {
@@ -204,7 +204,7 @@ fn a_new_file_gets_the_permissions_of_a_plain_create() {
 
 #[test]
 fn a_symlink_at_the_path_is_refused_not_followed() {
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     let victim = scene.path("passwd");
     std::fs::write(&victim, "root:x:0:0").unwrap();
     let link = scene.path("r.html");
@@ -227,7 +227,7 @@ fn a_symlink_at_the_path_is_refused_not_followed() {
 
 #[test]
 fn dev_null_and_dev_stdout_take_the_output() {
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     for command in writers(Path::new("/dev/null")) {
         let out = scene.iozone(&command);
         assert!(
@@ -265,7 +265,7 @@ fn a_device_is_written_as_it_is_and_survives_a_failure() {
     if !require_root("make device nodes with mknod") {
         return;
     }
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     let devices = tempfile::tempdir().unwrap();
     let make = |name: &str, minor: u32| {
         let path = devices.path().join(name);
@@ -303,7 +303,7 @@ fn a_device_is_written_as_it_is_and_survives_a_failure() {
 
 #[test]
 fn a_fifo_is_written_to_and_stays_a_fifo() {
-    let scene = Scene::new(2);
+    let scene = PlantedDb::new(2);
     let fifo = scene.path("pipe");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -333,7 +333,7 @@ fn a_full_disk_leaves_no_partial_file_and_the_old_one_whole() {
         return;
     }
     // enough runs that the export fails half-way through, after pages were written
-    let scene = Scene::new(60);
+    let scene = PlantedDb::new(60);
     let mount = Mount::tmpfs("64k", "");
     let filler = mount.path().join("filler");
     std::fs::write(&filler, vec![0u8; 40 << 10]).unwrap();
@@ -354,7 +354,7 @@ fn a_full_disk_leaves_no_partial_file_and_the_old_one_whole() {
 
 #[test]
 fn a_spooled_run_is_never_written_over() {
-    let scene = Scene::new(1);
+    let scene = PlantedDb::new(1);
     let data = tempfile::tempdir().unwrap();
     let spool = data.path().join("iozone").join("spool");
     std::fs::create_dir_all(&spool).unwrap();
@@ -408,7 +408,7 @@ fn man_dir_replaces_pages_only_with_force_and_never_through_a_link() {
 
 #[test]
 fn ctrl_c_during_a_long_export_leaves_no_file() {
-    let scene = Scene::new(2_000);
+    let scene = PlantedDb::new(2_000);
     let target = scene.path("all.json");
     let mut export = iozone_process()
         .env("IOZONE_DB", &scene.db)

@@ -1,9 +1,13 @@
-//! What the command line says when it is misused or asked something surprising.
+//! What the command line says when it is misused or asked something surprising: clap's
+//! whole message for a usage error; a mistake at its edges (a missing directory, a
+//! bound, a time window the wrong way round) in words, on one line, with exit status 2;
+//! and the notes and warnings that say what a command selected.
+
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{expect_bad_input, is_usage_error, json};
-use crate::store::queries::Scene;
+use crate::common::{Scene, expect_bad_input, is_usage_error, json, on};
 
 /// stderr of a command that must exit with `code`.
 fn stderr_of(scene: &Scene, args: &[&str], code: i32) -> String {
@@ -56,11 +60,11 @@ fn import_aborted_copy(scene: &Scene, run: &Value) -> i64 {
     aborted["status"] = Value::from("aborted");
     aborted["labels"] = serde_json::json!(["ctrlc"]);
     aborted["results"] = serde_json::json!([]);
-    let mut export = json(scene.stdout(&["export", "--format", "json"]).as_bytes());
+    let mut export = json(scene.ok(&["export", "--format", "json"]).as_bytes());
     export["runs"] = Value::Array(vec![aborted]);
     let file = scene.dir.path().join("aborted.json");
     std::fs::write(&file, export.to_string()).unwrap();
-    scene.stdout(&["import", file.to_str().unwrap()]);
+    scene.ok(&["import", file.to_str().unwrap()]);
     scene.history(&["-l", "ctrlc"])[0]["id"].as_i64().unwrap()
 }
 
@@ -176,4 +180,83 @@ fn both_sides_selecting_the_same_runs_is_said() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs `iozone ARGS` on `db`; it must fail with one line, status 2, holding `needle`.
+fn refused(db: &Path, args: &[&str], needle: &str) {
+    let (code, out, err) = on(db, args);
+    assert_eq!(code, Some(2), "{args:?}: {err}");
+    assert!(out.is_empty(), "{args:?}: {out}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn info_on_a_missing_directory_says_it_does_not_exist() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let missing = scratch.path().join("nonexistent");
+    let missing = missing.to_str().unwrap();
+    refused(
+        &db,
+        &["info", missing],
+        &format!("{missing} does not exist"),
+    );
+    let (_, _, err) = on(&db, &["info", missing]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn trend_bounds_are_said_in_words() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    refused(
+        &db,
+        &["trend", "--min-step", "0"],
+        "must be more than 0 and less than 100",
+    );
+    refused(
+        &db,
+        &["trend", "--min-runs", "1"],
+        "must be 2 or more: a step needs at least two runs on each side",
+    );
+    let (_, _, err) = on(&db, &["trend", "--min-runs", "1"]);
+    assert!(!err.contains("4294967295"), "{err}");
+}
+
+#[test]
+fn db_without_a_subcommand_points_to_its_own_help() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    refused(&db, &["db"], "Run 'iozone db --help'");
+}
+
+#[test]
+fn since_later_than_until_is_an_error() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    // an empty database: read commands refuse one that does not exist
+    let (code, _, err) = on(&db, &["db", "migrate"]);
+    assert_eq!(code, Some(0), "{err}");
+    let swapped = ["--since", "2026-12-01", "--until", "2026-01-01"];
+    for command in [
+        &["history"][..],
+        &["export", "--format", "json"],
+        &["trend"],
+    ] {
+        refused(
+            &db,
+            &[command, &swapped].concat(),
+            "--since is not before --until",
+        );
+    }
+    // the same day on both sides is that whole day: not an error
+    let (code, _, err) = on(
+        &db,
+        &["history", "--since", "2026-12-01", "--until", "2026-12-01"],
+    );
+    assert_eq!(code, Some(0), "{err}");
 }

@@ -1,12 +1,12 @@
 //! Where output goes and in which unit: `-o -`, filters that match nothing, `--units`.
 
-use crate::store::queries::Scene;
+use crate::common::Scene;
 
 #[test]
 fn report_and_export_write_to_stdout_with_dash() {
     let scene = Scene::new();
     scene.run(&["-l", "A"]);
-    let html = scene.stdout(&["report", "A", "-o", "-"]);
+    let html = scene.ok(&["report", "A", "-o", "-"]);
     assert!(
         html.starts_with("<!DOCTYPE html>"),
         "{}",
@@ -16,7 +16,7 @@ fn report_and_export_write_to_stdout_with_dash() {
         !scene.dir.path().join("-").exists(),
         "a file named '-' was written"
     );
-    let exported = scene.stdout(&["export", "--format", "json", "-o", "-"]);
+    let exported = scene.ok(&["export", "--format", "json", "-o", "-"]);
     assert_eq!(
         crate::common::json(exported.as_bytes())["runs"]
             .as_array()
@@ -75,11 +75,11 @@ fn units_apply_wherever_a_rate_is_printed() {
     }
     // report: the charts' axes, notes and tips, and the comparison's table
     scene.run(&["-l", "B"]);
-    let html = scene.stdout(&["report", "A", "B", "--units", "kB", "-o", "-"]);
+    let html = scene.ok(&["report", "A", "B", "--units", "kB", "-o", "-"]);
     assert!(html.contains("KiB/s"), "no KiB/s in the report");
     assert!(!html.contains("MiB/s"), "MiB/s left in a --units kB report");
     // by default the charts stay in MiB/s
-    let html = scene.stdout(&["report", "A", "B", "-o", "-"]);
+    let html = scene.ok(&["report", "A", "B", "-o", "-"]);
     assert!(
         html.contains("in MiB/s"),
         "the default charts are not in MiB/s"

@@ -1,6 +1,6 @@
-//! The examples of README.md and of the guide (docs/*.md) are what the binary prints
-//! (issue 13.19). The classic comparison measures nothing, so its block is checked byte
-//! for byte; the blocks of measured runs differ in their figures and are checked by
+//! The examples of README.md and of the guide (docs/*.md) are what the binary prints.
+//! The classic comparison measures nothing, so its block is checked byte for byte; the
+//! blocks of measured runs differ in their figures and are checked by
 //! `scripts/check-readme.sh`.
 
 use std::path::Path;

@@ -1,13 +1,13 @@
-//! Every command's JSON and CSV on one database agree in shape (issue 13.12): the run's
-//! id is `id` everywhere, a missing value is null in JSON and empty in CSV, run objects
-//! keep one key order, history's JSON carries the headline figures of its table, and a
-//! CSV figure is the JSON's figure, every digit.
+//! Every command's JSON and CSV on one database agree in shape: the run's id is `id`
+//! everywhere, a missing value is null in JSON and empty in CSV, run objects keep one
+//! key order, history's JSON carries the headline figures of its table, and a CSV
+//! figure is the JSON's figure, every digit.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{db_stdout as output, json};
+use crate::common::{Measure, fixture, json, ok};
 
 /// A CSV's header and rows, read by a real CSV reader.
 fn csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
@@ -89,76 +89,52 @@ fn column<'a>(headers: &[String], row: &'a [String], name: &str) -> &'a str {
     &row[at.unwrap_or_else(|| panic!("no column {name} in {headers:?}"))]
 }
 
-#[test]
-fn json_and_csv_agree_across_commands() {
-    let scratch = tempfile::tempdir().unwrap();
-    let db = scratch.path().join("h.db");
-    let small = [
-        "-s", "256k", "-r", "64k", "-n", "3", "--cache", "buffered", "-q",
-    ];
-    let dir = scratch.path().to_str().unwrap();
-    let run = |label: &str| {
-        let args = [
-            &["run", "--format", "json", "-d", dir, "-l", label][..],
-            &small,
-        ]
-        .concat();
-        json(output(&db, &args).as_bytes())
-    };
+/// A database of three measured runs (two labelled `a`, one `b`) and an imported one
+/// labelled `classic`, most of whose facts are unknown, so missing values show; and
+/// the first run as `run` printed it.
+fn shapes_database(dir: &Path) -> (PathBuf, Value) {
+    let db = dir.join("h.db");
+    let run = |label: &str| Measure::small(&db, dir).repeat(3).label(label).json();
     let measured = run("a");
     run("a");
     run("b");
-    // an imported run: most of its facts are unknown, so missing values show
-    let classic =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/classic/486dx4-freebsd.txt");
-    output(&db, &["import", classic.to_str().unwrap(), "-l", "classic"]);
+    let classic = fixture("classic/486dx4-freebsd.txt");
+    ok(&db, &["import", classic.to_str().unwrap(), "-l", "classic"]);
+    (db, measured)
+}
 
-    let get = |args: &[&str], format: &str| output(&db, &[args, &["--format", format]].concat());
-    let show = json(get(&["show", "1"], "json").as_bytes());
-    let history = json(get(&["history"], "json").as_bytes());
-    let export = json(get(&["export"], "json").as_bytes());
-    let compare = json(get(&["compare", "a", "b"], "json").as_bytes());
-    let versus_import = json(
-        get(
-            &["compare", "b", "classic", "--ignore-param", "file_size"],
-            "json",
-        )
-        .as_bytes(),
-    );
-    let trend = json(get(&["trend"], "json").as_bytes());
-    let info = json(get(&["info", dir], "json").as_bytes());
-    for (what, document) in [
-        ("run", &measured),
-        ("show", &show),
-        ("history", &history),
-        ("export", &export),
-        ("compare", &compare),
-        ("compare with an import", &versus_import),
-        ("trend", &trend),
-        ("info", &info),
-    ] {
-        assert_json_shape(what, document);
-    }
-
-    // one key order for a run, the struct's: run, show and export print the same
-    // object; history the same without results and warm-up, plus its headlines
-    assert_eq!(keys(&measured), keys(&show));
-    assert_eq!(keys(&export["runs"][0]), keys(&show));
-    assert_eq!(&keys(&show)[..3], ["id", "uuid", "started_at"]);
+/// One key order for a run, the struct's: run, show and export print the same object;
+/// history the same without results and warm-up, plus its headlines. History's entry
+/// for run 1.
+fn assert_one_key_order<'a>(
+    measured: &Value,
+    show: &Value,
+    export: &Value,
+    history: &'a Value,
+) -> &'a Value {
+    assert_eq!(keys(measured), keys(show));
+    assert_eq!(keys(&export["runs"][0]), keys(show));
+    assert_eq!(&keys(show)[..3], ["id", "uuid", "started_at"]);
     let listed = history
         .as_array()
         .unwrap()
         .iter()
         .find(|r| r["id"] == 1)
         .unwrap();
-    let mut expected: Vec<&str> = keys(&show)
+    let mut expected: Vec<&str> = keys(show)
         .into_iter()
         .filter(|k| !["results", "warmup"].contains(k))
         .collect();
     expected.extend(["write_throughput", "read_throughput"]);
     assert_eq!(keys(listed), expected);
+    listed
+}
 
-    // history's JSON carries the figures of its CSV (and table), every digit
+/// `iozone ARGS --format FORMAT` on the database, which must succeed: its stdout.
+type Get<'a> = &'a dyn Fn(&[&str], &str) -> String;
+
+/// History's JSON carries the figures of its CSV (and table), every digit.
+fn assert_history_csv_holds_json_figures(get: Get, history: &Value) {
     let (headers, rows) = assert_csv_shape("history", &get(&["history"], "csv"));
     assert_eq!(headers[0], "id");
     for row in &rows {
@@ -177,31 +153,15 @@ fn json_and_csv_agree_across_commands() {
             }
         }
     }
-    assert!(
-        listed["write_throughput"].as_f64().unwrap() > 0.0,
-        "{listed}"
-    );
+}
 
-    let (headers, rows) = assert_csv_shape("show", &get(&["show", "1"], "csv"));
-    assert_eq!(headers[0], "id");
-    let results = show["results"].as_array().unwrap();
-    assert_eq!(rows.len(), results.len());
-    for (row, result) in rows.iter().zip(results) {
-        assert_eq!(column(&headers, row, "id"), "1");
-        let throughput: f64 = column(&headers, row, "throughput").parse().unwrap();
-        assert_eq!(throughput, result["throughput"].as_f64().unwrap());
-    }
-
-    let (headers, _) = assert_csv_shape("trend", &get(&["trend"], "csv"));
-    assert!(headers.iter().any(|h| h == "id"), "{headers:?}");
-    assert_csv_shape("export", &get(&["export"], "csv"));
-
-    // compare's CSV holds the JSON's figures, every digit, and empty for its nulls
+/// Compare's CSV holds the JSON's figures, every digit, and empty for its nulls.
+fn assert_compare_csv_holds_json_figures(get: Get, compare: &Value, versus_import: &Value) {
     for (args, document) in [
-        (&["compare", "a", "b"][..], &compare),
+        (&["compare", "a", "b"][..], compare),
         (
             &["compare", "b", "classic", "--ignore-param", "file_size"],
-            &versus_import,
+            versus_import,
         ),
     ] {
         let (headers, rows) = assert_csv_shape("compare", &get(args, "csv"));
@@ -229,6 +189,62 @@ fn json_and_csv_agree_across_commands() {
             }
         }
     }
+}
+
+#[test]
+fn json_and_csv_agree_across_commands() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (db, measured) = shapes_database(scratch.path());
+    let dir = scratch.path().to_str().unwrap();
+
+    let get = |args: &[&str], format: &str| ok(&db, &[args, &["--format", format]].concat());
+    let show = json(get(&["show", "1"], "json").as_bytes());
+    let history = json(get(&["history"], "json").as_bytes());
+    let export = json(get(&["export"], "json").as_bytes());
+    let compare = json(get(&["compare", "a", "b"], "json").as_bytes());
+    let versus_import = json(
+        get(
+            &["compare", "b", "classic", "--ignore-param", "file_size"],
+            "json",
+        )
+        .as_bytes(),
+    );
+    let trend = json(get(&["trend"], "json").as_bytes());
+    let info = json(get(&["info", dir], "json").as_bytes());
+    for (what, document) in [
+        ("run", &measured),
+        ("show", &show),
+        ("history", &history),
+        ("export", &export),
+        ("compare", &compare),
+        ("compare with an import", &versus_import),
+        ("trend", &trend),
+        ("info", &info),
+    ] {
+        assert_json_shape(what, document);
+    }
+
+    let listed = assert_one_key_order(&measured, &show, &export, &history);
+    assert_history_csv_holds_json_figures(&get, &history);
+    assert!(
+        listed["write_throughput"].as_f64().unwrap() > 0.0,
+        "{listed}"
+    );
+    let (headers, rows) = assert_csv_shape("show", &get(&["show", "1"], "csv"));
+    assert_eq!(headers[0], "id");
+    let results = show["results"].as_array().unwrap();
+    assert_eq!(rows.len(), results.len());
+    for (row, result) in rows.iter().zip(results) {
+        assert_eq!(column(&headers, row, "id"), "1");
+        let throughput: f64 = column(&headers, row, "throughput").parse().unwrap();
+        assert_eq!(throughput, result["throughput"].as_f64().unwrap());
+    }
+
+    let (headers, _) = assert_csv_shape("trend", &get(&["trend"], "csv"));
+    assert!(headers.iter().any(|h| h == "id"), "{headers:?}");
+    assert_csv_shape("export", &get(&["export"], "csv"));
+
+    assert_compare_csv_holds_json_figures(&get, &compare, &versus_import);
     // an imported run's unknown facts are null on its side of what changed
     let hostname = versus_import["environment_changes"]
         .as_array()

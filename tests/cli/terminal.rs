@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use iozone::model::Run;
 use iozone::store;
 
-use crate::common::{iozone, planted};
+use crate::common::{iozone, ok, planted};
 
 const LABEL: &str = "\x1b[31mRED";
 const NOTE: &str = "ding\x07dong";
@@ -35,17 +35,6 @@ fn shown(db: &Path, args: &[&str]) -> (String, String) {
     assert_inert(&format!("{args:?} stdout"), &stdout);
     assert_inert(&format!("{args:?} stderr"), &stderr);
     (stdout, stderr)
-}
-
-/// `iozone ARGS` on `db` for a machine: must succeed; stdout as is.
-fn raw(db: &Path, args: &[&str]) -> String {
-    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Fails on a byte or character a terminal would act on rather than print: a C0
@@ -121,52 +110,54 @@ fn hostile_history(dir: &Path) -> PathBuf {
     db
 }
 
-#[test]
-fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
-    let scratch = tempfile::tempdir().unwrap();
-    let db = hostile_history(scratch.path());
-    let escaped_host = "evil\\e]0;owned\\x07\\u{202e}host";
-    let escaped_options = "rw,\\e[2Jcleared,\\u{9b}31m";
+/// The hostile host and mount options as a human format shows them.
+const ESCAPED_HOST: &str = "evil\\e]0;owned\\x07\\u{202e}host";
+const ESCAPED_OPTIONS: &str = "rw,\\e[2Jcleared,\\u{9b}31m";
 
-    for format in ["table", "markdown"] {
-        let f = ["--format", format];
-        let (history, _) = shown(&db, &[&["history", "--limit", "30"][..], &f].concat());
-        for needle in ["\\e[31mRED", escaped_host] {
-            assert!(history.contains(needle), "{format}: {needle} in\n{history}");
-        }
-        let (all, _) = shown(&db, &[&["history", "--all"][..], &f].concat());
-        assert!(all.contains("\\e[31mRED"), "{format}:\n{all}");
+/// Every listing, run, comparison and trend in `format` (`table`, `markdown`) shows
+/// the stored controls escaped.
+fn assert_shown_escaped_in(db: &Path, format: &str) {
+    let f = ["--format", format];
+    let (history, _) = shown(db, &[&["history", "--limit", "30"][..], &f].concat());
+    for needle in ["\\e[31mRED", ESCAPED_HOST] {
+        assert!(history.contains(needle), "{format}: {needle} in\n{history}");
+    }
+    let (all, _) = shown(db, &[&["history", "--all"][..], &f].concat());
+    assert!(all.contains("\\e[31mRED"), "{format}:\n{all}");
 
-        let (recorded, _) = shown(&db, &[&["show", "1"][..], &f].concat());
-        for needle in ["\\e[31mRED", "ding\\x07dong", "color=\\e[1mbold"] {
-            assert!(
-                recorded.contains(needle),
-                "{format}: {needle} in\n{recorded}"
-            );
-        }
-        let (planted, _) = shown(&db, &[&["show", "2"][..], &f].concat());
-        for needle in [escaped_host, escaped_options] {
-            assert!(planted.contains(needle), "{format}: {needle} in\n{planted}");
-        }
-
-        let (compared, _) = shown(&db, &[&["compare", "before", "after"][..], &f].concat());
-        assert!(compared.contains(escaped_options), "{format}:\n{compared}");
-        // a selector naming the label as typed is said back escaped
-        let (named, _) = shown(
-            &db,
-            &[&["compare", "1", &format!("label:{LABEL}")][..], &f].concat(),
+    let (recorded, _) = shown(db, &[&["show", "1"][..], &f].concat());
+    for needle in ["\\e[31mRED", "ding\\x07dong", "color=\\e[1mbold"] {
+        assert!(
+            recorded.contains(needle),
+            "{format}: {needle} in\n{recorded}"
         );
-        assert!(named.contains("label:\\e[31mRED"), "{format}:\n{named}");
-        let by = ["compare", "--by", "host", "before", "after"];
-        let (fleet, _) = shown(&db, &[&by[..], &f].concat());
-        assert!(fleet.contains(escaped_host), "{format}:\n{fleet}");
-
-        let (trend, _) = shown(&db, &[&["trend"][..], &f].concat());
-        assert!(trend.contains(escaped_host), "{format}:\n{trend}");
+    }
+    let (planted, _) = shown(db, &[&["show", "2"][..], &f].concat());
+    for needle in [ESCAPED_HOST, ESCAPED_OPTIONS] {
+        assert!(planted.contains(needle), "{format}: {needle} in\n{planted}");
     }
 
+    let (compared, _) = shown(db, &[&["compare", "before", "after"][..], &f].concat());
+    assert!(compared.contains(ESCAPED_OPTIONS), "{format}:\n{compared}");
+    // a selector naming the label as typed is said back escaped
+    let (named, _) = shown(
+        db,
+        &[&["compare", "1", &format!("label:{LABEL}")][..], &f].concat(),
+    );
+    assert!(named.contains("label:\\e[31mRED"), "{format}:\n{named}");
+    let by = ["compare", "--by", "host", "before", "after"];
+    let (fleet, _) = shown(db, &[&by[..], &f].concat());
+    assert!(fleet.contains(ESCAPED_HOST), "{format}:\n{fleet}");
+
+    let (trend, _) = shown(db, &[&["trend"][..], &f].concat());
+    assert!(trend.contains(ESCAPED_HOST), "{format}:\n{trend}");
+}
+
+/// An error quoting the text, a Markdown table's cells and the HTML report show the
+/// controls escaped too.
+fn assert_errors_markdown_and_html_escape(db: &Path) {
     // an error quoting the text says it escaped too
-    let out = (iozone().env("IOZONE_DB", &db))
+    let out = (iozone().env("IOZONE_DB", db))
         .args([
             "--color",
             "never",
@@ -182,7 +173,7 @@ fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
     assert!(error.contains("label:\\e[31mREDx"), "{error}");
 
     // Markdown: a cell's `|` and newline cannot break its table
-    let (md, _) = shown(&db, &["show", "1", "--format", "markdown"]);
+    let (md, _) = shown(db, &["show", "1", "--format", "markdown"]);
     let bars = |line: &str| line.replace("\\|", "").matches('|').count();
     let first_table: Vec<&str> = md.lines().take_while(|l| l.starts_with('|')).collect();
     assert!(first_table.len() > 10, "{md}");
@@ -190,23 +181,25 @@ fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
         assert_eq!(bars(line), bars(first_table[0]), "{line}\n{md}");
     }
 
-    let (html, _) = shown(&db, &["report", "before", "after", "-o", "-"]);
-    for needle in [escaped_host, "ding\\x07dong"] {
+    let (html, _) = shown(db, &["report", "before", "after", "-o", "-"]);
+    for needle in [ESCAPED_HOST, "ding\\x07dong"] {
         assert!(html.contains(needle), "{needle} in the report");
     }
+}
 
-    // machines get the text back exactly
+/// Machines (JSON, CSV) get the stored text back exactly.
+fn assert_machines_get_it_exact(db: &Path) {
     let run: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["show", "1", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(db, &["show", "1", "--format", "json"])).unwrap();
     assert_eq!(run["labels"][0], LABEL);
     assert_eq!(run["note"], NOTE);
     assert_eq!(run["tags"]["color"], TAG_VALUE);
     let run: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["show", "2", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(db, &["show", "2", "--format", "json"])).unwrap();
     assert_eq!(run["host"]["hostname"], HOST);
     assert_eq!(run["filesystem"]["mount_options"], MOUNT_OPTIONS);
     let listed: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["history", "--limit", "30", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(db, &["history", "--limit", "30", "--format", "json"])).unwrap();
     let labels: Vec<&str> = (listed.as_array().unwrap().iter())
         .filter_map(|r| r["labels"][0].as_str())
         .collect();
@@ -219,12 +212,23 @@ fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
         (&["export", "--format", "csv"], MOUNT_OPTIONS),
         (&["trend", "--format", "csv"], HOST),
     ] {
-        let csv = raw(&db, args);
+        let csv = ok(db, args);
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
         let found = (reader.records())
             .any(|record| record.unwrap().iter().any(|field| field.contains(needle)));
         assert!(found, "{args:?}: {needle:?} in\n{csv}");
     }
+}
+
+#[test]
+fn controls_in_stored_text_are_shown_escaped_and_kept_exact_by_machines() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = hostile_history(scratch.path());
+    for format in ["table", "markdown"] {
+        assert_shown_escaped_in(&db, format);
+    }
+    assert_errors_markdown_and_html_escape(&db);
+    assert_machines_get_it_exact(&db);
 }
 
 /// Our own CSV export carries the controls into another database: they arrive exact
@@ -234,7 +238,7 @@ fn controls_imported_from_a_csv_are_kept_and_shown_escaped() {
     let scratch = tempfile::tempdir().unwrap();
     let db = hostile_history(scratch.path());
     let csv = scratch.path().join("runs.csv");
-    std::fs::write(&csv, raw(&db, &["export", "--format", "csv"])).unwrap();
+    std::fs::write(&csv, ok(&db, &["export", "--format", "csv"])).unwrap();
     let other = scratch.path().join("other.db");
     let (_, stderr) = shown(&other, &["import", csv.to_str().unwrap()]);
     assert!(stderr.contains("Imported"), "{stderr}");
@@ -245,7 +249,7 @@ fn controls_imported_from_a_csv_are_kept_and_shown_escaped() {
         history.contains("evil\\e]0;owned\\x07\\u{202e}host"),
         "{history}"
     );
-    let listed: serde_json::Value = serde_json::from_str(&raw(
+    let listed: serde_json::Value = serde_json::from_str(&ok(
         &other,
         &["history", "--limit", "30", "--format", "json"],
     ))
@@ -303,7 +307,7 @@ fn a_label_of_megabytes_is_cut_in_tables_and_whole_in_json() {
     assert!(html.len() < 1 << 20, "{} bytes of HTML", html.len());
 
     let whole: serde_json::Value =
-        serde_json::from_str(&raw(&db, &["show", "1", "--format", "json"])).unwrap();
+        serde_json::from_str(&ok(&db, &["show", "1", "--format", "json"])).unwrap();
     assert_eq!(whole["labels"][0].as_str().unwrap().len(), label.len());
     assert_eq!(whole["note"].as_str().unwrap(), note);
 }

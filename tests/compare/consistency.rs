@@ -1,15 +1,14 @@
-//! A row's verdict and its interval never contradict each other (issues 13.5 and
-//! 23.4): the interval is the test's own, stated at the level the correction across
-//! rows calls for, so a regression lies wholly below zero, an improvement wholly above,
-//! an unchanged row within ±threshold, and an inconclusive one not wholly within it
-//! and excluding zero only for a change within the threshold (or a side measured on a
-//! busy machine, which its note names). Checked on every row of real comparisons
-//! through the binary: runs against runs, and the paired parts of one run (two
-//! engines, two cache modes).
+//! A row's verdict and its interval never contradict each other: the interval is the
+//! test's own, stated at the level the correction across rows calls for, so a
+//! regression lies wholly below zero, an improvement wholly above, an unchanged row
+//! within ±threshold, and an inconclusive one not wholly within it and excluding zero
+//! only for a change within the threshold (or a side measured on a busy machine, which
+//! its note names). Checked on every row of real comparisons through the binary: runs
+//! against runs, and the paired parts of one run (two engines, two cache modes).
 
 use serde_json::Value;
 
-use super::{compare_json, record_run};
+use crate::common::{Measure, compare_json};
 
 /// Checks every row of one `compare --format json` document; returns their verdicts.
 fn verdicts_agree_with_intervals(comparison: &Value) -> Vec<String> {
@@ -58,18 +57,16 @@ fn every_verdict_agrees_with_its_interval() {
     // there (on a memory filesystem it would not, and nothing would regress)
     let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let db = scratch.path().join("h.db");
-    let small = ["-s", "256k", "-r", "64k", "-n", "5", "-i", "write,read"];
+    let small = || Measure::small(&db, scratch.path()).tests("write,read");
     // run 1: two engines × two cache modes, the paired case; then two runs a side of
     // each cache mode, alternated, the unpaired one
-    let both = ["--engine", "posix,pread", "--cache", "buffered,flush"];
-    record_run(&db, scratch.path(), &[&small[..], &both].concat());
+    small()
+        .cache("buffered,flush")
+        .args(&["--engine", "posix,pread"])
+        .record();
     for _ in 0..2 {
         for cache in ["buffered", "flush"] {
-            record_run(
-                &db,
-                scratch.path(),
-                &[&small[..], &["--cache", cache, "-l", cache]].concat(),
-            );
+            small().cache(cache).label(cache).record();
         }
     }
     let mut verdicts = Vec::new();

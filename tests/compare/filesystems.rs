@@ -2,8 +2,7 @@
 //! on an ext4 filesystem mounted `-o sync`; the writes must come out as regressions,
 //! with the filesystem differences listed above them.
 
-use super::{compare_json, iozone_db, record, record_run};
-use crate::common::{Mount, require_root};
+use crate::common::{Measure, Mount, compare_json, on, require_root};
 
 #[test]
 fn a_sync_mounted_ext4_regresses_against_tmpfs() {
@@ -18,8 +17,14 @@ fn a_sync_mounted_ext4_regresses_against_tmpfs() {
     // writeback storm from other work on the machine widens the interval (the change
     // here is near −100%) instead of leaving one run a side to the default
     for _ in 0..3 {
-        record(&db, fast.path(), &["-l", "fast", "-i", "write"]);
-        record(&db, slow.path(), &["-l", "slow", "-i", "write"]);
+        Measure::small(&db, fast.path())
+            .label("fast")
+            .tests("write")
+            .record();
+        Measure::small(&db, slow.path())
+            .label("slow")
+            .tests("write")
+            .record();
     }
 
     let c = compare_json(&db, &["fast", "slow"]);
@@ -50,16 +55,16 @@ fn a_sync_mounted_ext4_regresses_against_tmpfs() {
         .unwrap();
     assert!(options.contains("sync"), "{options}");
 
-    let (code, table, _) = iozone_db(&db, &["compare", "fast", "slow"]);
+    let (code, table, _) = on(&db, &["compare", "fast", "slow"]);
     assert_eq!(code, Some(0));
     assert!(
         table.contains("regression") && table.contains("filesystem.type"),
         "{table}"
     );
-    let (code, _, stderr) = iozone_db(&db, &["compare", "fast", "slow", "--fail-on-regression"]);
+    let (code, _, stderr) = on(&db, &["compare", "fast", "slow", "--fail-on-regression"]);
     assert_eq!(code, Some(1), "{stderr}");
     // the other way round nothing regressed, so CI passes
-    let (code, _, stderr) = iozone_db(&db, &["compare", "slow", "fast", "--fail-on-regression"]);
+    let (code, _, stderr) = on(&db, &["compare", "slow", "fast", "--fail-on-regression"]);
     assert_eq!(code, Some(0), "{stderr}");
 }
 
@@ -78,10 +83,14 @@ fn a_data_journal_ext4_regresses_in_writes() {
     let db = scratch.path().join("h.db");
     for _ in 0..4 {
         for (mount, label) in [(&ordered, "ordered"), (&journal, "journal")] {
-            let args = [
-                "-s", "2M", "-r", "64k", "-n", "3", "-i", "write", "--cache", "flush",
-            ];
-            record_run(&db, mount.path(), &[&args[..], &["-l", label]].concat());
+            Measure::new(&db, mount.path())
+                .size("2M")
+                .records("64k")
+                .repeat(3)
+                .tests("write")
+                .cache("flush")
+                .label(label)
+                .record();
         }
     }
     let c = compare_json(&db, &["ordered", "journal"]);

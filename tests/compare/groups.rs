@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{iozone_db, record_run};
+use crate::common::{Measure, on};
 
 /// The stroke colours of the report's series of `class` (`baseline`, `candidate`).
 fn colours(html: &str, class: &str) -> BTreeSet<String> {
@@ -21,17 +21,18 @@ fn colours(html: &str, class: &str) -> BTreeSet<String> {
 fn a_report_of_five_runs_a_side_draws_each_side_as_its_median_and_range() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    let small = ["-s", "64k", "-r", "4k,16k", "-n", "2", "-i", "write"];
     for label in ["A", "B"] {
         for _ in 0..5 {
-            record_run(
-                &db,
-                scratch.path(),
-                &[&small[..], &["--cache", "buffered", "-l", label]].concat(),
-            );
+            Measure::tiny(&db, scratch.path())
+                .records("4k,16k")
+                .repeat(2)
+                .tests("write")
+                .cache("buffered")
+                .label(label)
+                .record();
         }
     }
-    let (code, html, err) = iozone_db(&db, &["report", "A", "B", "-o", "-"]);
+    let (code, html, err) = on(&db, &["report", "A", "B", "-o", "-"]);
     assert_eq!(code, Some(0), "{err}");
     let throughput = html
         .split("<section id=\"throughput\">")
@@ -69,13 +70,14 @@ fn a_report_of_five_runs_a_side_draws_each_side_as_its_median_and_range() {
 fn a_report_of_a_few_runs_a_side_draws_a_shade_per_run() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    let small = [
-        "-s", "64k", "-r", "4k", "-n", "1", "-i", "write", "--cache", "buffered",
-    ];
     for label in ["A", "A", "B", "B"] {
-        record_run(&db, scratch.path(), &[&small[..], &["-l", label]].concat());
+        Measure::tiny(&db, scratch.path())
+            .tests("write")
+            .cache("buffered")
+            .label(label)
+            .record();
     }
-    let (code, html, err) = iozone_db(&db, &["report", "A", "B", "-o", "-"]);
+    let (code, html, err) = on(&db, &["report", "A", "B", "-o", "-"]);
     assert_eq!(code, Some(0), "{err}");
     let (blue, orange) = (colours(&html, "baseline"), colours(&html, "candidate"));
     assert_eq!((blue.len(), orange.len()), (2, 2), "a shade per run");

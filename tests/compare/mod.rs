@@ -9,57 +9,20 @@ mod selectors;
 mod trend;
 mod width;
 
-use std::path::Path;
-
-use serde_json::Value;
-
-use crate::common::{iozone, json};
-
-/// Runs `iozone ARGS` against the database `db`; returns (status code, stdout, stderr).
-pub fn iozone_db(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-pub fn compare_json(db: &Path, args: &[&str]) -> Value {
-    let (code, stdout, stderr) = iozone_db(db, &[&["compare", "--format", "json"], args].concat());
-    assert_eq!(code, Some(0), "{args:?}: {stderr}");
-    json(stdout.as_bytes())
-}
-
-/// Small real runs in a scratch directory, labelled.
-pub fn record(db: &Path, dir: &Path, args: &[&str]) {
-    let small = ["-s", "256k", "-r", "64k", "-n", "5", "--cache", "buffered"];
-    record_run(db, dir, &[&small[..], args].concat());
-}
-
-/// `iozone run -q ARGS -d DIR` into `db`, which must succeed.
-pub fn record_run(db: &Path, dir: &Path, args: &[&str]) {
-    let out = iozone()
-        .env("IOZONE_DB", db)
-        .args(["run", "-q"])
-        .args(args)
-        .arg("-d")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use crate::common::{Measure, compare_json, on};
 
 #[test]
 fn bad_input_is_one_line_and_status_2() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    record(&db, scratch.path(), &["-l", "a", "-i", "write"]);
-    record(&db, scratch.path(), &["-l", "b", "-i", "read"]);
+    Measure::small(&db, scratch.path())
+        .label("a")
+        .tests("write")
+        .record();
+    Measure::small(&db, scratch.path())
+        .label("b")
+        .tests("read")
+        .record();
     for (args, needle) in [
         (
             &["compare", "a", "nope"][..],
@@ -85,7 +48,7 @@ fn bad_input_is_one_line_and_status_2() {
             "more than 0 and less than 100",
         ),
     ] {
-        let (code, _, stderr) = iozone_db(&db, args);
+        let (code, _, stderr) = on(&db, args);
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
         // one line, or clap's whole message for a value it refused
         assert!(
@@ -103,9 +66,15 @@ fn bad_input_is_one_line_and_status_2() {
 fn comparing_across_an_engine_on_purpose() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    record(&db, scratch.path(), &["--engine", "posix", "-i", "read"]);
-    record(&db, scratch.path(), &["--engine", "mmap", "-i", "read"]);
-    let (code, _, stderr) = iozone_db(&db, &["compare", "engine:posix", "engine:mmap"]);
+    Measure::small(&db, scratch.path())
+        .tests("read")
+        .args(&["--engine", "posix"])
+        .record();
+    Measure::small(&db, scratch.path())
+        .tests("read")
+        .args(&["--engine", "mmap"])
+        .record();
+    let (code, _, stderr) = on(&db, &["compare", "engine:posix", "engine:mmap"]);
     assert_eq!(code, Some(2), "{stderr}");
     let c = compare_json(
         &db,
@@ -147,19 +116,25 @@ fn comparing_across_an_engine_on_purpose() {
 fn other_formats() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    record(&db, scratch.path(), &["-l", "a", "-i", "write"]);
-    record(&db, scratch.path(), &["-l", "b", "-i", "write"]);
-    let (code, csv, _) = iozone_db(&db, &["compare", "a", "b", "--format", "csv"]);
+    Measure::small(&db, scratch.path())
+        .label("a")
+        .tests("write")
+        .record();
+    Measure::small(&db, scratch.path())
+        .label("b")
+        .tests("write")
+        .record();
+    let (code, csv, _) = on(&db, &["compare", "a", "b", "--format", "csv"]);
     assert_eq!(code, Some(0));
     assert!(
         csv.starts_with("test,file_size,record_size,cache,engine,threads"),
         "{csv}"
     );
     assert_eq!(csv.lines().count(), 3, "{csv}");
-    let (code, md, _) = iozone_db(&db, &["compare", "a", "b", "--format", "markdown"]);
+    let (code, md, _) = on(&db, &["compare", "a", "b", "--format", "markdown"]);
     assert_eq!(code, Some(0));
     assert!(md.contains("| Test") && md.contains("|-"), "{md}");
-    let (code, table, _) = iozone_db(&db, &["compare", "a", "b"]);
+    let (code, table, _) = on(&db, &["compare", "a", "b"]);
     assert_eq!(code, Some(0));
     assert!(table.contains("Baseline:  a (run 1)"), "{table}");
     assert!(table.contains("Geometric mean change"), "{table}");
@@ -169,16 +144,17 @@ fn other_formats() {
 fn report_writes_one_self_contained_html_file() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    record(&db, scratch.path(), &["-l", "a", "-i", "write"]);
-    let dir = scratch.path().to_str().unwrap();
-    let sync_run = [
-        "run", "-q", "-s", "256k", "-r", "64k", "-n", "5", "--cache", "sync", "-i", "write", "-l",
-        "b", "-d", dir,
-    ];
-    let (code, _, err) = iozone_db(&db, &sync_run);
+    Measure::small(&db, scratch.path())
+        .label("a")
+        .tests("write")
+        .record();
+    let sync_run = Measure::small(&db, scratch.path())
+        .cache("sync")
+        .tests("write");
+    let (code, _, err) = sync_run.label("b").outcome();
     assert_eq!(code, Some(0), "{err}");
     let out = scratch.path().join("report.html");
-    let (code, _, err) = iozone_db(
+    let (code, _, err) = on(
         &db,
         &[
             "report",
@@ -210,10 +186,10 @@ fn report_writes_one_self_contained_html_file() {
     }
     assert!(html.contains("regression"), "the sync writes regress");
     // no selector: the newest runs, over the report before
-    let (code, _, err) = iozone_db(&db, &["report", "--force", "-o", out.to_str().unwrap()]);
+    let (code, _, err) = on(&db, &["report", "--force", "-o", out.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     // an unwritable destination is one line and status 2
-    let (code, _, err) = iozone_db(&db, &["report", "-o", "/nonexistent/dir/r.html"]);
+    let (code, _, err) = on(&db, &["report", "-o", "/nonexistent/dir/r.html"]);
     assert_eq!(code, Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }

@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 
 use iozone::model::{MachineState, TestKind};
 
-use super::width::on_terminal_of;
-use crate::common::{db_stdout, iozone, planted_sweep};
+use crate::common::{iozone, ok, on_terminal_of, planted_sweep};
 
 /// The machine's state at a run's start: busy with `writeback` GiB being written back
 /// (and a load above its 2 CPUs when `loaded`), or quiet with `None`.
@@ -204,7 +203,7 @@ fn row_heights(shown: &str, header: &str) -> Vec<usize> {
 }
 
 fn piped(db: &Path, args: &[&str]) -> String {
-    db_stdout(db, args)
+    ok(db, args)
 }
 
 #[test]

@@ -1,13 +1,12 @@
-//! `compare` and `trend` tell one truth about the same runs (issue 23): a step that
-//! `trend` reports is a change for `compare` (never noise), and a verdict about given
-//! runs stays when runs at another level are recorded later.
+//! `compare` and `trend` tell one truth about the same runs: a step that `trend`
+//! reports is a change for `compare` (never noise), and a verdict about given runs
+//! stays when runs at another level are recorded later.
 
 use iozone::model::Run;
 use iozone::store;
 use serde_json::Value;
 
-use super::{compare_json, iozone_db, record_run};
-use crate::common::{Mount, db_stdout, planted, require_root};
+use crate::common::{Measure, Mount, compare_json, ok, on, planted, require_root};
 
 /// Each host's daily runs at these levels (bytes/s), one list of (level, runs) per host.
 const SERIES: [(&str, &[(f64, i64)]); 4] = [
@@ -36,7 +35,7 @@ fn planted_series(dir: &std::path::Path) -> std::path::PathBuf {
 
 /// A host's run ids, oldest first.
 fn ids_of(db: &std::path::Path, host: &str) -> Vec<i64> {
-    let listed: Vec<Value> = serde_json::from_str(&db_stdout(
+    let listed: Vec<Value> = serde_json::from_str(&ok(
         db,
         &["history", "--host", host, "--all", "--format", "json"],
     ))
@@ -71,7 +70,7 @@ fn median(db: &std::path::Path, id: i64) -> f64 {
 fn every_step_trend_reports_is_a_change_for_compare() {
     let scratch = tempfile::tempdir().unwrap();
     let db = planted_series(scratch.path());
-    let (code, out, err) = iozone_db(&db, &["trend", "--format", "json"]);
+    let (code, out, err) = on(&db, &["trend", "--format", "json"]);
     assert_eq!(code, Some(0), "{err}");
     let report: Value = serde_json::from_str(&out).unwrap();
     let steps = report["steps"].as_array().unwrap();
@@ -129,21 +128,14 @@ fn every_step_trend_reports_is_a_change_for_compare() {
 /// Three runs `-l LABEL` in `dir`, as the two-filesystem case records them.
 fn three_runs(db: &std::path::Path, dir: &std::path::Path, label: &str) {
     for _ in 0..3 {
-        let args = [
-            "-s",
-            "2M",
-            "-r",
-            "4k,64k",
-            "-n",
-            "3",
-            "-i",
-            "write,rewrite",
-            "--cache",
-            "flush",
-            "-l",
-            label,
-        ];
-        record_run(db, dir, &args);
+        Measure::new(db, dir)
+            .size("2M")
+            .records("4k,64k")
+            .repeat(3)
+            .tests("write,rewrite")
+            .cache("flush")
+            .label(label)
+            .record();
     }
 }
 
@@ -160,10 +152,10 @@ fn regressions(c: &Value) -> Vec<(String, u64)> {
         .collect()
 }
 
-/// Issue 23's two filesystems: `data=journal` against the default mount, three runs
-/// each; then three more runs on the first filesystem remounted `data=journal`, at the
-/// other level. The same comparison of the same six runs must find every regression
-/// it found before: runs at another level are not its noise.
+/// Two filesystems that differ in writes: `data=journal` against the default mount,
+/// three runs each; then three more runs on the first filesystem remounted
+/// `data=journal`, at the other level. The same comparison of the same six runs must
+/// find every regression it found before: runs at another level are not its noise.
 #[test]
 fn regressions_stay_found_when_runs_at_another_level_arrive() {
     if !require_root("mount two ext4 loop filesystems and remount one") {

@@ -3,8 +3,7 @@
 
 use iozone::store;
 
-use super::{compare_json, iozone_db};
-use crate::common::planted;
+use crate::common::{compare_json, on, planted};
 
 /// Seven planted runs on host `vm` (ids 1 to 7), the even ones labelled journal.
 fn seven_runs() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -55,7 +54,7 @@ fn ids_and_ranges_are_any_of_and_conditions_all_of() {
 #[test]
 fn a_selector_of_ids_and_conditions_says_how_it_was_read() {
     let (_scratch, db) = seven_runs();
-    let (code, _, err) = iozone_db(&db, &["compare", "1", "3..7,label:journal"]);
+    let (code, _, err) = on(&db, &["compare", "1", "3..7,label:journal"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains(
@@ -66,7 +65,7 @@ fn a_selector_of_ids_and_conditions_says_how_it_was_read() {
     // a selector of ids alone, or of conditions alone, is read as written: nothing said
     assert!(!err.contains("baseline"), "{err}");
     // none of the runs named meets the condition: the reading, and status 2
-    let (code, out, err) = iozone_db(&db, &["compare", "1", "3,journal"]);
+    let (code, out, err) = on(&db, &["compare", "1", "3,journal"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -75,7 +74,7 @@ fn a_selector_of_ids_and_conditions_says_how_it_was_read() {
         "{err}"
     );
     // -q keeps stderr for errors
-    let (code, _, err) = iozone_db(&db, &["-q", "compare", "1", "3..7,label:journal"]);
+    let (code, _, err) = on(&db, &["-q", "compare", "1", "3..7,label:journal"]);
     assert_eq!((code, err.as_str()), (Some(0), ""));
 }
 
@@ -83,7 +82,7 @@ fn a_selector_of_ids_and_conditions_says_how_it_was_read() {
 fn compare_explain_lists_the_runs_of_each_side() {
     let (_scratch, db) = seven_runs();
     for flag in ["--explain", "-v"] {
-        let (code, out, err) = iozone_db(&db, &["compare", "1,2", "label:journal", flag]);
+        let (code, out, err) = on(&db, &["compare", "1,2", "label:journal", flag]);
         assert_eq!(code, Some(0), "{err}");
         assert!(!out.is_empty(), "the comparison is on stdout");
         let lines: Vec<&str> = err.lines().collect();
@@ -113,7 +112,7 @@ fn compare_explain_lists_the_runs_of_each_side() {
 fn a_range_written_wrong_is_a_usage_error() {
     let (_scratch, db) = seven_runs();
     for (selector, why) in [("7..3", "its ids go up"), ("..3", "its first id")] {
-        let (code, _, err) = iozone_db(&db, &["compare", "1", selector]);
+        let (code, _, err) = on(&db, &["compare", "1", selector]);
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains(why), "{selector}: {err}");
     }
@@ -125,7 +124,7 @@ fn explain_lists_a_side_s_newest_twenty_runs_and_counts_the_rest() {
     let db = scratch.path().join("h.db");
     let runs: Vec<_> = (1..=26).map(|day| planted("vm", day, 300e6)).collect();
     store::open(&db).unwrap().save_runs(&runs).unwrap();
-    let (code, _, err) = iozone_db(&db, &["compare", "1", "2..", "--explain"]);
+    let (code, _, err) = on(&db, &["compare", "1", "2..", "--explain"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains("read as runs 2 on: 25 runs: 26, 25, 24, …, 2"),

@@ -4,8 +4,7 @@
 use iozone::model::*;
 use iozone::store;
 
-use super::iozone_db;
-use crate::common::{db_stdout, planted};
+use crate::common::{ok, on, planted};
 
 /// A database in `dir` of two hosts' daily runs: "stepped", 12 days at 500 MB/s, then
 /// (a kernel update) 12 days at 400 MB/s; "flat", 24 days at 300 MB/s.
@@ -25,7 +24,7 @@ fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
     let scratch = tempfile::tempdir().unwrap();
     let db = stepped_and_flat(scratch.path());
 
-    let (code, out, err) = iozone_db(&db, &["trend", "--format", "json"]);
+    let (code, out, err) = on(&db, &["trend", "--format", "json"]);
     assert_eq!(code, Some(0), "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["series_examined"], 2, "{report}");
@@ -41,10 +40,10 @@ fn a_planted_step_is_found_and_a_flat_series_is_left_alone() {
         (Some(12), Some(12))
     );
 
-    let (code, table, _) = iozone_db(&db, &["trend", "--host", "flat"]);
+    let (code, table, _) = on(&db, &["trend", "--host", "flat"]);
     assert_eq!(code, Some(0));
     assert!(table.contains("0 steps in 1 series"), "{table}");
-    let (code, table, _) = iozone_db(&db, &["trend"]);
+    let (code, table, _) = on(&db, &["trend"]);
     assert_eq!(code, Some(0));
     assert!(
         table.contains("stepped") && table.contains("-20"),
@@ -57,7 +56,7 @@ fn trend_looks_at_a_window_of_runs_unless_told_all() {
     let scratch = tempfile::tempdir().unwrap();
     let db = stepped_and_flat(scratch.path());
     let report = |args: &[&str]| -> serde_json::Value {
-        let (code, out, err) = iozone_db(&db, &[&["trend", "--format", "json"], args].concat());
+        let (code, out, err) = on(&db, &[&["trend", "--format", "json"], args].concat());
         assert_eq!(code, Some(0), "{err}");
         serde_json::from_str(&out).unwrap()
     };
@@ -68,7 +67,7 @@ fn trend_looks_at_a_window_of_runs_unless_told_all() {
     for all in [report(&["--all"]), report(&[])] {
         assert_eq!(all["steps"].as_array().unwrap().len(), 1, "{all}");
     }
-    let (code, _, err) = iozone_db(&db, &["trend", "--limit", "10", "--all"]);
+    let (code, _, err) = on(&db, &["trend", "--limit", "10", "--all"]);
     assert_eq!(code, Some(2), "{err}");
 }
 
@@ -99,14 +98,13 @@ fn trend_all_host_by_host_is_the_report_of_one_walk() {
     s.save_runs(&runs).unwrap();
     drop(s);
     for format in ["json", "table"] {
-        let (code, all, err) = iozone_db(&db, &["trend", "--all", "--format", format]);
+        let (code, all, err) = on(&db, &["trend", "--all", "--format", format]);
         assert_eq!(code, Some(0), "{err}");
-        let (code, one_walk, err) =
-            iozone_db(&db, &["trend", "--limit", "500", "--format", format]);
+        let (code, one_walk, err) = on(&db, &["trend", "--limit", "500", "--format", format]);
         assert_eq!(code, Some(0), "{err}");
         assert_eq!(all, one_walk, "{format}");
     }
-    let (_, json, _) = iozone_db(&db, &["trend", "--all", "--format", "json"]);
+    let (_, json, _) = on(&db, &["trend", "--all", "--format", "json"]);
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["series_examined"], 5, "{report}");
     assert_eq!(report["steps"].as_array().unwrap().len(), 4, "{report}");
@@ -143,7 +141,7 @@ fn report_all_host_by_host_is_the_report_of_one_walk() {
     let report = |args: &[&str]| {
         let out = scratch.path().join("r.html");
         let out = out.to_str().unwrap();
-        let (code, _, err) = iozone_db(&db, &[&["report", "--force", "-o", out], args].concat());
+        let (code, _, err) = on(&db, &[&["report", "--force", "-o", out], args].concat());
         assert_eq!(code, Some(0), "{err}");
         let html = std::fs::read_to_string(out).unwrap();
         // the history section (the runs listed above it are the newest `--limit`)
@@ -197,7 +195,7 @@ fn listings_read_in_pages_are_the_whole_listing() {
             run.started_at = same;
         }
     });
-    let stdout = |args: &[&str]| db_stdout(&db, args);
+    let stdout = |args: &[&str]| ok(&db, args);
     for format in ["json", "csv"] {
         assert_eq!(
             stdout(&["history", "--all", "--format", format]),
@@ -247,7 +245,7 @@ fn history_all_as_text_is_the_whole_listing() {
         runs[701].results.clear();
         runs[702].status = RunStatus::Aborted;
     });
-    let stdout = |args: &[&str]| db_stdout(&db, args);
+    let stdout = |args: &[&str]| ok(&db, args);
     for format in [
         &["--format", "table"][..],
         &["--format", "markdown"],
@@ -272,7 +270,7 @@ fn history_all_as_text_is_the_whole_listing() {
     for format in ["table", "markdown"] {
         let none = |limit: &[&str]| {
             let args = [&["history", "--host", "nowhere", "--format", format], limit].concat();
-            iozone_db(&db, &args)
+            on(&db, &args)
         };
         assert_eq!(none(&["--all"]), none(&["--limit", "5000"]), "{format}");
     }

@@ -4,8 +4,7 @@
 
 use std::process::Command;
 
-use super::{ok, on};
-use crate::common::{Mount, PgDb, require_root};
+use crate::common::{Mount, PgDb, ok, on, require_root};
 
 /// Runs iozone as host `name` (a UTS namespace with that hostname).
 fn run_as(name: &str, db: &str, dir: &std::path::Path, label: &str) {

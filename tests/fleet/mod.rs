@@ -9,34 +9,9 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::common::{
-    Mount, PgDb, iozone, iozone_process, json, leftovers, planted, require_root,
+    Measure, Mount, PgDb, iozone, iozone_process, json, leftovers, ok, on, planted, require_root,
     spawn_until_measuring,
 };
-
-/// `iozone --db DB ARGS`; (status, stdout, stderr).
-pub fn on(db: &str, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = iozone().args(["--db", db]).args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-pub fn ok(db: &str, args: &[&str]) -> String {
-    let (code, out, err) = on(db, args);
-    assert_eq!(code, Some(0), "{args:?}: {err}");
-    out
-}
-
-pub fn small_run(db: &str, dir: &Path, extra: &[&str]) -> Value {
-    let dir = dir.to_str().unwrap();
-    let args = [
-        "run", "-s", "256k", "-r", "64k", "-n", "5", "--cache", "buffered", "-q", "--format",
-        "json", "-d", dir,
-    ];
-    json(ok(db, &[&args[..], extra].concat()).as_bytes())
-}
 
 #[test]
 fn every_command_works_on_postgresql() {
@@ -45,8 +20,11 @@ fn every_command_works_on_postgresql() {
     };
     let scratch = tempfile::tempdir().unwrap();
     let db = pg.url.as_str();
-    let first = small_run(db, scratch.path(), &["-l", "a", "--tag", "os=dr9"]);
-    let second = small_run(db, scratch.path(), &["-l", "b"]);
+    let first = Measure::small(db, scratch.path())
+        .label("a")
+        .args(&["--tag", "os=dr9"])
+        .json();
+    let second = Measure::small(db, scratch.path()).label("b").json();
     assert_eq!(first["id"], 1);
     assert_eq!(second["id"], 2);
     let history: Vec<Value> =
@@ -118,7 +96,7 @@ fn sync_moves_each_run_once() {
     let local = scratch.path().join("local.db");
     let local = local.to_str().unwrap();
     for label in ["one", "two", "three"] {
-        small_run(local, scratch.path(), &["-l", label]);
+        Measure::small(local, scratch.path()).label(label).json();
     }
     let (code, _, err) = on(local, &["sync", "--to", &pg.url, "--batch", "2"]);
     assert_eq!(code, Some(0), "{err}");

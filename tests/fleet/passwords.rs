@@ -9,7 +9,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use crate::common::{PgDb, iozone, pg_base_url};
+use crate::common::{PgDb, iozone, on, pg_base_url};
 
 /// Marker words every generated password holds; neither ever appears in a message.
 const MARKERS: [&str; 2] = ["Zqx", "Wvk"];
@@ -215,10 +215,10 @@ fn a_percent_encoded_password_parameter_connects_and_is_masked() {
         &pg.url[..start],
         &pg.url[at + 1..]
     );
-    let (code, out, err) = super::on(&url, &["db", "path"]);
+    let (code, out, err) = on(&url, &["db", "path"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.trim_end().ends_with("?pass%77ord=***"), "{out}");
-    let (code, out, err) = super::on(&url, &["history"]);
+    let (code, out, err) = on(&url, &["history"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(!format!("{out}{err}").contains(password), "{out}{err}");
 }

@@ -3,12 +3,12 @@
 
 use std::io::Write as _;
 
-use super::{fixture, import, runs};
-use crate::common::iozone;
+use super::runs;
+use crate::common::{fixture, iozone, on};
 
 /// The one line an input that cannot be imported gets, with exit status 2.
 fn refused(db: &std::path::Path, path: &std::path::Path) -> String {
-    let (code, _, err) = import(db, &[path.to_str().unwrap()]);
+    let (code, _, err) = on(db, &["import", path.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{path:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{path:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -47,7 +47,7 @@ fn an_empty_file_is_called_empty() {
 }
 
 /// `/dev/zero` never ends: it must be refused from its first bytes, not read until
-/// memory runs out (issue 12).
+/// memory runs out.
 #[test]
 fn an_endless_binary_input_is_refused_from_its_first_bytes() {
     let scratch = tempfile::tempdir().unwrap();

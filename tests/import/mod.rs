@@ -1,31 +1,20 @@
 //! `import`, `export`, `completions` and `man` end to end, on the real fixtures.
 
-pub(crate) mod boundaries;
+mod boundaries;
+mod input;
+mod provenance;
 mod roundtrip;
+mod stream;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::json;
-use crate::compare::{compare_json, iozone_db};
+use crate::common::{Measure, compare_json, fixture, json, on};
 
-mod input;
-mod provenance;
-mod stream;
-
-pub(crate) fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(path)
-}
-
-pub(crate) fn import(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    iozone_db(db, &[&["import"], args].concat())
-}
-
-pub(crate) fn runs(db: &Path) -> Vec<Value> {
-    let (code, out, err) = iozone_db(db, &["history", "--all", "--format", "json"]);
+/// Every run in `db`, as `history --all --format json` lists them.
+fn runs(db: &Path) -> Vec<Value> {
+    let (code, out, err) = on(db, &["history", "--all", "--format", "json"]);
     assert_eq!(code, Some(0), "{err}");
     serde_json::from_str(&out).unwrap()
 }
@@ -36,13 +25,20 @@ fn the_classic_example_end_to_end() {
     let db = scratch.path().join("h.db");
     let dr8 = fixture("classic/bebox-beos-dr8.txt");
     let bsd = fixture("classic/486dx4-freebsd.txt");
-    let (code, _, err) = import(
+    let (code, _, err) = on(
         &db,
-        &[dr8.to_str().unwrap(), "--label", "DR8", "--host", "bebox"],
+        &[
+            "import",
+            dr8.to_str().unwrap(),
+            "--label",
+            "DR8",
+            "--host",
+            "bebox",
+        ],
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("Imported") && err.contains("1 run"), "{err}");
-    let (code, _, err) = import(&db, &[bsd.to_str().unwrap(), "-l", "FreeBSD"]);
+    let (code, _, err) = on(&db, &["import", bsd.to_str().unwrap(), "-l", "FreeBSD"]);
     assert_eq!(code, Some(0), "{err}");
 
     let history = runs(&db);
@@ -67,7 +63,7 @@ fn the_classic_example_end_to_end() {
     assert_eq!(read_512["baseline_median"], 773910.0);
 
     // the same file again adds nothing
-    let (code, _, err) = import(&db, &[dr8.to_str().unwrap(), "--label", "DR8"]);
+    let (code, _, err) = on(&db, &["import", dr8.to_str().unwrap(), "--label", "DR8"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("0 runs (1 already there)"), "{err}");
     assert_eq!(runs(&db).len(), 2);
@@ -87,7 +83,7 @@ fn fio_and_iozone3_outputs_import() {
     ];
     for f in files {
         let path = fixture(f);
-        let (code, _, err) = import(&db, &[path.to_str().unwrap()]);
+        let (code, _, err) = on(&db, &["import", path.to_str().unwrap()]);
         assert_eq!(code, Some(0), "{f}: {err}");
     }
     let history = runs(&db);
@@ -110,7 +106,7 @@ fn fio_and_iozone3_outputs_import() {
         .unwrap();
     assert_eq!(fio["source"]["version"], "fio-3.33");
     let shown = json(
-        iozone_db(&db, &["show", &fio["id"].to_string(), "--format", "json"])
+        on(&db, &["show", &fio["id"].to_string(), "--format", "json"])
             .1
             .as_bytes(),
     );
@@ -124,18 +120,20 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     let first = scratch.path().join("first.db");
     // first, as its fio report is older than the runs recorded now: ids follow time
     let queued = fixture("fio/uring-qd32-write-4k-edited.json");
-    import(&first, &[queued.to_str().unwrap()]);
-    crate::compare::record(
-        &first,
-        scratch.path(),
-        &["-l", "a", "--tag", "k=v", "-r", "4k,64k"],
-    );
-    crate::compare::record(&first, scratch.path(), &["-l", "b", "-i", "read"]);
+    on(&first, &["import", queued.to_str().unwrap()]);
+    Measure::small(&first, scratch.path())
+        .label("a")
+        .args(&["--tag", "k=v", "-r", "4k,64k"])
+        .record();
+    Measure::small(&first, scratch.path())
+        .label("b")
+        .tests("read")
+        .record();
     let classic = fixture("classic/bebox-beos-dr8.txt");
-    import(&first, &[classic.to_str().unwrap(), "-l", "DR8"]);
+    on(&first, &["import", classic.to_str().unwrap(), "-l", "DR8"]);
 
     let export = |db: &Path| -> (String, Value) {
-        let (code, out, err) = iozone_db(db, &["export", "--format", "json"]);
+        let (code, out, err) = on(db, &["export", "--format", "json"]);
         assert_eq!(code, Some(0), "{err}");
         let mut v: Value = serde_json::from_str(&out).unwrap();
         v.as_object_mut().unwrap().remove("exported_at");
@@ -154,7 +152,7 @@ fn export_then_import_into_a_new_database_loses_nothing() {
     std::fs::write(&file, text).unwrap();
 
     let second = scratch.path().join("second.db");
-    let (code, _, err) = import(&second, &[file.to_str().unwrap()]);
+    let (code, _, err) = on(&second, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         export(&second).1,
@@ -162,30 +160,30 @@ fn export_then_import_into_a_new_database_loses_nothing() {
         "a second export differs from the first"
     );
     // and again: nothing new
-    let (_, _, err) = import(&second, &[file.to_str().unwrap()]);
+    let (_, _, err) = on(&second, &["import", file.to_str().unwrap()]);
     assert!(err.contains("0 runs (4 already there)"), "{err}");
 
     // CSV out and back: the same results
-    let (code, csv, _) = iozone_db(&first, &["export", "--format", "csv"]);
+    let (code, csv, _) = on(&first, &["export", "--format", "csv"]);
     assert_eq!(code, Some(0));
     let csv_file = scratch.path().join("export.csv");
     std::fs::write(&csv_file, &csv).unwrap();
     let third = scratch.path().join("third.db");
-    let (code, _, err) = import(&third, &[csv_file.to_str().unwrap()]);
+    let (code, _, err) = on(&third, &["import", csv_file.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
-    let (_, csv_again, _) = iozone_db(&third, &["export", "--format", "csv"]);
+    let (_, csv_again, _) = on(&third, &["export", "--format", "csv"]);
     assert_eq!(csv_again, csv);
-    let (_, json_again, _) = iozone_db(&third, &["export", "--format", "json"]);
+    let (_, json_again, _) = on(&third, &["export", "--format", "json"]);
     assert!(json_again.contains("\"iodepth\": 32"), "{json_again}");
 }
 
-#[test]
-fn a_queued_fio_run_shows_and_compares_by_its_depth() {
-    let scratch = tempfile::tempdir().unwrap();
-    let db = scratch.path().join("h.db");
+/// A database of three fio runs imported in this order: `psync` (a buffered job),
+/// `qd32` (io_uring at depth 32) and `qd1` (the same job at depth 1).
+fn three_depths(dir: &Path) -> PathBuf {
+    let db = dir.join("h.db");
     // the same io_uring job at depth 1, beside the fixture's depth 32
     let deep = fixture("fio/uring-qd32-write-4k-edited.json");
-    let shallow = scratch.path().join("uring-qd1.json");
+    let shallow = dir.join("uring-qd1.json");
     let text = std::fs::read_to_string(&deep).unwrap();
     std::fs::write(
         &shallow,
@@ -197,9 +195,81 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
         (deep, "qd32"),
         (shallow, "qd1"),
     ] {
-        let (code, _, err) = import(&db, &[file.to_str().unwrap(), "-l", label]);
+        let (code, _, err) = on(&db, &["import", file.to_str().unwrap(), "-l", label]);
         assert_eq!(code, Some(0), "{err}");
     }
+    db
+}
+
+/// History's mode and `show` say the depth only where it is not 1; history's CSV has
+/// its column.
+fn assert_depth_shown_where_not_1(db: &Path) {
+    let (code, table, _) = on(db, &["history"]);
+    assert_eq!(code, Some(0));
+    let line = |label: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label} in {table}"))
+            .to_string()
+    };
+    assert!(line("qd32").contains("buffered/uring qd32"), "{table}");
+    assert!(!line("psync").contains(" qd"), "{table}");
+    assert!(!line("qd1").contains("uring qd"), "{table}");
+    let (_, csv, _) = on(db, &["history", "--format", "csv"]);
+    let header = csv.lines().next().unwrap();
+    assert!(header.split(',').any(|h| h == "iodepth"), "{csv}");
+    // imported in that order: psync is run 1, depth 32 run 2
+    let show = |id: &str| on(db, &["show", id]).1;
+    let deep = show("2");
+    assert!(
+        deep.contains("engine uring, queue depth 32, 1 thread"),
+        "{deep}"
+    );
+    // and the results table's note, as `run` prints it
+    assert!(deep.contains(", 1 repetition, queue depth 32;"), "{deep}");
+    let shallow = show("1");
+    assert!(shallow.contains("engine pread, 1 thread"), "{shallow}");
+    assert!(!shallow.contains("queue depth"), "{shallow}");
+}
+
+/// Depths are part of a comparison's row: apart, nothing in common; dropped on
+/// purpose, one row with the depth null and the difference said.
+fn assert_depths_compared_apart(db: &Path) {
+    // depths are part of the row: apart, nothing in common
+    let (code, _, err) = on(db, &["compare", "qd1", "qd32"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("queue depth") && err.contains("--ignore-param"),
+        "{err}"
+    );
+    // dropped on purpose: one row, the depth null, and the difference said
+    let c = compare_json(db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{c}");
+    assert_eq!(rows[0]["iodepth"], Value::Null);
+    assert_eq!(rows[0]["engine"], "uring");
+    let change = c["environment_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "params.iodepth")
+        .unwrap_or_else(|| panic!("no depth change in {c}"));
+    assert_eq!(change["baseline"], serde_json::json!(["1"]));
+    assert_eq!(change["candidate"], serde_json::json!(["32"]));
+    let (code, table, _) = on(db, &["compare", "qd1", "qd32", "--ignore-param", "iodepth"]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("buffered/uring qd*"), "{table}");
+    // a depth on both sides is kept in the row
+    let c = compare_json(db, &["qd32", "qd32"]);
+    assert_eq!(c["rows"][0]["iodepth"], 32);
+}
+
+#[test]
+fn a_queued_fio_run_shows_and_compares_by_its_depth() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = three_depths(scratch.path());
     let depth_of = |label: &str| {
         runs(&db)
             .into_iter()
@@ -216,66 +286,8 @@ fn a_queued_fio_run_shows_and_compares_by_its_depth() {
     assert_eq!(depth_of("qd1"), 1);
     assert_eq!(depth_of("psync"), 1);
 
-    // history's mode says the depth only where it is not 1
-    let (code, table, _) = iozone_db(&db, &["history"]);
-    assert_eq!(code, Some(0));
-    let line = |label: &str| {
-        table
-            .lines()
-            .find(|l| l.contains(label))
-            .unwrap_or_else(|| panic!("no {label} in {table}"))
-            .to_string()
-    };
-    assert!(line("qd32").contains("buffered/uring qd32"), "{table}");
-    assert!(!line("psync").contains(" qd"), "{table}");
-    assert!(!line("qd1").contains("uring qd"), "{table}");
-    let (_, csv, _) = iozone_db(&db, &["history", "--format", "csv"]);
-    let header = csv.lines().next().unwrap();
-    assert!(header.split(',').any(|h| h == "iodepth"), "{csv}");
-    // imported in that order: psync is run 1, depth 32 run 2
-    let show = |id: &str| iozone_db(&db, &["show", id]).1;
-    let deep = show("2");
-    assert!(
-        deep.contains("engine uring, queue depth 32, 1 thread"),
-        "{deep}"
-    );
-    // and the results table's note, as `run` prints it
-    assert!(deep.contains(", 1 repetition, queue depth 32;"), "{deep}");
-    let shallow = show("1");
-    assert!(shallow.contains("engine pread, 1 thread"), "{shallow}");
-    assert!(!shallow.contains("queue depth"), "{shallow}");
-
-    // depths are part of the row: apart, nothing in common
-    let (code, _, err) = iozone_db(&db, &["compare", "qd1", "qd32"]);
-    assert_eq!(code, Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("queue depth") && err.contains("--ignore-param"),
-        "{err}"
-    );
-    // dropped on purpose: one row, the depth null, and the difference said
-    let c = compare_json(&db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
-    let rows = c["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 1, "{c}");
-    assert_eq!(rows[0]["iodepth"], Value::Null);
-    assert_eq!(rows[0]["engine"], "uring");
-    let change = c["environment_changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["field"] == "params.iodepth")
-        .unwrap_or_else(|| panic!("no depth change in {c}"));
-    assert_eq!(change["baseline"], serde_json::json!(["1"]));
-    assert_eq!(change["candidate"], serde_json::json!(["32"]));
-    let (code, table, _) = iozone_db(
-        &db,
-        &["compare", "qd1", "qd32", "--ignore-param", "iodepth"],
-    );
-    assert_eq!(code, Some(0));
-    assert!(table.contains("buffered/uring qd*"), "{table}");
-    // a depth on both sides is kept in the row
-    let c = compare_json(&db, &["qd32", "qd32"]);
-    assert_eq!(c["rows"][0]["iodepth"], 32);
+    assert_depth_shown_where_not_1(&db);
+    assert_depths_compared_apart(&db);
 }
 
 #[test]
@@ -299,7 +311,7 @@ fn bad_files_import_nothing_and_say_which() {
         (&truncated, "truncated.json"),
         (&missing, "cannot read"),
     ] {
-        let (code, _, err) = import(&db, &[path.to_str().unwrap()]);
+        let (code, _, err) = on(&db, &["import", path.to_str().unwrap()]);
         assert_eq!(code, Some(2), "{path:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{path:?}: {err}");
         assert!(
@@ -311,7 +323,10 @@ fn bad_files_import_nothing_and_say_which() {
     assert!(runs(&db).is_empty());
     // several files: the good one lands, the bad one is reported, status 2
     let good = fixture("classic/486dx4-freebsd.txt");
-    let (code, _, err) = import(&db, &[good.to_str().unwrap(), unknown.to_str().unwrap()]);
+    let (code, _, err) = on(
+        &db,
+        &["import", good.to_str().unwrap(), unknown.to_str().unwrap()],
+    );
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("1 of 2 files could not be imported"), "{err}");
     assert_eq!(runs(&db).len(), 1);
@@ -322,7 +337,7 @@ fn a_label_with_a_comma_is_refused_and_nothing_imported() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
     let file = fixture("classic/486dx4-freebsd.txt");
-    let (code, _, err) = import(&db, &[file.to_str().unwrap(), "-l", "a,b"]);
+    let (code, _, err) = on(&db, &["import", file.to_str().unwrap(), "-l", "a,b"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.starts_with("error: invalid value 'a,b' for '--label"),
@@ -337,14 +352,14 @@ fn completions_and_man_page() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
     for shell in ["bash", "zsh", "fish"] {
-        let (code, out, err) = iozone_db(&db, &["completions", shell]);
+        let (code, out, err) = on(&db, &["completions", shell]);
         assert_eq!(code, Some(0), "{err}");
         assert!(
             out.contains("compare") && out.contains("history"),
             "{shell}"
         );
     }
-    let (code, man, _) = iozone_db(&db, &["man"]);
+    let (code, man, _) = on(&db, &["man"]);
     assert_eq!(code, Some(0));
     assert!(man.contains(".TH") && man.contains("iozone"), "{man}");
 }

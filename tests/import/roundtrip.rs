@@ -3,13 +3,11 @@
 
 use std::path::Path;
 
-use crate::compare::iozone_db;
+use crate::common::{ok, on};
 
 /// `export --format json`.
 fn exported(db: &Path) -> String {
-    let (code, out, err) = iozone_db(db, &["export", "--format", "json"]);
-    assert_eq!(code, Some(0), "{err}");
-    out
+    ok(db, &["export", "--format", "json"])
 }
 
 /// An export with the one field that must differ, the export's own timestamp, blanked.
@@ -34,7 +32,7 @@ fn export_import_export_is_byte_identical_over_a_hundred_runs() {
     for i in 0..100 {
         let label = format!("run-{i}");
         // tiny runs: what matters is a hundred rates measured, with all their digits
-        let (code, _, err) = iozone_db(
+        let (code, _, err) = on(
             &first,
             &[
                 "run", "-s", "8k", "-r", "4k", "-n", "2", "--warmup", "1", "-i", "write", "-i",
@@ -47,7 +45,7 @@ fn export_import_export_is_byte_identical_over_a_hundred_runs() {
     let file = work.path().join("export.json");
     std::fs::write(&file, &once).unwrap();
     let second = work.path().join("second.db");
-    let (code, _, err) = iozone_db(&second, &["import", file.to_str().unwrap()]);
+    let (code, _, err) = on(&second, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     let (once, twice) = (blanked(&once), blanked(&exported(&second)));
     assert!(once.matches("\"uuid\"").count() >= 100);

@@ -6,9 +6,8 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Stdio;
 
-use super::{import, runs};
-use crate::common::{PgDb, iozone_process, planted};
-use crate::compare::iozone_db;
+use super::runs;
+use crate::common::{PgDb, iozone_process, ok, on, planted};
 
 /// More runs than `import` stores in one batch (500), so that the stream crosses
 /// several: one transaction must still hold them all.
@@ -57,9 +56,7 @@ fn piped(from: &Path, format: &str, into: impl AsRef<OsStr>) -> String {
 }
 
 fn exported(db: &Path, format: &str) -> String {
-    let (code, out, err) = iozone_db(db, &["export", "--format", format]);
-    assert_eq!(code, Some(0), "{err}");
-    out
+    ok(db, &["export", "--format", format])
 }
 
 /// The export without its one line that must differ, its own timestamp.
@@ -107,7 +104,7 @@ fn an_export_piped_into_import_crosses_batches_and_comes_back_the_same() {
 
 /// The one line a file that cannot be imported gets, exit status 2.
 fn refused(db: &Path, file: &Path) -> String {
-    let (code, _, err) = import(db, &[file.to_str().unwrap()]);
+    let (code, _, err) = on(db, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -155,7 +152,7 @@ fn a_file_that_fails_half_way_stores_nothing_and_imports_whole_once_mended() {
 
     // mended: the whole file lands
     std::fs::write(&file, &export).unwrap();
-    let (code, _, err) = import(&second, &[file.to_str().unwrap()]);
+    let (code, _, err) = on(&second, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains(&format!("{RUNS} runs (0 already there)")),
@@ -212,13 +209,8 @@ fn into_postgresql_the_stream_is_one_transaction_too() {
         ),
     )
     .unwrap();
-    let out = iozone_process()
-        .env("IOZONE_DB", &pg.url)
-        .args(["import", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, _, err) = on(&pg.url, &["import", file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("run 1201 (") && err.contains("not an iozone run"),
         "{err}"
@@ -237,13 +229,7 @@ fn into_postgresql_the_stream_is_one_transaction_too() {
         "{err}"
     );
     assert_eq!(count(&pg), RUNS as i64);
-    let out = iozone_process()
-        .env("IOZONE_DB", &pg.url)
-        .args(["export", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let twice = String::from_utf8(out.stdout).unwrap();
+    let twice = ok(&pg.url, &["export", "--format", "json"]);
     // the same but for the ids: a sequence does not roll back, so the ids the failed
     // import drew are skipped (run 1 is 1001 now)
     let without_ids = |export: &str| -> String {

@@ -6,40 +6,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{db_stdout as stdout, expect_bad_input, iozone, json};
+use crate::common::{Measure, expect_bad_input, iozone, json, ok, on};
 
-#[test]
-fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("history.db");
-    let measured = dir.path().join("measured");
-    std::fs::create_dir(&measured).unwrap();
-    let run = json(
-        stdout(
-            &db,
-            &[
-                "run",
-                "--engine",
-                "posix,pread,mmap",
-                "--cache",
-                "flush,buffered",
-                "-s",
-                "256k",
-                "-r",
-                "4k",
-                "-n",
-                "3",
-                "--warmup",
-                "0",
-                "--format",
-                "json",
-                "-q",
-                "-d",
-                measured.to_str().unwrap(),
-            ],
-        )
-        .as_bytes(),
-    );
+/// The run's lists name every engine and cache mode, its first of each stands for
+/// them, and every combination was measured in every round.
+fn assert_every_combination_measured(run: &Value) {
     let params = &run["params"];
     assert_eq!(
         params["engines"],
@@ -69,9 +40,11 @@ fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
             );
         }
     }
+}
 
-    // `show` has a row per combination, named as compare names modes
-    let show = stdout(&db, &["show", "1"]);
+/// `show` has a row per combination, named as compare names modes.
+fn assert_shown_per_combination(db: &Path) {
+    let show = ok(db, &["show", "1"]);
     assert!(
         show.contains("cache flush,buffered, engine posix,pread,mmap"),
         "{show}"
@@ -89,11 +62,14 @@ fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
             "{mode} missing:\n{show}"
         );
     }
+}
 
-    // two engines inside the run: a verdict per (test, cache mode) row
+/// Two engines inside the run: a verdict per (test, cache mode) row, the two parts
+/// paired round by round, and not the run compared with itself.
+fn assert_engines_compared_within_the_run(db: &Path) {
     let compared = json(
-        stdout(
-            &db,
+        ok(
+            db,
             &[
                 "compare",
                 "1,engine:posix",
@@ -124,28 +100,41 @@ fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
         assert!(hi.unwrap() >= row["change_pct"].as_f64().unwrap(), "{row}");
     }
     // two parts of one run are not the run compared with itself
-    let out = iozone()
-        .env("IOZONE_DB", &db)
-        .args([
+    let (code, _, stderr) = on(
+        db,
+        &[
             "compare",
             "1,engine:posix",
             "1,engine:pread",
             "--ignore-param",
             "engine",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("compared with itself"), "{stderr}");
     // without dropping the engine, the two parts have no row in common
-    let out = iozone()
-        .env("IOZONE_DB", &db)
-        .args(["compare", "1,engine:posix", "1,engine:pread"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no row in common"));
+    let (code, _, stderr) = on(db, &["compare", "1,engine:posix", "1,engine:pread"]);
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("no row in common"));
+}
+
+#[test]
+fn six_combinations_in_one_run_are_recorded_shown_and_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.db");
+    let measured = dir.path().join("measured");
+    std::fs::create_dir(&measured).unwrap();
+    let run = Measure::new(&db, &measured)
+        .args(&["--engine", "posix,pread,mmap"])
+        .cache("flush,buffered")
+        .size("256k")
+        .records("4k")
+        .repeat(3)
+        .warmup(0)
+        .json();
+    assert_every_combination_measured(&run);
+    assert_shown_per_combination(&db);
+    assert_engines_compared_within_the_run(&db);
 }
 
 #[test]
@@ -257,15 +246,15 @@ fn runs_from_before_several_engines_read_and_compare_as_before() {
     // once, under the table, and states its intervals at the level the correction
     // across rows calls for)
     assert_eq!(
-        stdout(&db, &["compare", "1", "2"]),
+        ok(&db, &["compare", "1", "2"]),
         include_str!("../fixtures/combinations/schema5-compare.txt")
     );
     assert_eq!(
-        stdout(&db, &["show", "1"]),
+        ok(&db, &["show", "1"]),
         include_str!("../fixtures/combinations/schema5-show.txt")
     );
     // each result took its run's engine and cache mode
-    let run = json(stdout(&db, &["show", "2", "--format", "json"]).as_bytes());
+    let run = json(ok(&db, &["show", "2", "--format", "json"]).as_bytes());
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 6);
     for m in results {

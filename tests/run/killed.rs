@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use rustix::process::{Pid, Signal, kill_process};
 
-use crate::common::{iozone, iozone_process, json, leftovers, spawn_until};
+use crate::common::{iozone, iozone_process, json, leftovers, ok, spawn_until};
 
 /// A verbose run in `dir`, killed with SIGKILL while its test file exists.
 fn killed_run(db: &str, dir: &Path) {
@@ -45,14 +45,7 @@ fn short_run(db: &str, dir: &Path) -> std::process::Output {
 }
 
 fn history(db: &str, args: &[&str]) -> serde_json::Value {
-    let out = iozone()
-        .env("IOZONE_DB", db)
-        .args(["history", "--format", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    json(&out.stdout)
+    json(ok(db, &[&["history", "--format", "json"], args].concat()).as_bytes())
 }
 
 #[test]

@@ -72,6 +72,56 @@ fn the_footer_speaks_of_a_range_only_when_there_is_one() {
     );
 }
 
+/// The keys a run object documents, and those of its parameters, host and filesystem.
+const RUN_KEYS: &[&str] = &[
+    "id",
+    "uuid",
+    "started_at",
+    "finished_at",
+    "status",
+    "labels",
+    "tags",
+    "note",
+    "tool_version",
+    "params",
+    "host",
+    "filesystem",
+    "results",
+];
+const PARAMS_KEYS: &[&str] = &[
+    "engine",
+    "cache",
+    "iodepth",
+    "threads",
+    "file_size",
+    "record_sizes",
+    "tests",
+    "repeat",
+    "seed",
+];
+const HOST_KEYS: &[&str] = &[
+    "hostname",
+    "os",
+    "os_version",
+    "kernel",
+    "arch",
+    "cpu_model",
+    "cpus",
+    "memory_bytes",
+];
+const FILESYSTEM_KEYS: &[&str] = &[
+    "mount_point",
+    "type",
+    "device",
+    "mount_options",
+    "block_size",
+    "total_bytes",
+    "free_bytes",
+    "device_model",
+    "rotational",
+    "scheduler",
+];
+
 #[test]
 fn json_run_object_has_the_documented_fields() {
     let dir = tempfile::tempdir().unwrap();
@@ -95,70 +145,10 @@ fn json_run_object_has_the_documented_fields() {
             "after upgrade",
         ],
     );
-    assert_has_keys(
-        &run,
-        "run",
-        &[
-            "id",
-            "uuid",
-            "started_at",
-            "finished_at",
-            "status",
-            "labels",
-            "tags",
-            "note",
-            "tool_version",
-            "params",
-            "host",
-            "filesystem",
-            "results",
-        ],
-    );
-    assert_has_keys(
-        &run["params"],
-        "params",
-        &[
-            "engine",
-            "cache",
-            "iodepth",
-            "threads",
-            "file_size",
-            "record_sizes",
-            "tests",
-            "repeat",
-            "seed",
-        ],
-    );
-    assert_has_keys(
-        &run["host"],
-        "host",
-        &[
-            "hostname",
-            "os",
-            "os_version",
-            "kernel",
-            "arch",
-            "cpu_model",
-            "cpus",
-            "memory_bytes",
-        ],
-    );
-    assert_has_keys(
-        &run["filesystem"],
-        "filesystem",
-        &[
-            "mount_point",
-            "type",
-            "device",
-            "mount_options",
-            "block_size",
-            "total_bytes",
-            "free_bytes",
-            "device_model",
-            "rotational",
-            "scheduler",
-        ],
-    );
+    assert_has_keys(&run, "run", RUN_KEYS);
+    assert_has_keys(&run["params"], "params", PARAMS_KEYS);
+    assert_has_keys(&run["host"], "host", HOST_KEYS);
+    assert_has_keys(&run["filesystem"], "filesystem", FILESYSTEM_KEYS);
     assert_eq!(run["status"], "complete");
     assert_eq!(run["labels"], serde_json::json!(["DR9", "nightly"]));
     assert_eq!(run["tags"]["os"], "dr9");

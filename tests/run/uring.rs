@@ -6,7 +6,8 @@ use super::matrix::{check_results, run_all_tests};
 use std::process::Output;
 
 use crate::common::{
-    Mount, assert_no_leftovers, expect_bad_input, iozone, iozone_process, require_root,
+    Measure, Mount, assert_no_leftovers, compare_json, expect_bad_input, iozone, iozone_process,
+    on, require_root,
 };
 
 /// Every test and cache mode at `depth` in `dir`, with `extra` flags.
@@ -115,33 +116,24 @@ fn a_depth_is_refused_where_it_means_nothing() {
 /// whole through an export and an import.
 #[test]
 fn a_deep_run_records_shows_compares_and_exports_its_depth() {
-    use crate::compare::{compare_json, iozone_db, record_run};
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    let small = [
-        "-s",
-        "256k",
-        "-r",
-        "4k",
-        "-i",
-        "write,random_read",
-        "-n",
-        "3",
-    ];
     for (depth, label) in [("1", "qd1"), ("32", "qd32")] {
-        let args = [
-            &small[..],
-            &["--engine", "uring", "--iodepth", depth, "-l", label],
-        ]
-        .concat();
-        record_run(&db, scratch.path(), &args);
+        Measure::new(&db, scratch.path())
+            .size("256k")
+            .records("4k")
+            .tests("write,random_read")
+            .repeat(3)
+            .args(&["--engine", "uring", "--iodepth", depth])
+            .label(label)
+            .record();
     }
-    let (_, shown, _) = iozone_db(&db, &["show", "latest"]);
+    let (_, shown, _) = on(&db, &["show", "latest"]);
     assert!(shown.contains("engine uring, queue depth 32"), "{shown}");
-    let (_, history, _) = iozone_db(&db, &["history"]);
+    let (_, history, _) = on(&db, &["history"]);
     assert!(history.contains("flush/uring qd32"), "{history}");
 
-    let (code, _, err) = iozone_db(&db, &["compare", "qd1", "qd32"]);
+    let (code, _, err) = on(&db, &["compare", "qd1", "qd32"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("queue depth"), "{err}");
     let c = compare_json(&db, &["qd1", "qd32", "--ignore-param", "iodepth"]);
@@ -152,14 +144,14 @@ fn a_deep_run_records_shows_compares_and_exports_its_depth() {
             .all(|r| r["iodepth"].is_null() && r["verdict"].is_string())
     );
 
-    let (code, first, _) = iozone_db(&db, &["export", "--format", "json"]);
+    let (code, first, _) = on(&db, &["export", "--format", "json"]);
     assert_eq!(code, Some(0));
     let file = scratch.path().join("export.json");
     std::fs::write(&file, &first).unwrap();
     let copy = scratch.path().join("copy.db");
-    let (code, _, err) = iozone_db(&copy, &["import", file.to_str().unwrap()]);
+    let (code, _, err) = on(&copy, &["import", file.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
-    let (_, again, _) = iozone_db(&copy, &["export", "--format", "json"]);
+    let (_, again, _) = on(&copy, &["export", "--format", "json"]);
     let runs =
         |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap()["runs"].clone();
     assert_eq!(runs(&again), runs(&first));

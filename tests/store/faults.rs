@@ -4,8 +4,7 @@ use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process};
 
-use super::queries::Scene;
-use crate::common::{iozone_process, leftovers, spawn_until_measuring};
+use crate::common::{Scene, iozone_process, leftovers, spawn_until_measuring};
 
 /// Starts a long recorded run and returns once it is measuring.
 fn start(scene: &Scene) -> std::process::Child {
@@ -34,11 +33,7 @@ fn an_interrupted_run_is_recorded_as_aborted_without_figures() {
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["status"], "aborted");
     assert!(runs[0]["finished_at"].is_string());
-    let shown = crate::common::json(
-        scene
-            .stdout(&["show", "latest", "--format", "json"])
-            .as_bytes(),
-    );
+    let shown = crate::common::json(scene.ok(&["show", "latest", "--format", "json"]).as_bytes());
     assert_eq!(shown["results"], serde_json::json!([]));
 }
 
@@ -53,7 +48,7 @@ fn a_killed_run_leaves_a_consistent_database_and_shows_as_aborted() {
     for file in leftovers(scene.dir.path()) {
         std::fs::remove_file(file).unwrap();
     }
-    let report = scene.stdout(&["db", "check"]);
+    let report = scene.ok(&["db", "check"]);
     assert!(report.contains("integrity      ok"), "{report}");
     // still marked running, and its process is gone: counted as killed, not as in
     // progress, as the warning says

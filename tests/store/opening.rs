@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::queries::Scene;
-use crate::common::{Mount, iozone, require_root};
+use crate::common::{Mount, Scene, iozone, on, require_root};
 
 /// The commands that only read, as run against a database with runs 1 and 2.
 fn read_commands(out: &Path) -> Vec<Vec<String>> {
@@ -25,17 +24,8 @@ fn read_commands(out: &Path) -> Vec<Vec<String>> {
     .collect()
 }
 
-/// Runs `iozone --db DB ARGS`; returns the exit status and stderr.
-fn on(db: &Path, args: &[String]) -> (Option<i32>, String) {
-    let out = iozone().arg("--db").arg(db).args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn refused(db: &Path, args: &[String], needle: &str) {
-    let (code, err) = on(db, args);
+    let (code, _, err) = on(db, args);
     assert_eq!(code, Some(2), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     assert!(
@@ -110,7 +100,7 @@ fn a_backup_restored_beside_a_stale_wal_from_another_database_is_left_untouched(
     // without the stale WAL the backup is whole
     std::fs::remove_file(&restored_wal).unwrap();
     let _ = std::fs::remove_file(format!("{}-shm", restored.display()));
-    let (code, err) = on(&restored, &words(&["history"]));
+    let (code, _, err) = on(&restored, &["history"]);
     assert_eq!(code, Some(0), "{err}");
     drop(holder);
 }
@@ -234,7 +224,7 @@ fn a_read_only_database_reads_as_a_normal_user_and_stays_usable() {
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = std::fs::read(&db).unwrap();
     // root passes the permission bits, but leaves nothing of mode 0444 beside it either
-    let (code, err) = on(&db, &words(&["history"]));
+    let (code, _, err) = on(&db, &["history"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(sidecars(&db).is_empty(), "root left {:?}", sidecars(&db));
     for args in [
@@ -310,10 +300,10 @@ fn history_works_on_a_read_only_mount() {
         .status()
         .unwrap();
     assert!(remount.success());
-    let listed = on(&db, &words(&["history"]));
-    assert_eq!(listed.0, Some(0), "{}", listed.1);
-    let (code, out) = on(&db, &words(&["export", "--format", "json"]));
-    assert_eq!(code, Some(0), "{out}");
+    let (code, _, err) = on(&db, &["history"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = on(&db, &["export", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
     let dir = scene.dir.path().to_str().unwrap();
     refused(
         &db,

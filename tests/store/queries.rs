@@ -1,66 +1,10 @@
 //! What was recorded, read back through the commands.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use predicates::prelude::*;
-use serde_json::Value;
 
-use crate::common::{expect_bad_input, iozone, json};
-
-/// A scratch directory to measure in and a database of its own.
-pub struct Scene {
-    pub dir: tempfile::TempDir,
-    pub db: PathBuf,
-}
-
-impl Scene {
-    pub fn new() -> Scene {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("history.db");
-        Scene { dir, db }
-    }
-
-    pub fn iozone(&self) -> assert_cmd::Command {
-        let mut cmd = iozone();
-        cmd.env("IOZONE_DB", &self.db);
-        cmd
-    }
-
-    /// A small recorded run; returns its stdout JSON.
-    pub fn run(&self, extra: &[&str]) -> Value {
-        let out = self
-            .iozone()
-            .args([
-                "run", "-s", "64k", "-r", "4k", "-n", "2", "--format", "json", "-q",
-            ])
-            .args(extra)
-            .arg("-d")
-            .arg(self.dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json(&out.stdout)
-    }
-
-    pub fn stdout(&self, args: &[&str]) -> String {
-        let out = self.iozone().args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    pub fn history(&self, args: &[&str]) -> Vec<Value> {
-        let text = self.stdout(&[&["history", "--format", "json"], args].concat());
-        serde_json::from_str::<Vec<Value>>(&text).unwrap()
-    }
-}
+use crate::common::{Scene, expect_bad_input, json, on};
 
 fn uname() -> (String, String) {
     let u = rustix::system::uname();
@@ -89,7 +33,7 @@ fn a_run_is_recorded_with_this_hosts_environment() {
     assert_eq!(run["labels"], serde_json::json!(["DR9"]));
     assert!(run.get("results").is_none(), "history leaves results out");
 
-    let table = scene.stdout(&["history"]);
+    let table = scene.ok(&["history"]);
     for needle in [hostname.as_str(), kernel.as_str(), "DR9", "complete"] {
         assert!(table.contains(needle), "{needle} not in\n{table}");
     }
@@ -103,18 +47,18 @@ fn show_prints_one_run_in_every_format() {
     for reference in ["latest", &ran["id"].to_string(), &uuid[..8]] {
         let shown = json(
             scene
-                .stdout(&["show", reference, "--format", "json"])
+                .ok(&["show", reference, "--format", "json"])
                 .as_bytes(),
         );
         assert_eq!(shown, ran, "show {reference} differs from what run printed");
     }
-    let csv = scene.stdout(&["show", "latest", "--format", "csv"]);
+    let csv = scene.ok(&["show", "latest", "--format", "csv"]);
     // header + 4 tests x 2 repetitions
     assert_eq!(csv.lines().count(), 9, "{csv}");
     assert!(csv.starts_with("id,uuid,test,file_size"), "{csv}");
-    let md = scene.stdout(&["show", "latest", "--format", "markdown"]);
+    let md = scene.ok(&["show", "latest", "--format", "markdown"]);
     assert!(md.contains("| uuid") && md.contains(uuid), "{md}");
-    let table = scene.stdout(&["show", "latest"]);
+    let table = scene.ok(&["show", "latest"]);
     assert!(table.contains("latency per operation"), "{table}");
     assert!(table.contains("┆ p99.9 "), "{table}");
     assert!(table.contains("rewrite"), "{table}");
@@ -145,7 +89,7 @@ fn history_filters_and_formats() {
     assert_eq!(ids(&["--host", &hostname]), [3, 2, 1]);
     assert_eq!(ids(&["--host", "no-such-host"]), Vec::<i64>::new());
 
-    let csv = scene.stdout(&["history", "--format", "csv"]);
+    let csv = scene.ok(&["history", "--format", "csv"]);
     assert_eq!(csv.lines().count(), 4, "{csv}");
     assert!(
         csv.lines()
@@ -153,7 +97,7 @@ fn history_filters_and_formats() {
             .unwrap()
             .starts_with("id,uuid,started_at")
     );
-    let md = scene.stdout(&["history", "--format", "markdown"]);
+    let md = scene.ok(&["history", "--format", "markdown"]);
     assert!(md.lines().nth(1).unwrap().starts_with("|-"), "{md}");
     // the header, its rule, three runs, and the blank line that ends a table
     assert_eq!(md.lines().count(), 6, "{md}");
@@ -172,10 +116,10 @@ fn no_record_stores_nothing() {
 #[test]
 fn db_path_follows_flag_then_environment() {
     let scene = Scene::new();
-    let shown = scene.stdout(&["db", "path"]);
+    let shown = scene.ok(&["db", "path"]);
     assert_eq!(shown.trim(), scene.db.display().to_string());
     let other = scene.dir.path().join("other.db");
-    let shown = scene.stdout(&["--db", other.to_str().unwrap(), "db", "path"]);
+    let shown = scene.ok(&["--db", other.to_str().unwrap(), "db", "path"]);
     assert_eq!(shown.trim(), other.display().to_string());
 }
 
@@ -183,7 +127,7 @@ fn db_path_follows_flag_then_environment() {
 fn db_check_and_migrate() {
     let scene = Scene::new();
     scene.run(&[]);
-    let report = scene.stdout(&["db", "check"]);
+    let report = scene.ok(&["db", "check"]);
     assert!(report.contains("integrity      ok"), "{report}");
     assert!(report.contains("runs           1"), "{report}");
     scene
@@ -197,7 +141,7 @@ fn db_check_and_migrate() {
 #[test]
 fn info_describes_host_and_filesystem() {
     let scene = Scene::new();
-    let text = scene.stdout(&[
+    let text = scene.ok(&[
         "info",
         scene.dir.path().to_str().unwrap(),
         "--format",
@@ -208,7 +152,7 @@ fn info_describes_host_and_filesystem() {
     assert_eq!(info["host"]["hostname"], hostname.as_str());
     assert_eq!(info["host"]["kernel"], kernel.as_str());
     assert!(info["filesystem"]["type"].is_string());
-    let table = scene.stdout(&["info"]);
+    let table = scene.ok(&["info"]);
     assert!(
         table.contains("mount point") && table.contains(&kernel),
         "{table}"
@@ -216,9 +160,8 @@ fn info_describes_host_and_filesystem() {
 }
 
 fn refuse(db: &Path, args: &[&str], needle: &str) {
-    let out = iozone().env("IOZONE_DB", db).args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    let (code, _, err) = on(db, args);
+    assert_eq!(code, Some(2), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     assert!(
         err.contains(needle),
@@ -332,7 +275,7 @@ fn eight_runs_recording_at_once_lose_nothing() {
     for run in &runs {
         assert_eq!(run["status"], "complete");
         let id = run["id"].to_string();
-        let shown = json(scene.stdout(&["show", &id, "--format", "json"]).as_bytes());
+        let shown = json(scene.ok(&["show", &id, "--format", "json"]).as_bytes());
         assert_eq!(
             shown["results"].as_array().unwrap().len(),
             4 * 3,

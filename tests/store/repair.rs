@@ -8,9 +8,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use crate::common::{PgDb, json};
-use crate::import::boundaries::Db;
-use crate::import::fixture;
+use crate::common::{Db, Measure, PgDb, fixture, json};
 
 /// Copies run `id` (its row and its results) under `uuid`, with `set` (an SQL
 /// assignment list) applied to the copy: a run as an older iozone could write it.
@@ -37,8 +35,12 @@ fn count_runs(db: &Path) -> i64 {
 }
 
 /// Asserts `args` fail with exit status 2 and one line holding `needle`.
-fn refused(db: &Db, args: &[&str], needle: &str) -> String {
-    let (code, _, err) = db.iozone(args);
+fn refused<A: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    db: &Db,
+    args: &[A],
+    needle: &str,
+) -> String {
+    let (code, _, err) = db.on(args);
     assert_eq!(code, Some(2), "{args:?}: {err}");
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: one line: {err}");
@@ -46,15 +48,81 @@ fn refused(db: &Db, args: &[&str], needle: &str) -> String {
     err
 }
 
-/// A short run into `db`, measured in `dir`.
-fn run_args(dir: &Path) -> Vec<String> {
-    [
-        "run", "-s", "64k", "-r", "4k", "-n", "1", "--warmup", "0", "-q", "-d",
-    ]
-    .into_iter()
-    .map(str::to_string)
-    .chain([dir.display().to_string()])
-    .collect()
+/// A short run into `db`, measured in `dir`: its command line.
+fn run_args(db: &Db, dir: &Path) -> Vec<String> {
+    Measure::tiny(db.location(), dir).warmup(0).command_line()
+}
+
+/// The runs an older iozone let in, by UUID: text SQLite holds and no command can read
+/// back (a start in the year 10000, one in the year -1), and a readable run from before
+/// the years a run may state, which another store refuses.
+const YEAR_10000: &str = "6b2a4c8e-0000-4000-8000-000000010000";
+const YEAR_MINUS_1: &str = "6b2a4c8e-0000-4000-8000-00000000000f";
+const BEFORE_1970: &str = "6b2a4c8e-0000-4000-8000-000000001969";
+
+/// Plants the three runs of an older iozone in the database at `path`, copies of runs 1
+/// and 2; returns the id of the one from the year 10000.
+fn plant_an_older_iozones_runs(path: &Path) -> i64 {
+    let year_10000 = plant(
+        path,
+        1,
+        YEAR_10000,
+        "started_at = '+10000-01-01T00:00:00.000000000Z'",
+    );
+    plant(
+        path,
+        2,
+        YEAR_MINUS_1,
+        "started_at = '-0001-12-31T00:00:00.000000000Z'",
+    );
+    // readable, but before the years a run may state: another store refuses it
+    plant(
+        path,
+        1,
+        BEFORE_1970,
+        "finished_at = '1969-12-31T23:59:59.000000000Z'",
+    );
+    year_10000
+}
+
+/// Every read fails, naming the way out.
+fn assert_every_read_refused(db: &Db, other: &Db, scratch: &Path) {
+    let report = scratch.join("r.html");
+    for args in [
+        &["history"][..],
+        &["history", "--all"],
+        &["trend"],
+        &["report", "-o", report.to_str().unwrap()],
+        &["export", "--format", "json"],
+        &["sync", "--to", &other.location()],
+    ] {
+        let err = refused(db, args, "`iozone db check --repair` removes them");
+        assert!(err.contains("column started_at holds '"), "{err}");
+    }
+}
+
+/// `db check` names each run and the column, and says the database is damaged.
+fn assert_check_names_each_run(db: &Db, bad: i64) {
+    let (code, out, err) = db.on(&["db", "check"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.contains("integrity      DAMAGED"), "{out}");
+    assert!(
+        err.contains(&format!(
+            "run {bad} ({YEAR_10000}): column started_at holds '+10000-01-01T00:00:00.000000000Z'"
+        )),
+        "{err}"
+    );
+    assert!(err.contains(YEAR_MINUS_1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "({BEFORE_1970}): finished_at 1969-12-31T23:59:59Z is outside"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("`iozone db check --repair` repairs it"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -65,66 +133,10 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
     for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
         db.ok(&["import", fixture(f).to_str().unwrap()]);
     }
-    // as the issue found them: text SQLite holds and no command can read back
-    let year_10000 = "6b2a4c8e-0000-4000-8000-000000010000";
-    let year_minus_1 = "6b2a4c8e-0000-4000-8000-00000000000f";
-    let bad = plant(
-        &path,
-        1,
-        year_10000,
-        "started_at = '+10000-01-01T00:00:00.000000000Z'",
-    );
-    plant(
-        &path,
-        2,
-        year_minus_1,
-        "started_at = '-0001-12-31T00:00:00.000000000Z'",
-    );
-    // readable, but before the years a run may state: another store refuses it
-    let old = "6b2a4c8e-0000-4000-8000-000000001969";
-    plant(
-        &path,
-        1,
-        old,
-        "finished_at = '1969-12-31T23:59:59.000000000Z'",
-    );
-
-    // every read fails, naming the way out
+    let bad = plant_an_older_iozones_runs(&path);
     let other = Db::sqlite();
-    let report = scratch.path().join("r.html");
-    for args in [
-        &["history"][..],
-        &["history", "--all"],
-        &["trend"],
-        &["report", "-o", report.to_str().unwrap()],
-        &["export", "--format", "json"],
-        &["sync", "--to", &other.location()],
-    ] {
-        let err = refused(&db, args, "`iozone db check --repair` removes them");
-        assert!(err.contains("column started_at holds '"), "{err}");
-    }
-
-    // db check names each run and the column, and says the database is damaged
-    let (code, out, err) = db.iozone(&["db", "check"]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(out.contains("integrity      DAMAGED"), "{out}");
-    assert!(
-        err.contains(&format!(
-            "run {bad} ({year_10000}): column started_at holds '+10000-01-01T00:00:00.000000000Z'"
-        )),
-        "{err}"
-    );
-    assert!(err.contains(year_minus_1), "{err}");
-    assert!(
-        err.contains(&format!(
-            "({old}): finished_at 1969-12-31T23:59:59Z is outside"
-        )),
-        "{err}"
-    );
-    assert!(
-        err.contains("`iozone db check --repair` repairs it"),
-        "{err}"
-    );
+    assert_every_read_refused(&db, &other, scratch.path());
+    assert_check_names_each_run(&db, bad);
 
     // and from then on nothing writes to it
     let runs = count_runs(&path);
@@ -137,19 +149,18 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
         ],
         marked,
     );
-    let run: Vec<String> = run_args(scratch.path());
-    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let run = run_args(&db, scratch.path());
     refused(&db, &run, marked);
     refused(&db, &["db", "migrate"], marked);
     assert_eq!(count_runs(&path), runs);
 
     // --repair removes the three runs, naming each, and the rest reads again
-    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, out, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     let removed: Vec<&str> = err.lines().filter(|l| l.contains("Removed run")).collect();
     assert_eq!(removed.len(), 3, "{err}");
-    for uuid in [year_10000, year_minus_1, old] {
+    for uuid in [YEAR_10000, YEAR_MINUS_1, BEFORE_1970] {
         assert!(removed.iter().any(|l| l.contains(uuid)), "{err}");
     }
     assert_eq!(db.uuids().len(), 2);
@@ -179,10 +190,9 @@ fn damage_under_the_runs_keeps_writers_out_until_repaired() {
         .unwrap()
         .execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE id = 1;")
         .unwrap();
-    let run: Vec<String> = run_args(scratch.path());
-    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let run = run_args(&db, scratch.path());
 
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.contains("integrity      DAMAGED"), "{out}");
     assert!(
@@ -206,7 +216,7 @@ fn damage_under_the_runs_keeps_writers_out_until_repaired() {
     // reading goes on as far as it can
     assert_eq!(db.uuids().len(), 1);
 
-    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, out, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     assert!(
@@ -253,7 +263,7 @@ fn a_damaged_index_page_is_found_and_rebuilt() {
     }
     std::fs::write(&path, bytes).unwrap();
 
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(out.contains("integrity      DAMAGED"), "{out}");
     assert!(
@@ -268,7 +278,7 @@ fn a_damaged_index_page_is_found_and_rebuilt() {
         "was found damaged by `iozone db check`",
     );
 
-    let (code, out, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, out, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("Rebuilt the indexes"), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
@@ -289,10 +299,10 @@ fn a_check_that_finds_no_damage_lets_writers_in_again() {
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE id = 1;")
         .unwrap();
-    assert_eq!(db.iozone(&["db", "check"]).0, Some(2));
+    assert_eq!(db.on(&["db", "check"]).0, Some(2));
     let fio = fixture("fio/buffered-write-4k.json");
     let import = ["import", fio.to_str().unwrap()];
-    assert_eq!(db.iozone(&import).0, Some(2));
+    assert_eq!(db.on(&import).0, Some(2));
     conn.execute_batch("DELETE FROM results;").unwrap();
     drop(conn);
     assert!(db.ok(&["db", "check"]).contains("integrity      ok"));
@@ -332,7 +342,7 @@ fn a_postgres_run_outside_the_years_is_found_and_removed() {
         "{err}"
     );
 
-    let (code, out, err) = db.iozone(&["db", "check"]);
+    let (code, out, err) = db.on(&["db", "check"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     assert!(
@@ -346,7 +356,7 @@ fn a_postgres_run_outside_the_years_is_found_and_removed() {
         "{err}"
     );
 
-    let (code, _, err) = db.iozone(&["db", "check", "--repair"]);
+    let (code, _, err) = db.on(&["db", "check", "--repair"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains(&format!("Removed run 1 ({uuid})")), "{err}");
     let listed = json(db.ok(&["history", "--all", "--format", "json"]).as_bytes());

@@ -9,8 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::queries::Scene;
-use crate::common::{iozone, require_root};
+use crate::common::{Scene, on, require_root};
 
 fn beside(db: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}{suffix}", db.display()))
@@ -36,15 +35,6 @@ fn kill_while_closing(scene: &Scene, label: &str) {
     );
     assert!(wal.len() > 32 + 24 + 4096, "the WAL holds frames");
     std::fs::write(beside(&scene.db, "-wal"), wal).unwrap();
-}
-
-fn on(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = iozone().arg("--db").arg(db).args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn labels(scene: &Scene) -> Vec<String> {
@@ -124,8 +114,8 @@ fn a_checkpointed_wal_of_another_database_is_still_refused() {
     }
 }
 
-/// The recipe: strace kills `run` at its third unlink, the `-wal`'s, after the
-/// checkpoint and the `-shm`'s unlink.
+/// The kill as it was first met: strace kills `run` at its third unlink, the `-wal`'s,
+/// after the checkpoint and the `-shm`'s unlink.
 #[test]
 fn a_run_killed_at_the_wal_unlink_leaves_a_database_the_next_run_recovers() {
     if !require_root("kill iozone at an unlink under strace") {

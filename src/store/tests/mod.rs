@@ -7,17 +7,20 @@
 //! unless `IOZONE_SKIP_PG_TESTS=1` says to skip them knowingly: a fleet store that was
 //! never tested must not look tested.
 //!
-//! By topic: [`runs`] (what goes in comes back, filtered and resolved, from many
-//! writers), [`selectors`] (ids and ranges any of, conditions all of), [`batches`] (a
-//! stream of runs stored in one transaction), [`schema`] (new, old, newer and foreign
-//! databases), [`server`] (the PostgreSQL test server and a database per test) and
-//! [`connection`] (a server's credentials, reachability and URLs).
+//! By topic: [`runs`] (what goes in comes back), [`finding`] (filters, references and
+//! selectors find runs again), [`writers`] (many runs and writers at once),
+//! [`selectors`] (ids and ranges any of, conditions all of), [`batches`] (a stream of
+//! runs stored in one transaction), [`imports`] (files at the edges of what a run may
+//! hold), [`summaries`] (per-run summaries), [`schema`] (new, old, newer and foreign
+//! databases), [`migrations`] (released steps unchanged, both stores' steps paired),
+//! [`server`] (the PostgreSQL test server and a database per test) and [`connection`]
+//! (a server's credentials, reachability and URLs).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use chrono::{Duration, TimeZone, Utc};
+use chrono::{DateTime, Duration, TimeZone, Utc};
 use rusqlite::Connection;
 
 use super::*;
@@ -63,41 +66,24 @@ macro_rules! pg_database {
 
 mod batches;
 mod connection;
+mod finding;
 mod imports;
+mod migrations;
 mod runs;
 mod schema;
 mod selectors;
 mod server;
 pub(crate) mod summaries;
+mod writers;
 
 use server::{PgDatabase, test_server};
 
+/// A complete run on `hostname`, begun `minutes` after 2026-11-01 12:00 UTC: two tests,
+/// three repetitions and a warm-up round, with its environment, source and process.
 pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
     let started_at =
         Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap() + Duration::minutes(minutes);
-    // in the order they are measured: repetition by repetition
-    let results: Vec<Measurement> = (1..=3u32)
-        .flat_map(|repetition| {
-            [TestKind::Write, TestKind::Read].map(move |test| Measurement {
-                test,
-                file_size: ByteSize(1 << 20),
-                record_size: ByteSize(4096),
-                repetition,
-                bytes: 1 << 20,
-                elapsed_ns: 1_000_000 + repetition as u64,
-                throughput: 1e9 / (1.0 + repetition as f64),
-                latency_ns: (test == TestKind::Write).then_some(Box::new(Latency {
-                    p50: 100,
-                    p99: 200,
-                    p999: 300,
-                    max: 400,
-                    samples: 64,
-                })),
-                engine: EngineKind::Pread,
-                cache: CacheMode::Direct,
-            })
-        })
-        .collect();
+    let results = sample_results();
     Run {
         id: None,
         uuid: uuid::Uuid::new_v4(),
@@ -149,14 +135,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             total_bytes: Some(1 << 40),
             ..Filesystem::default()
         },
-        source: Some(Source {
-            tool: "fio".into(),
-            version: Some("fio-3.33".into()),
-            command: Some("fio --name=seqwrite --rw=write".into()),
-            file: Some("bench.json".into()),
-            imported_at: started_at + Duration::hours(1),
-            time_known: true,
-        }),
+        source: Some(sample_source(started_at)),
         state_at_start: Some(MachineState {
             load_1m: Some(0.52),
             dirty_bytes: Some(12 << 20),
@@ -172,17 +151,61 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             pid: 4242,
             start_ticks: 987_654,
         }),
-        // a warm-up round shares repetition 1 with the first measured round
-        warmup: results
-            .iter()
-            .filter(|m| m.repetition == 1)
-            .map(|m| Measurement {
-                throughput: m.throughput / 2.0,
-                ..m.clone()
-            })
-            .collect(),
+        warmup: warm_up_round(&results),
         results,
     }
+}
+
+/// The sample's measured results, in the order they are measured: repetition by
+/// repetition, each writing and reading 1 MiB in 4 KiB records.
+fn sample_results() -> Vec<Measurement> {
+    (1..=3u32)
+        .flat_map(|repetition| {
+            [TestKind::Write, TestKind::Read].map(move |test| Measurement {
+                test,
+                file_size: ByteSize(1 << 20),
+                record_size: ByteSize(4096),
+                repetition,
+                bytes: 1 << 20,
+                elapsed_ns: 1_000_000 + repetition as u64,
+                throughput: 1e9 / (1.0 + repetition as f64),
+                latency_ns: (test == TestKind::Write).then_some(Box::new(Latency {
+                    p50: 100,
+                    p99: 200,
+                    p999: 300,
+                    max: 400,
+                    samples: 64,
+                })),
+                engine: EngineKind::Pread,
+                cache: CacheMode::Direct,
+            })
+        })
+        .collect()
+}
+
+/// Where the sample says it came from: a fio report, imported an hour after it began.
+fn sample_source(started_at: DateTime<Utc>) -> Source {
+    Source {
+        tool: "fio".into(),
+        version: Some("fio-3.33".into()),
+        command: Some("fio --name=seqwrite --rw=write".into()),
+        file: Some("bench.json".into()),
+        imported_at: started_at + Duration::hours(1),
+        time_known: true,
+    }
+}
+
+/// A warm-up round of `results`: it shares repetition 1 with the first measured round,
+/// at half the throughput.
+fn warm_up_round(results: &[Measurement]) -> Vec<Measurement> {
+    results
+        .iter()
+        .filter(|m| m.repetition == 1)
+        .map(|m| Measurement {
+            throughput: m.throughput / 2.0,
+            ..m.clone()
+        })
+        .collect()
 }
 
 /// Makes `run` one of two engines: every measurement (warm-up too) again through
