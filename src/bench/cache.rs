@@ -9,7 +9,7 @@ use std::num::NonZeroU64;
 
 use rustix::fs::{Advice, OFlags};
 
-use super::io::WriteBack;
+use super::engine::WriteBack;
 use crate::model::{CacheMode, EngineKind, TestKind};
 
 /// What one cache mode does, as four independent choices.

@@ -3,15 +3,14 @@
 
 mod cache;
 mod data;
+mod engine;
 mod file;
-mod io;
 mod latency;
 mod order;
 mod preflight;
 mod rounds;
 mod stale;
 mod tally;
-mod uring;
 mod worker;
 
 use std::path::PathBuf;

@@ -12,8 +12,8 @@ use rustix::io::Errno;
 
 use super::cache::CachePolicy;
 use super::data::AlignedBuf;
+use super::engine::uring;
 use super::file::TestFile;
-use super::uring;
 use super::{BenchError, Plan};
 use crate::model::EngineKind;
 use crate::units::ByteSize;

@@ -12,11 +12,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
+use super::engine::Uring;
+use super::engine::{Engine, RecordIo, Shape, WriteBack};
 use super::file::{ReopenError, TestFile};
-use super::io::{Engine, RecordIo, Shape, WriteBack};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
-use super::uring::Uring;
 use super::{BenchError, Cancel, CellRound, Observer, Plan, Step, Tally};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;

@@ -16,8 +16,8 @@ use std::time::Instant;
 use io_uring::{IoUring, opcode, types};
 use rustix::io::Errno;
 
-use super::data::AlignedBuf;
-use super::io::WriteBack;
+use super::WriteBack;
+use crate::bench::data::AlignedBuf;
 
 /// Why no ring could be set up here, in words that say what to look at.
 pub fn unavailable_reason(e: &io::Error) -> String {
