@@ -3,7 +3,7 @@
 
 mod cache;
 mod data;
-mod engine;
+pub(crate) mod engine;
 mod file;
 mod latency;
 mod order;
@@ -144,6 +144,8 @@ pub enum PlanError {
     ReadShare(u8),
     #[error("nothing to measure: no tests, file sizes or record sizes")]
     NothingToMeasure,
+    #[error("there is no engine {} to run here: only a run imported from another tool can name it", .0.name())]
+    NotOurs(EngineKind),
     #[error("engine {} goes through the page cache and cannot do direct I/O", .0.name())]
     NeedsPageCache(EngineKind),
     #[error("the queue depth must be 1..={MAX_IODEPTH}, not {0}")]
@@ -268,9 +270,9 @@ impl Plan {
         {
             return Err(PlanError::NothingToMeasure);
         }
-        for (engine, cache) in self.pairs() {
-            if !CachePolicy::of(cache).supports(engine) {
-                return Err(PlanError::NeedsPageCache(engine));
+        for (kind, cache) in self.pairs() {
+            if !CachePolicy::of(cache).supports(engine::of(kind)?) {
+                return Err(PlanError::NeedsPageCache(kind));
             }
         }
         self.validate_depth()?;
@@ -304,14 +306,22 @@ impl Plan {
         if !(1..=MAX_IODEPTH).contains(&depth) {
             return Err(PlanError::DepthRange(depth));
         }
+        let engines = self
+            .engines
+            .iter()
+            .map(|&kind| engine::of(kind))
+            .collect::<Result<Vec<_>, _>>()?;
         // one depth for the run: every engine measured must be able to keep it
-        if let Some(&engine) = self.engines.iter().find(|&&e| e != EngineKind::Uring)
+        if let Some(engine) = engines.iter().find(|e| !e.queues())
             && depth > 1
         {
-            return Err(PlanError::DepthNeedsQueue { engine, depth });
+            return Err(PlanError::DepthNeedsQueue {
+                engine: engine.kind(),
+                depth,
+            });
         }
         let largest = self.record_sizes.iter().copied().max().unwrap_or(0);
-        if self.engines.contains(&EngineKind::Uring) && u64::from(depth) * largest > MAX_RECORD {
+        if engines.iter().any(|e| e.queues()) && u64::from(depth) * largest > MAX_RECORD {
             return Err(PlanError::QueueTooLarge {
                 depth,
                 record: ByteSize(largest),
@@ -414,11 +424,13 @@ pub(crate) fn measure_cell(
     };
     let barrier = Barrier::new(plan.threads as usize);
     let cache = CachePolicy::of(cell.cell.cache);
+    let engine = engine::of(cell.cell.engine)?;
     let results: Vec<Result<Vec<PhaseTiming>, BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|index| {
                 let worker = Worker {
                     plan,
+                    engine,
                     cache,
                     index,
                     cell,
@@ -534,8 +546,8 @@ mod tests {
     #[test]
     fn every_engine_and_cache_mode_is_a_cell_at_every_size() {
         use CacheMode::{Buffered, Flush};
-        use EngineKind::{Mmap, Posix, Pread};
-        let p = plan(&[Posix, Pread, Mmap], &[Flush, Buffered]);
+        use EngineKind as E;
+        let p = plan(&[E::Posix, E::Pread, E::Mmap], &[Flush, Buffered]);
         assert_eq!(p.validate(), Ok(()));
         let cells = p.cells();
         assert_eq!(cells.len(), 3 * 2 * 2);
@@ -554,22 +566,28 @@ mod tests {
     #[test]
     fn a_combination_that_cannot_be_measured_is_named() {
         use CacheMode::{Direct, Flush};
-        use EngineKind::{Mmap, Posix, Uring};
-        let p = plan(&[Posix, Mmap], &[Flush, Direct]);
-        assert_eq!(p.validate(), Err(PlanError::NeedsPageCache(Mmap)));
+        use EngineKind as E;
+        let p = plan(&[E::Posix, E::Mmap], &[Flush, Direct]);
+        assert_eq!(p.validate(), Err(PlanError::NeedsPageCache(E::Mmap)));
         // one depth for the run: an engine that cannot keep it is refused
-        let mut deep = plan(&[Uring, Posix], &[Flush]);
+        let mut deep = plan(&[E::Uring, E::Posix], &[Flush]);
         deep.iodepth = 8;
         assert_eq!(
             deep.validate(),
             Err(PlanError::DepthNeedsQueue {
-                engine: Posix,
+                engine: E::Posix,
                 depth: 8
             })
         );
         assert_eq!(
             plan(&[], &[Flush]).validate(),
             Err(PlanError::NothingToMeasure)
+        );
+        // an engine only an imported run names cannot be run
+        let libaio = EngineKind::named("libaio").unwrap();
+        assert_eq!(
+            plan(&[libaio], &[Flush]).validate(),
+            Err(PlanError::NotOurs(libaio))
         );
     }
 }

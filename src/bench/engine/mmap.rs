@@ -5,12 +5,39 @@ use std::io;
 
 use memmap2::MmapMut;
 
-use super::{RecordIo, WriteBack};
+use super::{Bound, Engine, Opening, RecordIo, WriteBack};
+use crate::model::EngineKind;
+
+pub(super) struct MmapEngine;
+
+impl Engine for MmapEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Mmap
+    }
+
+    fn about(&self) -> &'static str {
+        "the file mapped into memory and copied to or from"
+    }
+
+    /// Stores into a mapping and faults on it go through the page cache whatever the
+    /// file was opened with.
+    fn uses_page_cache(&self) -> bool {
+        true
+    }
+
+    fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
+        Ok(Box::new(Mmap::new(
+            opening.file,
+            opening.len,
+            opening.cache,
+        )?))
+    }
+}
 use crate::bench::cache::CachePolicy;
 
 /// The whole file mapped shared; records are copied in and out of the mapping, so
 /// page faults and write-back are what is measured.
-pub struct Mmap {
+struct Mmap {
     file: File,
     map: MmapMut,
     /// Durable writes: `O_SYNC` does not reach stores into a mapping, so every record
@@ -19,7 +46,7 @@ pub struct Mmap {
 }
 
 impl Mmap {
-    pub(super) fn new(file: File, len: u64, cache: CachePolicy) -> io::Result<Self> {
+    fn new(file: File, len: u64, cache: CachePolicy) -> io::Result<Self> {
         if file.metadata()?.len() < len {
             file.set_len(len)?;
         }

@@ -3,12 +3,32 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use super::{RecordIo, WriteBack};
+use super::{Bound, Engine, Opening, RecordIo, WriteBack};
+use crate::model::EngineKind;
+
+pub(super) struct PosixEngine;
+
+impl Engine for PosixEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Posix
+    }
+
+    fn about(&self) -> &'static str {
+        "read(2)/write(2), with lseek(2) only where the access is not sequential"
+    }
+
+    fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
+        Ok(Box::new(Posix {
+            file: opening.file,
+            pos: 0,
+        }))
+    }
+}
 
 /// read(2)/write(2) on the file position; lseek(2) only when the order jumps.
-pub struct Posix {
-    pub(super) file: File,
-    pub(super) pos: u64,
+struct Posix {
+    file: File,
+    pos: u64,
 }
 
 impl RecordIo for Posix {

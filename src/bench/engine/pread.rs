@@ -4,11 +4,28 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 
-use super::{RecordIo, WriteBack};
+use super::{Bound, Engine, Opening, RecordIo, WriteBack};
+use crate::model::EngineKind;
+
+pub(super) struct PreadEngine;
+
+impl Engine for PreadEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Pread
+    }
+
+    fn about(&self) -> &'static str {
+        "pread(2)/pwrite(2) at explicit offsets"
+    }
+
+    fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
+        Ok(Box::new(Pread { file: opening.file }))
+    }
+}
 
 /// pread(2)/pwrite(2): no file position at all.
-pub struct Pread {
-    pub(super) file: File,
+struct Pread {
+    file: File,
 }
 
 impl RecordIo for Pread {

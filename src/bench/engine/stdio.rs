@@ -4,12 +4,35 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 
-use super::{RecordIo, WriteBack};
+use super::{Bound, Engine, Opening, RecordIo, WriteBack};
+use crate::model::EngineKind;
+
+pub(super) struct StdioEngine;
+
+impl Engine for StdioEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Stdio
+    }
+
+    fn about(&self) -> &'static str {
+        "a user-space buffered stream, like fread/fwrite"
+    }
+
+    /// The stream's buffer is memory of ours, filled and drained through the page
+    /// cache whatever the file was opened with.
+    fn uses_page_cache(&self) -> bool {
+        true
+    }
+
+    fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
+        Ok(Box::new(Stdio::new(opening.file)?))
+    }
+}
 
 /// A user-space buffered stream, like C stdio: the buffer is the file's preferred I/O
 /// size (st_blksize), as glibc chooses it, and switching between reading and writing
 /// goes through a flush and a seek, as C requires.
-pub struct Stdio {
+struct Stdio {
     /// Always `Some` between calls; taken only while switching direction.
     stream: Option<Stream>,
     pos: u64,
@@ -22,7 +45,7 @@ enum Stream {
 }
 
 impl Stdio {
-    pub(super) fn new(file: File) -> io::Result<Self> {
+    fn new(file: File) -> io::Result<Self> {
         let capacity = (file.metadata()?.blksize() as usize).clamp(512, 1 << 20);
         Ok(Stdio {
             stream: Some(Stream::Writer(BufWriter::with_capacity(capacity, file))),

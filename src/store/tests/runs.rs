@@ -24,14 +24,15 @@ fn a_value_iozone_never_wrote_is_an_error_naming_its_column(backend: &Backend) {
     let mut store = backend.open();
     let id = store.save_run(&sample_run("bebox", 0)).unwrap().unwrap();
     drop(store);
+    // any name is an engine (another tool's, imported), but not one with a space
     backend.execute(&format!(
-        "UPDATE {}results SET engine = 'warp'",
+        "UPDATE {}results SET engine = 'warp drive'",
         backend.schema()
     ));
     let store = backend.open();
     for detail in [Detail::Full, Detail::Figures] {
         let err = store.results_of(&[id], detail).unwrap_err().to_string();
-        assert!(err.contains("column engine holds 'warp'"), "{err}");
+        assert!(err.contains("column engine holds 'warp drive'"), "{err}");
     }
     if let Backend::Sqlite { .. } = backend {
         // SQLite keeps whatever it is given: bytes where a name belongs
