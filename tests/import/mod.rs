@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::common::json;
 use crate::compare::{compare_json, iozone_db};
 
+mod foreign_engine;
 mod input;
 mod provenance;
 mod stream;
