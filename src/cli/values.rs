@@ -200,6 +200,16 @@ fn age(text: &str) -> Option<Duration> {
     }
 }
 
+/// `--engine` of `run`: the engines this build has, as the bench registers them, each
+/// with its line of help. An engine only an imported run names (fio's `libaio`) is
+/// not one: it can be selected among runs, not run.
+pub(super) fn engines() -> impl TypedValueParser<Value = EngineKind> {
+    let ours = crate::bench::engine::ALL
+        .into_iter()
+        .map(|e| PossibleValue::new(e.kind().name()).help(e.about()));
+    clap::builder::PossibleValuesParser::new(ours).try_map(|name| EngineKind::named(&name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,14 +281,4 @@ mod tests {
         assert_eq!(parse_label("kernel-6.12 rc1").unwrap(), "kernel-6.12 rc1");
         assert!(parse_label("DR8,DR9").is_err());
     }
-}
-
-/// `--engine` of `run`: the engines this build has, as the bench registers them, each
-/// with its line of help. An engine only an imported run names (fio's `libaio`) is
-/// not one: it can be selected among runs, not run.
-pub(super) fn engines() -> impl TypedValueParser<Value = EngineKind> {
-    let ours = crate::bench::engine::ALL
-        .into_iter()
-        .map(|e| PossibleValue::new(e.kind().name()).help(e.about()));
-    clap::builder::PossibleValuesParser::new(ours).try_map(|name| EngineKind::named(&name))
 }

@@ -142,7 +142,7 @@ mod tests {
     fn ours_keep_the_order_runs_were_listed_in_and_others_follow_by_name() {
         let libaio = EngineKind::named("libaio").unwrap();
         let posixaio = EngineKind::named("posixaio").unwrap();
-        let mut all = vec![
+        let mut all = [
             posixaio,
             EngineKind::Uring,
             libaio,
