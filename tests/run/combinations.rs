@@ -207,10 +207,11 @@ fn a_combination_that_cannot_be_measured_is_refused_by_name() {
             "64k",
         ],
     );
+    // the way out names every engine that can go around the page cache, as each says
     assert_eq!(
         line,
         "error: --engine mmap goes through the page cache and cannot do --cache direct; \
-         use --engine posix or pread"
+         use --engine posix, pread or uring"
     );
     let line = expect_bad_input(
         dir.path(),

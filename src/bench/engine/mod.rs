@@ -70,7 +70,7 @@ pub(crate) fn of(kind: EngineKind) -> Result<&'static dyn Engine, PlanError> {
         .ok_or(PlanError::NotOurs(kind))
 }
 
-/// Our engines that `capable` holds for, as a sentence names them: "posix or pread".
+/// Our engines that `capable` holds for, as a sentence names them: "posix, pread or uring".
 pub(crate) fn names_where(capable: impl Fn(&dyn Engine) -> bool) -> String {
     let names: Vec<&str> = ALL
         .into_iter()
