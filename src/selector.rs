@@ -366,7 +366,7 @@ fn and_list(items: &[String], last: &str) -> String {
     }
 }
 
-/// `expected engine:posix|pread|…`: the values a key takes, as the enum names them.
+/// `expected cache:flush|buffered|…`: the values a key takes, as the enum names them.
 fn expected<T: clap::ValueEnum>(key: &str) -> String {
     let names: Vec<String> = T::value_variants()
         .iter()
