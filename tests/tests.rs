@@ -4,6 +4,7 @@
 mod cli;
 mod common;
 mod compare;
+mod engine_identity;
 mod fleet;
 mod import;
 mod layering;

@@ -9,8 +9,8 @@ use std::num::NonZeroU64;
 
 use rustix::fs::{Advice, OFlags};
 
-use super::io::WriteBack;
-use crate::model::{CacheMode, EngineKind, TestKind};
+use super::engine::{Engine, WriteBack};
+use crate::model::{CacheMode, TestKind};
 
 /// What one cache mode does, as four independent choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,11 +74,10 @@ impl CachePolicy {
         flags
     }
 
-    /// Whether `engine` can work this way: a mapping and a user-space stream go through
-    /// the page cache whatever the file's flags say.
-    pub(crate) fn supports(self, engine: EngineKind) -> bool {
-        let through_page_cache = matches!(engine, EngineKind::Mmap | EngineKind::Stdio);
-        !(self.around_page_cache && through_page_cache)
+    /// Whether `engine` can work this way: one that goes through the page cache
+    /// whatever the file's flags say cannot go around it.
+    pub(crate) fn supports(self, engine: &dyn Engine) -> bool {
+        !(self.around_page_cache && engine.uses_page_cache())
     }
 
     /// Whether cold reads are cold only because the file's pages were dropped, which a
@@ -129,13 +128,17 @@ mod tests {
 
     #[test]
     fn only_direct_refuses_the_page_cache_engines() {
+        use crate::bench::engine::ALL;
         for mode in [CacheMode::Flush, CacheMode::Buffered, CacheMode::Sync] {
-            assert!(CachePolicy::of(mode).supports(EngineKind::Mmap));
-            assert!(CachePolicy::of(mode).supports(EngineKind::Stdio));
+            assert!(ALL.iter().all(|&e| CachePolicy::of(mode).supports(e)));
         }
         let direct = CachePolicy::of(CacheMode::Direct);
-        assert!(direct.supports(EngineKind::Posix) && direct.supports(EngineKind::Pread));
-        assert!(!direct.supports(EngineKind::Mmap) && !direct.supports(EngineKind::Stdio));
+        let refused: Vec<&str> = ALL
+            .iter()
+            .filter(|&&e| !direct.supports(e))
+            .map(|e| e.kind().name())
+            .collect();
+        assert_eq!(refused, ["mmap", "stdio"]);
     }
 
     /// Records what the policy asks of an engine at the end of a writing phase.

@@ -1,5 +1,5 @@
 //! Checks made before the first timed byte: the directory exists and is writable, the
-//! files fit, io_uring can be set up when the engine needs it, and O_DIRECT works with
+//! files fit, each engine's own checks pass (io_uring can be set up), and O_DIRECT works with
 //! every record size. A refusal here leaves nothing
 //! behind and explains itself.
 
@@ -12,10 +12,9 @@ use rustix::io::Errno;
 
 use super::cache::CachePolicy;
 use super::data::AlignedBuf;
+use super::engine;
 use super::file::TestFile;
-use super::uring;
 use super::{BenchError, Plan};
-use crate::model::EngineKind;
 use crate::units::ByteSize;
 
 /// What the checks learned about the filesystem, and what the user should know.
@@ -59,10 +58,9 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
             available: ByteSize(free),
         });
     }
-    if plan.engines.contains(&EngineKind::Uring) {
-        // before the probe file: a refusal here leaves nothing behind
-        uring::probe(plan.iodepth)
-            .map_err(|e| BenchError::UringUnavailable(uring::unavailable_reason(&e)))?;
+    // before the probe file: a refusal here leaves nothing behind
+    for &kind in &plan.engines {
+        engine::of(kind)?.preflight(plan.iodepth)?;
     }
     for &cache in &caches {
         probe(plan, cache)?;

@@ -12,11 +12,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
+use super::engine::{Bound, Engine, Opening, RecordIo, Uring, WriteBack};
 use super::file::{ReopenError, TestFile};
-use super::io::{Engine, RecordIo, Shape, WriteBack};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
-use super::uring::Uring;
 use super::{BenchError, Cancel, CellRound, Observer, Plan, Step, Tally};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
@@ -32,6 +31,8 @@ pub(crate) struct PhaseTiming {
 
 pub(crate) struct Worker<'a> {
     pub plan: &'a Plan,
+    /// The cell's engine, as what it does.
+    pub engine: &'static dyn Engine,
     /// The cell's cache mode, as what it does.
     pub cache: CachePolicy,
     pub index: u32,
@@ -150,7 +151,7 @@ impl Worker<'_> {
         test: TestKind,
         file: &mut TestFile,
         pool: &'p DataPool,
-    ) -> Result<Engine<'p>, BenchError> {
+    ) -> Result<Box<dyn Bound + 'p>, BenchError> {
         let cache = self.cache;
         let handle = if test == TestKind::Write {
             file.create(cache)
@@ -168,12 +169,16 @@ impl Worker<'_> {
                 .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             handle
         };
-        let shape = Shape {
+        let opening = Opening {
+            file: handle,
             len: self.cell.cell.file_size,
+            cache,
             depth: self.plan.iodepth,
             record: self.cell.cell.record,
+            pool,
         };
-        Engine::open(self.cell.cell.engine, handle, shape, cache)
+        self.engine
+            .open(opening)
             .map_err(|e| BenchError::io(self.context("opening", file.path(), test), e))
     }
 
@@ -201,7 +206,7 @@ impl Worker<'_> {
     fn measure<'p>(
         &self,
         test: TestKind,
-        mut engine: Engine<'p>,
+        mut engine: Box<dyn Bound + 'p>,
         pool: &'p DataPool,
         buf: &mut AlignedBuf,
         path: &Path,
@@ -235,13 +240,7 @@ impl Worker<'_> {
             done,
         };
         let start = Instant::now();
-        match &mut engine {
-            Engine::Posix(io) => phase.drive(io),
-            Engine::Pread(io) => phase.drive(io),
-            Engine::Mmap(io) => phase.drive(io),
-            Engine::Stdio(io) => phase.drive(io),
-            Engine::Uring(ring) => phase.drive_queued(ring, pool),
-        }?;
+        engine.drive(&mut phase)?;
         let end = Instant::now();
         drop(engine);
         Ok(PhaseTiming {
@@ -267,8 +266,8 @@ fn private_fd_table() {
     let _ = unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) };
 }
 
-/// One timed phase's loop state.
-struct Phase<'a> {
+/// One timed phase's loop state, which an engine bound to the file drives.
+pub(crate) struct Phase<'a> {
     worker: &'a Worker<'a>,
     test: TestKind,
     n: u64,
@@ -286,7 +285,7 @@ impl Phase<'_> {
     /// The timed loop. Everything here runs once per operation, so it stays minimal:
     /// a relaxed load for cancellation, the access order, the sampler's countdown, a
     /// relaxed store of the operations done.
-    fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
+    pub(crate) fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
         let record = self.worker.cell.cell.record;
         let access = access(self.test);
         let read_pct = u64::from(self.worker.plan.read_pct);
@@ -321,7 +320,7 @@ impl Phase<'_> {
     /// one more queued as each completes (never a batch waited for as a whole), in the
     /// order the test visits records. Latency is per completion, queued to reaped.
     /// `pool` is the phase's own, with the lifetime the ring's writes need.
-    fn drive_queued<'p>(
+    pub(crate) fn drive_queued<'p>(
         &mut self,
         ring: &mut Uring<'p>,
         pool: &'p DataPool,

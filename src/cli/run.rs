@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::values::{Repeat, parse_label, parse_repeat, parse_tag, test_groups};
+use super::values::{Repeat, engines, parse_label, parse_repeat, parse_tag, test_groups};
 use crate::model::{self, CacheMode, EngineKind, RoundOrder, TestKind};
 use crate::units::{ByteSize, RateUnit};
 
@@ -60,7 +60,8 @@ pub struct RunArgs {
 
     /// The system interface the I/O goes through; several, comma-separated, are each
     /// measured in every round
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [EngineKind::default()])]
+    #[arg(long, value_parser = engines(), value_delimiter = ',',
+          default_values_t = [EngineKind::default()])]
     pub engine: Vec<EngineKind>,
 
     /// Operations each worker keeps in flight: 1..=1024 with --engine uring, 1 with

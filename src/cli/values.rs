@@ -4,7 +4,7 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use clap::builder::{PossibleValue, TypedValueParser};
 
-use crate::model::TestKind;
+use crate::model::{EngineKind, TestKind};
 
 /// A parser with the names shells complete: clap's completions offer an argument's
 /// possible values, which a parser of our own does not have. Parsing and its errors
@@ -198,6 +198,16 @@ fn age(text: &str) -> Option<Duration> {
         "w" => Duration::try_weeks(n),
         _ => None,
     }
+}
+
+/// `--engine` of `run`: the engines this build has, as the bench registers them, each
+/// with its line of help. An engine only an imported run names (fio's `libaio`) is
+/// not one: it can be selected among runs, not run.
+pub(super) fn engines() -> impl TypedValueParser<Value = EngineKind> {
+    let ours = crate::bench::engine::ALL
+        .into_iter()
+        .map(|e| PossibleValue::new(e.kind().name()).help(e.about()));
+    clap::builder::PossibleValuesParser::new(ours).try_map(|name| EngineKind::named(&name))
 }
 
 #[cfg(test)]

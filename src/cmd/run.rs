@@ -48,14 +48,16 @@ pub(crate) fn plan_message(error: &PlanError) -> String {
         PlanError::ReadShare(pct) => format!("--read-pct must be 0..100, not {pct}"),
         PlanError::NeedsPageCache(engine) => format!(
             "--engine {} goes through the page cache and cannot do --cache direct; \
-             use --engine posix or pread",
-            engine.name()
+             use --engine {}",
+            engine.name(),
+            bench::engine::names_where(|e| !e.uses_page_cache())
         ),
         PlanError::DepthRange(depth) => {
             format!("--iodepth must be 1..={}, not {depth}", bench::MAX_IODEPTH)
         }
         PlanError::DepthNeedsQueue { engine, depth } => format!(
-            "--iodepth {depth} needs --engine uring: --engine {} keeps one operation in flight",
+            "--iodepth {depth} needs --engine {}: --engine {} keeps one operation in flight",
+            bench::engine::names_where(|e| e.queues()),
             engine.name()
         ),
         PlanError::QueueTooLarge { .. } => format!("{error}; use a smaller --iodepth or --record"),
@@ -63,6 +65,7 @@ pub(crate) fn plan_message(error: &PlanError) -> String {
             format!("{error}; use a smaller --record or a larger --size")
         }
         PlanError::RecordTooLarge(_)
+        | PlanError::NotOurs(_)
         | PlanError::NothingToMeasure
         | PlanError::FileNotWhole { .. } => error.to_string(),
     }

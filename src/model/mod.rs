@@ -2,10 +2,12 @@
 //! with. These types are the JSON interface (docs/formats.md, "JSON and CSV of every command"), so fields are only ever added.
 
 mod defaults;
+mod engine;
 mod process;
 mod storable;
 mod summary;
 pub use defaults::*;
+pub use engine::EngineKind;
 pub use process::RunProcess;
 pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
 pub use summary::{RowSummary, Summaries};
@@ -152,48 +154,6 @@ impl CacheMode {
             CacheMode::Buffered => "buffered",
             CacheMode::Direct => "direct",
             CacheMode::Sync => "sync",
-        }
-    }
-}
-
-/// The system interface the I/O goes through.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Default,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// read(2)/write(2), with lseek(2) only where the access is not sequential
-    #[default]
-    Posix,
-    /// pread(2)/pwrite(2) at explicit offsets
-    Pread,
-    /// the file mapped into memory and copied to or from
-    Mmap,
-    /// a user-space buffered stream, like fread/fwrite
-    Stdio,
-    /// io_uring: up to `--iodepth` operations in flight, refilled as each completes
-    Uring,
-}
-
-impl EngineKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Posix => "posix",
-            EngineKind::Pread => "pread",
-            EngineKind::Mmap => "mmap",
-            EngineKind::Stdio => "stdio",
-            EngineKind::Uring => "uring",
         }
     }
 }

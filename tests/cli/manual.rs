@@ -184,7 +184,9 @@ fn completions_offer_test_names_cache_modes_and_engines() {
         offered(&["run", "--cache", ""]),
         ["flush", "buffered", "direct", "sync"]
     );
-    assert_eq!(offered(&["run", "--engine", "p"]), ["posix", "pread"]);
+    // the engines the build registers, each by its prefix
+    assert_eq!(offered(&["run", "--engine", "po"]), ["posix"]);
+    assert!(offered(&["run", "--engine", "p"]).contains(&"pread".to_string()));
     // zsh and fish name the same values in their scripts
     let zsh = stdout(&["completions", "zsh"]);
     let fish = stdout(&["completions", "fish"]);

@@ -1,6 +1,7 @@
 //! `import`, `export`, `completions` and `man` end to end, on the real fixtures.
 
 mod boundaries;
+mod foreign_engine;
 mod input;
 mod provenance;
 mod roundtrip;

@@ -188,7 +188,7 @@ impl<'a> Job<'a> {
     /// The job as a draft run, or `None` when it moved nothing we have a test for.
     fn draft(&self) -> Result<Option<Draft>, String> {
         let mut draft = Draft::new("fio");
-        draft.engine = self.engine();
+        draft.engine = self.engine()?;
         draft.iodepth = self.iodepth()?;
         draft.threads = self.threads()?;
         draft.dir = Some(self.dir()).filter(|d| !d.is_empty());
@@ -208,18 +208,21 @@ impl<'a> Job<'a> {
         self.option(&["ioengine"]).unwrap_or("psync").trim()
     }
 
-    /// psync/pvsync are positional reads and writes, sync/vsync use the file position,
-    /// mmap maps, io_uring is ours. Other engines (libaio, posixaio, …) also address
-    /// every I/O by offset, queued: pread is the nearest of ours, and the job's depth
-    /// (see [`Job::iodepth`]) keeps the queueing; libaio is not io_uring, so it is not
-    /// named as our io_uring engine. fio's default is psync.
-    fn engine(&self) -> EngineKind {
-        match self.ioengine() {
+    /// fio's engines that are ours under another name: psync/pvsync are positional
+    /// reads and writes, sync/vsync use the file position, mmap maps,
+    /// io_uring queues. Any other (libaio, posixaio, …) is recorded under its own name
+    /// at the job's depth ([`Job::iodepth`]): none of ours measures what it measured,
+    /// and pread at depth 16 is a run ours would refuse. fio's default is psync.
+    fn engine(&self) -> Result<EngineKind, String> {
+        Ok(match self.ioengine() {
+            "psync" | "pvsync" => EngineKind::Pread,
             "sync" | "vsync" => EngineKind::Posix,
             "mmap" => EngineKind::Mmap,
             "io_uring" => EngineKind::Uring,
-            _ => EngineKind::Pread,
-        }
+            other => {
+                EngineKind::named(other).map_err(|e| format!("{}: ioengine {e}", self.name))?
+            }
+        })
     }
 
     /// The operations in flight per worker: `iodepth` (fio's default 1) for a queued

@@ -157,7 +157,7 @@ fn a_queued_engine_keeps_its_depth() {
         runs(&text)[0].params.clone()
     };
     let libaio = with_engine("libaio");
-    assert_eq!((libaio.engine, libaio.iodepth), (EngineKind::Pread, 32));
+    assert_eq!((libaio.engine.name(), libaio.iodepth), ("libaio", 32));
     // a synchronous engine has one I/O in flight whatever iodepth says
     for sync in ["psync", "sync", "pvsync2", "mmap"] {
         assert_eq!(with_engine(sync).iodepth, 1, "{sync}");

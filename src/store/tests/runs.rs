@@ -11,6 +11,7 @@ on_every_backend!(
     a_spooled_run_replaces_the_empty_record_of_its_failed_write,
     instants_keep_the_backends_precision,
     a_value_iozone_never_wrote_is_an_error_naming_its_column,
+    another_tools_engine_comes_back_under_its_own_name,
 );
 
 /// Text read is borrowed from the driver's row until decoded: what cannot be decoded
@@ -19,14 +20,15 @@ fn a_value_iozone_never_wrote_is_an_error_naming_its_column(backend: &Backend) {
     let mut store = backend.open();
     let id = store.save_run(&sample_run("bebox", 0)).unwrap().unwrap();
     drop(store);
+    // any name is an engine (another tool's, imported), but not one with a space
     backend.execute(&format!(
-        "UPDATE {}results SET engine = 'warp'",
+        "UPDATE {}results SET engine = 'warp drive'",
         backend.schema()
     ));
     let store = backend.open();
     for detail in [Detail::Full, Detail::Figures] {
         let err = store.results_of(&[id], detail).unwrap_err().to_string();
-        assert!(err.contains("column engine holds 'warp'"), "{err}");
+        assert!(err.contains("column engine holds 'warp drive'"), "{err}");
     }
     if let Backend::Sqlite { .. } = backend {
         // SQLite keeps whatever it is given: bytes where a name belongs
@@ -105,6 +107,39 @@ fn a_saved_run_comes_back_unchanged(backend: &Backend) {
     };
     let found: Vec<Option<i64>> = store
         .list_runs(&by_second)
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(found, [Some(id)]);
+}
+
+/// An imported run keeps the engine its tool named (fio's libaio), which is none of
+/// ours: saved, read back and selected by that name, in params and in every result.
+fn another_tools_engine_comes_back_under_its_own_name(backend: &Backend) {
+    let mut store = backend.open();
+    let libaio = EngineKind::named("libaio").unwrap();
+    let mut run = sample_run("bebox", 0);
+    run.params.engine = libaio;
+    run.params.iodepth = 16;
+    run.stamp_combination();
+    let id = store.save_run(&run).unwrap().unwrap();
+    store.save_run(&sample_run("bebox", 1)).unwrap();
+    let back = store.load_run(id).unwrap().unwrap();
+    assert_eq!(
+        back,
+        Run {
+            id: Some(id),
+            ..run
+        }
+    );
+    assert!(back.results.iter().all(|m| m.engine.name() == "libaio"));
+    let by_name = RunFilter {
+        engine: Some(libaio),
+        ..RunFilter::default()
+    };
+    let found: Vec<Option<i64>> = store
+        .list_runs(&by_name)
         .unwrap()
         .iter()
         .map(|r| r.id)

@@ -16,11 +16,56 @@ use std::time::Instant;
 use io_uring::{IoUring, opcode, types};
 use rustix::io::Errno;
 
-use super::data::AlignedBuf;
-use super::io::WriteBack;
+use super::{Bound, Engine, Opening, WriteBack};
+use crate::bench::BenchError;
+use crate::bench::data::{AlignedBuf, DataPool};
+use crate::bench::worker::Phase;
+use crate::model::EngineKind;
+
+pub(super) struct UringEngine;
+
+impl Engine for UringEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Uring
+    }
+
+    fn about(&self) -> &'static str {
+        "io_uring: up to `--iodepth` operations in flight, refilled as each completes"
+    }
+
+    fn queues(&self) -> bool {
+        true
+    }
+
+    /// A kernel without io_uring, or one that refuses it, is found before the probe
+    /// file is written.
+    fn preflight(&self, depth: u32) -> Result<(), BenchError> {
+        probe(depth).map_err(|e| BenchError::UringUnavailable(unavailable_reason(&e)))
+    }
+
+    fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
+        let ring = Uring::new(opening.file, opening.depth, opening.record)?;
+        Ok(Box::new(Queued {
+            ring,
+            pool: opening.pool,
+        }))
+    }
+}
+
+/// A ring, and the data its writes take: a queued engine drives the phase itself.
+struct Queued<'p> {
+    ring: Uring<'p>,
+    pool: &'p DataPool,
+}
+
+impl Bound for Queued<'_> {
+    fn drive(&mut self, phase: &mut Phase) -> Result<(), BenchError> {
+        phase.drive_queued(&mut self.ring, self.pool)
+    }
+}
 
 /// Why no ring could be set up here, in words that say what to look at.
-pub fn unavailable_reason(e: &io::Error) -> String {
+fn unavailable_reason(e: &io::Error) -> String {
     match e.raw_os_error().map(Errno::from_raw_os_error) {
         Some(Errno::NOSYS) => {
             "this kernel has no io_uring (older than 5.1, built without it, or hidden by a \
@@ -36,7 +81,7 @@ pub fn unavailable_reason(e: &io::Error) -> String {
 
 /// Sets up (and closes) a ring of `depth` entries, as every worker will: the check
 /// made before anything is written.
-pub fn probe(depth: u32) -> io::Result<()> {
+fn probe(depth: u32) -> io::Result<()> {
     setup(depth).map(drop)
 }
 
