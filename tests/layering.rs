@@ -36,12 +36,19 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ),
     (
         "stats",
-        &["cli", "cmd", "store", "render", "compare", "trend"],
-        "pure statistics",
+        &[
+            "cli", "cmd", "store", "render", "compare", "trend", "model", "bench", "host",
+            "import", "export", "selector", "facts", "output", "process", "shell",
+        ],
+        "pure statistics on numbers (units aside): the model's runs and summaries use \
+         stats, never the reverse",
     ),
     (
         "model",
-        &["cli", "cmd", "store", "render", "bench", "host", "compare"],
+        &[
+            "cli", "cmd", "store", "render", "bench", "host", "compare", "trend", "import",
+            "export",
+        ],
         "plain data",
     ),
     (

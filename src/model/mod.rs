@@ -2,10 +2,12 @@
 //! with. These types are the JSON interface (docs/formats.md, "JSON and CSV of every command"), so fields are only ever added.
 
 mod defaults;
+mod precision;
 mod process;
 mod storable;
 mod summary;
 pub use defaults::*;
+pub use precision::{Imprecise, imprecise_cells};
 pub use process::RunProcess;
 pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
 pub use summary::{RowSummary, Summaries};

@@ -140,7 +140,7 @@ pub fn precision_note(run: &Run) -> Option<String> {
         .iter()
         .map(|m| (m.file_size, m.record_size, m.test))
         .collect();
-    let missed = crate::stats::imprecise_cells(&run.results, auto.precision_pct / 100.0);
+    let missed = crate::model::imprecise_cells(&run.results, auto.precision_pct / 100.0);
     let target = format!("±{}% (95% interval of the median)", auto.precision_pct);
     if missed.is_empty() {
         return Some(format!(
