@@ -219,6 +219,8 @@ check trend --min-runs 1
 check report -o OUT
 check report -o OUT --title "A title" --units MiB
 check report -o OUT label:series
+check report -o OUT label:multi
+check report -o OUT 9..14
 check report -o OUT label:alpha label:beta --ignore-param engine
 check report -o OUT --label series --limit 3 --all
 check report -o - label:multi label:engines-only

@@ -336,7 +336,7 @@ fn rows_on_one_side_only_and_ignored_parameters() {
     );
     let c = compare(&base, &cand, RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
-    assert_eq!(c.rows[0].key.engine, None);
+    assert_eq!(c.rows[0].key.engine(), None);
     assert!(
         c.environment_changes
             .iter()
@@ -358,12 +358,12 @@ fn depths_stay_apart_unless_ignored() {
     let mut deep_base = base.clone();
     deep_base[0].params.iodepth = 32;
     let c = compare(&deep_base, &cand, RunsRead::default(), &options()).unwrap();
-    assert_eq!(c.rows[0].key.iodepth, Some(32));
+    assert_eq!(c.rows[0].key.iodepth(), Some(32));
     let mut ignore = options();
     ignore.ignore.iodepth = true;
     let c = compare(&base, &cand, RunsRead::default(), &ignore).unwrap();
     assert_eq!(c.rows.len(), 1);
-    assert_eq!(c.rows[0].key.iodepth, None);
+    assert_eq!(c.rows[0].key.iodepth(), None);
     let depth = c
         .environment_changes
         .iter()

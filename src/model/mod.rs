@@ -4,11 +4,13 @@
 mod defaults;
 mod precision;
 mod process;
+mod row;
 mod storable;
 mod summary;
 pub use defaults::*;
 pub use precision::{Imprecise, imprecise_cells};
 pub use process::RunProcess;
+pub use row::{KeyParts, RowKey, by_row, throughputs};
 pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
 pub use summary::{RowSummary, Summaries};
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::listing::{Listing, TextStyle};
 use super::{cells, printable};
-use crate::compare::{Comparison, EnvChange, Row, RowKey, TestSummary, Verdict};
+use crate::compare::{Comparison, EnvChange, Row, RowMatch, TestSummary, Verdict};
 use crate::units::{ByteSize, RateUnit, count};
 
 /// Which runs each side pooled, for headers and JSON.
@@ -47,12 +47,12 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
 }
 
 /// `cache/engine qdN ×threads`, `*` for a parameter dropped from the match.
-pub(super) fn mode(key: &RowKey) -> String {
+pub(super) fn mode(key: &RowMatch) -> String {
     cells::mode(
-        key.cache.map(|c| c.name()),
-        key.engine.map(|e| e.name()),
-        key.iodepth,
-        key.threads,
+        key.cache().map(|c| c.name()),
+        key.engine().map(|e| e.name()),
+        key.iodepth(),
+        key.threads(),
     )
 }
 
@@ -81,8 +81,8 @@ pub(super) fn verdict_color(v: Verdict) -> Option<Color> {
     }
 }
 
-pub(super) fn file_size(key: &RowKey) -> String {
-    key.file_size.map_or("*".into(), |f| f.to_string())
+pub(super) fn file_size(key: &RowMatch) -> String {
+    key.file_size().map_or("*".into(), |f| f.to_string())
 }
 
 /// The rows table's columns before the verdict, with whether each holds a number
@@ -114,9 +114,9 @@ const ROW_LINES: usize = 2;
 /// A row's cells under [`row_headers`].
 pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 11] {
     [
-        row.key.test.name().into(),
+        row.key.test().name().into(),
         file_size(&row.key),
-        row.key.record_size.to_string(),
+        row.key.record_size().to_string(),
         mode(&row.key),
         cells::rate(unit, row.baseline_median),
         cells::rate(unit, row.candidate_median),
@@ -299,17 +299,17 @@ fn summary_listing(c: &Comparison) -> Listing {
 }
 
 /// A row key in words: `write 32 MiB 4 KiB flush/posix`.
-pub(super) fn key_name(k: &RowKey) -> String {
+pub(super) fn key_name(k: &RowMatch) -> String {
     format!(
         "{} {} {} {}",
-        k.test.name(),
+        k.test().name(),
         file_size(k),
-        k.record_size,
+        k.record_size(),
         mode(k)
     )
 }
 
-fn one_sided(keys: &[RowKey]) -> String {
+fn one_sided(keys: &[RowMatch]) -> String {
     keys.iter().map(key_name).collect::<Vec<_>>().join("; ")
 }
 
@@ -475,13 +475,13 @@ pub fn compare_csv(c: &Comparison) -> String {
     for r in &c.rows {
         let k = &r.key;
         listing.push(vec![
-            k.test.name().into(),
-            k.file_size
+            k.test().name().into(),
+            k.file_size()
                 .map_or(String::new(), |f: ByteSize| f.bytes().to_string()),
-            k.record_size.bytes().to_string(),
-            k.cache.map_or(String::new(), |x| x.name().into()),
-            k.engine.map_or(String::new(), |x| x.name().into()),
-            k.threads.map_or(String::new(), |x| x.to_string()),
+            k.record_size().bytes().to_string(),
+            k.cache().map_or(String::new(), |x| x.name().into()),
+            k.engine().map_or(String::new(), |x| x.name().into()),
+            k.threads().map_or(String::new(), |x| x.to_string()),
             cells::raw(r.baseline_median),
             cells::raw(r.candidate_median),
             cells::raw(r.change_pct),
@@ -498,7 +498,7 @@ pub fn compare_csv(c: &Comparison) -> String {
             opt(r.min_detectable_pct),
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
-            k.iodepth.map_or(String::new(), |x| x.to_string()),
+            k.iodepth().map_or(String::new(), |x| x.to_string()),
         ]);
     }
     listing.to_csv()
@@ -507,20 +507,23 @@ pub fn compare_csv(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::Verdict;
-    use crate::model::{CacheMode, EngineKind, TestKind};
+    use crate::compare::{Ignored, Verdict};
+    use crate::model::{CacheMode, EngineKind, RowKey, TestKind};
 
     fn row(noise: Option<(f64, &str)>, note: Option<&str>) -> Row {
         Row {
-            key: RowKey {
-                test: TestKind::Write,
-                file_size: Some(ByteSize(1 << 20)),
-                record_size: ByteSize(4096),
-                cache: Some(CacheMode::Flush),
-                engine: Some(EngineKind::Posix),
-                iodepth: Some(1),
-                threads: Some(1),
-            },
+            key: RowMatch::new(
+                RowKey {
+                    test: TestKind::Write,
+                    file_size: ByteSize(1 << 20),
+                    record_size: ByteSize(4096),
+                    cache: CacheMode::Flush,
+                    engine: EngineKind::Posix,
+                    iodepth: 1,
+                    threads: 1,
+                },
+                Ignored::default(),
+            ),
             baseline_median: 100e6,
             candidate_median: 80e6,
             change_pct: -20.0,
