@@ -184,8 +184,8 @@ impl TrendReport {
 pub(crate) mod tests {
     use super::*;
     use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
-    use crate::units::ByteSize;
     use crate::store::tests::sample_run;
+    use crate::units::ByteSize;
 
     /// The series of `runs`, from summaries of their results.
     pub(crate) fn series_points(runs: &[Run]) -> Vec<(SeriesKey, SeriesPoints)> {

@@ -254,6 +254,11 @@ fn the_row_key_check_sees_each_kind_of_declaration() {
                 enum SeriesRowKey {}\npub struct Row {\n// type Row = in a comment\n";
     assert_eq!(
         row_key_declarations(text),
-        ["struct RowKey", "type Row", "type LineKey", "enum SeriesRowKey"]
+        [
+            "struct RowKey",
+            "type Row",
+            "type LineKey",
+            "enum SeriesRowKey"
+        ]
     );
 }

@@ -194,7 +194,9 @@ fn fleet_lines(groups: &[Group]) -> Vec<FleetLine> {
     for g in groups {
         let mut seen: BTreeMap<(TestKind, ByteSize), bool> = BTreeMap::new();
         for row in &g.rows {
-            let regressed = seen.entry((row.key.test(), row.key.record_size())).or_default();
+            let regressed = seen
+                .entry((row.key.test(), row.key.record_size()))
+                .or_default();
             *regressed |= row.verdict == Verdict::Regression;
         }
         for (key, regressed) in seen {

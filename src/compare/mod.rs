@@ -447,18 +447,21 @@ fn measure(
             .partial_cmp(&(b.verdict, -b.change_pct.abs()))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let only = |one: &BTreeMap<RowMatch, verdict::Side>, other: &BTreeMap<RowMatch, verdict::Side>| {
-        one.keys()
-            .filter(|k| !other.contains_key(*k))
-            .cloned()
-            .collect()
-    };
     Ok(Measured {
-        baseline_only: only(&base, &cand),
-        candidate_only: only(&cand, &base),
+        baseline_only: one_sided(&base, &cand),
+        candidate_only: one_sided(&cand, &base),
         rows,
         corrected_over,
         ci_level,
         history_runs,
     })
+}
+
+/// The rows of `one` side that `other` has not.
+fn one_sided(
+    one: &BTreeMap<RowMatch, verdict::Side>,
+    other: &BTreeMap<RowMatch, verdict::Side>,
+) -> Vec<RowMatch> {
+    let only = one.keys().filter(|k| !other.contains_key(*k));
+    only.copied().collect()
 }

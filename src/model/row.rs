@@ -153,13 +153,19 @@ mod tests {
             ]
         );
         let reps = |k: &RowKey| throughputs(&rows[k]);
-        assert_eq!(rows.keys().map(reps).collect::<Vec<_>>(), [[2.0, 1.0], [1.0, 3.0]]);
+        assert_eq!(
+            rows.keys().map(reps).collect::<Vec<_>>(),
+            [[2.0, 1.0], [1.0, 3.0]]
+        );
     }
 
     #[test]
     fn pooled_keys_fall_together_and_keep_the_rest() {
         let params = Params::default();
-        let posix = RowKey::of(&params, &figure(TestKind::Write, 4096, EngineKind::Posix, 1));
+        let posix = RowKey::of(
+            &params,
+            &figure(TestKind::Write, 4096, EngineKind::Posix, 1),
+        );
         let mmap = RowKey::of(&params, &figure(TestKind::Read, 8192, EngineKind::Mmap, 1));
         let line = KeyParts {
             test: true,
@@ -180,9 +186,15 @@ mod tests {
     fn a_run_lists_its_rows_by_size_then_engine_then_cache_then_test() {
         let params = Params::default();
         let mut keys = [
-            RowKey::of(&params, &figure(TestKind::Write, 8192, EngineKind::Posix, 1)),
+            RowKey::of(
+                &params,
+                &figure(TestKind::Write, 8192, EngineKind::Posix, 1),
+            ),
             RowKey::of(&params, &figure(TestKind::Read, 4096, EngineKind::Pread, 1)),
-            RowKey::of(&params, &figure(TestKind::Write, 4096, EngineKind::Pread, 1)),
+            RowKey::of(
+                &params,
+                &figure(TestKind::Write, 4096, EngineKind::Pread, 1),
+            ),
             RowKey::of(&params, &figure(TestKind::Read, 4096, EngineKind::Posix, 1)),
         ];
         keys.sort_by_key(RowKey::list_order);

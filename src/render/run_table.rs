@@ -23,7 +23,11 @@ fn lines(run: &Run) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     for (key, figures) in rows {
         match lines.last_mut() {
-            Some((first, _)) if RowKey { test: key.test, ..*first } == key => {}
+            Some((first, _))
+                if RowKey {
+                    test: key.test,
+                    ..*first
+                } == key => {}
             _ => lines.push((key, BTreeMap::new())),
         }
         if let (Some(summary), Some((_, tests))) =
@@ -37,9 +41,7 @@ fn lines(run: &Run) -> Vec<Line> {
 
 pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     let lines = lines(run);
-    let unit = unit.resolve(
-        (lines.iter()).flat_map(|(_, tests)| tests.values().map(|s| s.median)),
-    );
+    let unit = unit.resolve((lines.iter()).flat_map(|(_, tests)| tests.values().map(|s| s.median)));
     let tests: Vec<TestKind> = run.params.tests.clone();
 
     let combined = run.params.combined();
@@ -59,7 +61,12 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
         if combined {
             // depth and threads are the whole run's, said under the table
             let (cache, engine) = (key.cache.name(), key.engine.name());
-            line.push(super::cells::mode(Some(cache), Some(engine), Some(1), Some(1)));
+            line.push(super::cells::mode(
+                Some(cache),
+                Some(engine),
+                Some(1),
+                Some(1),
+            ));
         }
         let mut paint = Vec::new();
         for test in &tests {
