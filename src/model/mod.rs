@@ -388,7 +388,7 @@ impl Run {
     /// Gives every measurement the run's engine and cache mode: for a source that
     /// measured one combination and does not say so per measurement.
     pub fn stamp_combination(&mut self) {
-        let (engine, cache) = (self.params.engine, self.params.cache);
+        let (engine, cache) = (self.params.engine(), self.params.cache());
         for m in self.results.iter_mut().chain(self.warmup.iter_mut()) {
             m.engine = engine;
             m.cache = cache;
