@@ -22,13 +22,14 @@ fn lines(run: &Run) -> Vec<Line> {
     rows.sort_by_key(|(key, _)| key.list_order());
     let mut lines: Vec<Line> = Vec::new();
     for (key, figures) in rows {
-        match lines.last_mut() {
-            Some((first, _))
-                if RowKey {
-                    test: key.test,
-                    ..*first
-                } == key => {}
-            _ => lines.push((key, BTreeMap::new())),
+        let same_line = |(first, _): &Line| {
+            key == RowKey {
+                test: key.test,
+                ..*first
+            }
+        };
+        if !lines.last().is_some_and(same_line) {
+            lines.push((key, BTreeMap::new()));
         }
         if let (Some(summary), Some((_, tests))) =
             (Summary::of(&throughputs(&figures)), lines.last_mut())
@@ -41,9 +42,18 @@ fn lines(run: &Run) -> Vec<Line> {
 
 pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     let lines = lines(run);
-    let unit = unit.resolve((lines.iter()).flat_map(|(_, tests)| tests.values().map(|s| s.median)));
-    let tests: Vec<TestKind> = run.params.tests.clone();
+    let medians = lines
+        .iter()
+        .flat_map(|(_, tests)| tests.values().map(|s| s.median));
+    let unit = unit.resolve(medians);
+    let (listing, any_noisy) = listing(run, &lines, unit);
+    listing.render(style) + &style.paragraph(&notes(run, unit, any_noisy))
+}
 
+/// The table: a line per row but for the test, a column per test; and whether any
+/// cell is noisy (painted, and marked `~`).
+fn listing(run: &Run, lines: &[Line], unit: RateUnit) -> (Listing, bool) {
+    let tests = &run.params.tests;
     let combined = run.params.combined();
     let mut header = vec!["File", "Record"];
     if combined {
@@ -56,7 +66,7 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     listing = listing.numeric(&numeric);
 
     let mut any_noisy = false;
-    for (key, row) in &lines {
+    for (key, row) in lines {
         let mut line = vec![key.file_size.to_string(), key.record_size.to_string()];
         if combined {
             // depth and threads are the whole run's, said under the table
@@ -69,7 +79,7 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
             ));
         }
         let mut paint = Vec::new();
-        for test in &tests {
+        for test in tests {
             line.push(match row.get(test) {
                 Some(s) => {
                     any_noisy |= s.is_noisy();
@@ -83,8 +93,12 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
         }
         listing.push_painted(line, paint);
     }
+    (listing, any_noisy)
+}
 
-    let table = listing.render(style);
+/// What is said under the table: the unit and the figures, the run-wide depth and
+/// workers, the rounds, the precision reached, and what `~` means when a cell has it.
+fn notes(run: &Run, unit: RateUnit, any_noisy: bool) -> String {
     let mut out = String::new();
     // one repetition is its own figure: no median, no range (its cells show none)
     let figures = match run.params.repeat {
@@ -110,7 +124,7 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
             NOISY_RANGE * 100.0
         ));
     }
-    table + &style.paragraph(&out)
+    out
 }
 
 fn cell(s: &Summary, unit: RateUnit) -> String {
