@@ -1,8 +1,9 @@
 //! Data flows one way (run → measure → record → query → compare → render), so the
 //! modules below the command line must not reach up into it: a parser that imports a
 //! clap type, or a store that calls into a command, ties the library to one front end
-//! and brings back the cycles issue 10 took out. This reads the crate's own sources and
-//! fails on any `crate::…` path that crosses a layer the wrong way.
+//! and brings cycles between modules back. This reads the crate's own sources and
+//! fails on any `crate::…` path that crosses a layer the wrong way; and on any row key
+//! declared beside the model's.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
