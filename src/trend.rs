@@ -8,23 +8,17 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::model::{CacheMode, EngineKind, RowSummary, Run, TestKind};
+use crate::model::{RowKey, RowSummary, Run};
 use crate::stats;
-use crate::units::ByteSize;
 
-/// What makes runs comparable along time.
+/// What makes runs comparable along time: where they ran, and the row.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct SeriesKey {
     pub hostname: Option<String>,
     pub fs_type: Option<String>,
     pub mount_point: Option<String>,
-    pub test: TestKind,
-    pub file_size: ByteSize,
-    pub record_size: ByteSize,
-    pub cache: CacheMode,
-    pub engine: EngineKind,
-    pub iodepth: u32,
-    pub threads: u32,
+    #[serde(flatten)]
+    pub row: RowKey,
 }
 
 /// A run at which a series' level changed.
@@ -84,13 +78,7 @@ impl Series {
                 hostname: run.host.hostname.clone(),
                 fs_type: run.filesystem.fs_type.clone(),
                 mount_point: run.filesystem.mount_point.clone(),
-                test: s.test,
-                file_size: s.file_size,
-                record_size: s.record_size,
-                cache: s.cache,
-                engine: s.engine,
-                iodepth: run.params.iodepth,
-                threads: run.params.threads,
+                row: s.key(&run.params),
             };
             self.points.entry(key).or_default().push((at, median));
         }
@@ -195,8 +183,9 @@ impl TrendReport {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::Measurement;
+    use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
     use crate::store::tests::sample_run;
+    use crate::units::ByteSize;
 
     /// The series of `runs`, from summaries of their results.
     pub(crate) fn series_points(runs: &[Run]) -> Vec<(SeriesKey, SeriesPoints)> {
@@ -272,7 +261,7 @@ pub(crate) mod tests {
         assert_eq!(series.len(), 2);
         let mmap = series
             .iter()
-            .find(|(key, _)| key.engine == EngineKind::Mmap)
+            .find(|(key, _)| key.row.engine == EngineKind::Mmap)
             .expect("mmap's own series");
         assert_eq!(mmap.1.len(), 3);
         assert!(mmap.1.iter().all(|&(_, _, median)| median > 250.0));

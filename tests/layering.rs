@@ -1,8 +1,9 @@
 //! Data flows one way (run → measure → record → query → compare → render), so the
 //! modules below the command line must not reach up into it: a parser that imports a
 //! clap type, or a store that calls into a command, ties the library to one front end
-//! and brings back the cycles taken out of it. This reads the crate's own sources and
-//! fails on any `crate::…` path that crosses a layer the wrong way.
+//! and brings cycles between modules back. This reads the crate's own sources and
+//! fails on any `crate::…` path that crosses a layer the wrong way; and on any row key
+//! declared beside the model's.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -36,12 +37,19 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ),
     (
         "stats",
-        &["cli", "cmd", "store", "render", "compare", "trend"],
-        "pure statistics",
+        &[
+            "cli", "cmd", "store", "render", "compare", "trend", "model", "bench", "host",
+            "import", "export", "selector", "facts", "output", "process", "shell",
+        ],
+        "pure statistics on numbers (units aside): the model's runs and summaries use \
+         stats, never the reverse",
     ),
     (
         "model",
-        &["cli", "cmd", "store", "render", "bench", "host", "compare"],
+        &[
+            "cli", "cmd", "store", "render", "bench", "host", "compare", "trend", "import",
+            "export",
+        ],
         "plain data",
     ),
     (
@@ -196,4 +204,62 @@ fn the_checker_sees_every_way_of_naming_a_module() {
                 let x = crate::bench::DEFAULT; // crate::trend in a comment\n";
     let found: Vec<String> = named_modules(text).into_iter().collect();
     assert_eq!(found, ["bench", "cli", "cmd", "model", "store", "units"]);
+}
+
+/// The declarations in `text` of a type that would be a row key of its own: a struct,
+/// enum or alias named `…RowKey` or `LineKey`, or an alias named `Row`.
+fn row_key_declarations(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let words: Vec<&str> = code
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for pair in words.windows(2) {
+            let (kind, name) = (pair[0], pair[1]);
+            let key_type = name.ends_with("RowKey") || name == "LineKey";
+            let row_alias = kind == "type" && name == "Row";
+            if ["struct", "enum", "type"].contains(&kind) && (key_type || row_alias) {
+                found.push(format!("{kind} {name}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_row_key_is_declared_once_in_the_model() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let rel = file.strip_prefix(&src).unwrap().display().to_string();
+        for declaration in row_key_declarations(&text) {
+            found.push(format!("src/{rel}: {declaration}"));
+        }
+    }
+    assert_eq!(
+        found,
+        ["src/model/row.rs: struct RowKey"],
+        "a row key of its own: rows are keyed by model::RowKey (pooled where a reader \
+         pools rows: RowKey::pooled), grouped by model::by_row"
+    );
+}
+
+#[test]
+fn the_row_key_check_sees_each_kind_of_declaration() {
+    let text = "pub struct RowKey {\ntype Row = (u64, u64);\npub(super) type LineKey = u8;\n\
+                enum SeriesRowKey {}\npub struct Row {\n// type Row = in a comment\n";
+    assert_eq!(
+        row_key_declarations(text),
+        [
+            "struct RowKey",
+            "type Row",
+            "type LineKey",
+            "enum SeriesRowKey"
+        ]
+    );
 }

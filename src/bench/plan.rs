@@ -131,7 +131,7 @@ impl Plan {
         {
             return Err(PlanError::NothingToMeasure);
         }
-        for (kind, cache) in self.pairs() {
+        for (kind, cache) in self.combinations() {
             if !CachePolicy::of(cache).supports(engine::of(kind)?) {
                 return Err(PlanError::NeedsPageCache(kind));
             }
@@ -143,7 +143,7 @@ impl Plan {
                 record: ByteSize(record),
             })
         };
-        if self.combinations().is_empty() {
+        if self.sizes().is_empty() {
             return larger_than_file(self.file_sizes[0], self.record_sizes[0]);
         }
         for &file in &self.file_sizes {
@@ -191,8 +191,9 @@ impl Plan {
         Ok(())
     }
 
-    /// The (file size, record size) pairs measured, in order.
-    pub fn combinations(&self) -> Vec<(u64, u64)> {
+    /// The sizes measured, in order: each (file size, record size) pair whose record
+    /// fits the file.
+    pub fn sizes(&self) -> Vec<(u64, u64)> {
         let mut pairs = Vec::new();
         for &file in &self.file_sizes {
             for &record in &self.record_sizes {
@@ -204,8 +205,9 @@ impl Plan {
         pairs
     }
 
-    /// Every (engine, cache mode) measured: engines first, each through every mode.
-    pub fn pairs(&self) -> Vec<(EngineKind, CacheMode)> {
+    /// Every combination measured, (engine, cache mode): engines first, each through
+    /// every mode.
+    pub fn combinations(&self) -> Vec<(EngineKind, CacheMode)> {
         let caches = &self.caches;
         self.engines
             .iter()
@@ -213,7 +215,7 @@ impl Plan {
             .collect()
     }
 
-    /// Whether more than one (engine, cache mode) is measured.
+    /// Whether more than one combination (engine, cache mode) is measured.
     pub fn combined(&self) -> bool {
         self.engines.len() * self.caches.len() > 1
     }
@@ -221,8 +223,8 @@ impl Plan {
     /// Every cell a round visits: each (engine, cache mode) at each (file size, record
     /// size), in order.
     pub fn cells(&self) -> Vec<Cell> {
-        let sizes = self.combinations();
-        self.pairs()
+        let sizes = self.sizes();
+        self.combinations()
             .into_iter()
             .flat_map(|(engine, cache)| {
                 sizes.iter().map(move |&(file_size, record)| Cell {
@@ -292,7 +294,7 @@ mod tests {
         assert_eq!(p.validate(), Ok(()));
         let cells = p.cells();
         assert_eq!(cells.len(), 3 * 2 * 2);
-        for (engine, cache) in p.pairs() {
+        for (engine, cache) in p.combinations() {
             let sizes: Vec<u64> = cells
                 .iter()
                 .filter(|c| (c.engine, c.cache) == (engine, cache))

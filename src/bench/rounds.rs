@@ -14,8 +14,7 @@ use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{BenchError, Cell, CellRound, Observer, Plan, measure_cell};
-use crate::model::{Measurement, RoundOrder};
-use crate::stats::imprecise_cells;
+use crate::model::{Measurement, RoundOrder, imprecise_cells};
 
 /// Fewer rounds than this give no 95% interval of a median (from order statistics,
 /// 1 − 2·0.5⁶ ≈ 96.9% is the first coverage above 95%), so `auto` starts with them.

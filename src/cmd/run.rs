@@ -375,25 +375,11 @@ fn doubling(from: u64, to: u64) -> Vec<u64> {
 }
 
 fn params(plan: &Plan) -> Params {
-    let combined = plan.combined();
     Params {
-        engine: plan.engines[0],
-        cache: plan.caches[0],
+        engines: plan.engines.clone(),
+        caches: plan.caches.clone(),
         iodepth: plan.iodepth,
-        // the lists only when there is more than one combination: a run of one reads
-        // as every run did before
-        engines: if combined {
-            plan.engines.clone()
-        } else {
-            Vec::new()
-        },
-        caches: if combined {
-            plan.caches.clone()
-        } else {
-            Vec::new()
-        },
         threads: plan.threads,
-        file_size: ByteSize(plan.file_sizes.iter().copied().max().unwrap_or(0)),
         file_sizes: plan.file_sizes.iter().copied().map(ByteSize).collect(),
         record_sizes: plan.record_sizes.iter().copied().map(ByteSize).collect(),
         tests: plan.tests.clone(),

@@ -88,11 +88,11 @@ fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
         // (`42,engine:posix`) is that engine alone
         (
             "params.engine",
-            Some(measured(&combinations, |c| c.0.name(), p.engine.name())),
+            Some(measured(&combinations, |c| c.0.name(), p.engine().name())),
         ),
         (
             "params.cache",
-            Some(measured(&combinations, |c| c.1.name(), p.cache.name())),
+            Some(measured(&combinations, |c| c.1.name(), p.cache().name())),
         ),
         ("params.iodepth", Some(p.iodepth.to_string())),
         ("params.threads", Some(p.threads.to_string())),

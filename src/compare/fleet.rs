@@ -46,6 +46,16 @@ impl GroupBy {
             .raw()
             .unwrap_or_else(|| "unknown".into())
     }
+
+    /// `runs` by their group, moved in, not copied: a side's runs may hold every
+    /// repetition.
+    fn split(self, runs: Vec<Run>) -> Grouped {
+        let mut groups = Grouped::new();
+        for run in runs {
+            groups.entry(self.key(&run)).or_default().push(run);
+        }
+        groups
+    }
 }
 
 /// One group's comparison (one host, filesystem type or kernel).
@@ -108,15 +118,37 @@ pub fn compare_by(
             summaries: cand_summaries,
         },
     );
-    // moved into their groups, not copied: a side's runs may hold every repetition
-    let split = |runs: Vec<Run>| {
-        let mut groups: BTreeMap<String, Vec<Run>> = BTreeMap::new();
-        for run in runs {
-            groups.entry(by.key(&run)).or_default().push(run);
-        }
-        groups
-    };
-    let (base, cand) = (split(baseline), split(candidate));
+    let (base, cand) = (by.split(baseline), by.split(candidate));
+    let (mut groups, nothing_in_common) = compare_groups(&base, &cand, summaries, options)?;
+    if groups.is_empty() {
+        return Err(CompareError::NothingInCommon);
+    }
+    worst_first(&mut groups);
+    Ok(FleetComparison {
+        by,
+        summary: fleet_lines(&groups),
+        groups_regressed: groups.iter().filter(|g| g.regressions > 0).count(),
+        baseline_only: only_in(&base, &cand),
+        candidate_only: only_in(&cand, &base),
+        nothing_in_common,
+        environment_changes,
+        groups,
+        threshold_pct: options.threshold * 100.0,
+        alpha: options.alpha,
+    })
+}
+
+/// A side's runs by group.
+type Grouped = BTreeMap<String, Vec<Run>>;
+
+/// Each group both sides have, compared in parallel; and the groups whose sides have
+/// no row in common.
+fn compare_groups(
+    base: &Grouped,
+    cand: &Grouped,
+    [base_summaries, cand_summaries]: [Option<&Summaries>; 2],
+    options: &Options,
+) -> Result<(Vec<Group>, Vec<String>), CompareError> {
     let both: Vec<(&String, &Vec<Run>, &Vec<Run>)> = base
         .iter()
         .filter_map(|(k, b)| cand.get(k).map(|c| (k, b, c)))
@@ -144,35 +176,23 @@ pub fn compare_by(
             Err(e) => return Err(e),
         }
     }
-    if groups.is_empty() {
-        return Err(CompareError::NothingInCommon);
-    }
+    Ok((groups, nothing_in_common))
+}
+
+/// Regressed groups first, the most regressed first, then by their worst drop.
+fn worst_first(groups: &mut [Group]) {
     groups.sort_by(|a, b| {
         let drop = |g: &Group| g.worst.as_ref().map_or(0.0, |r| r.change_pct);
         (a.verdict, std::cmp::Reverse(a.regressions))
             .cmp(&(b.verdict, std::cmp::Reverse(b.regressions)))
             .then(drop(a).total_cmp(&drop(b)))
     });
-    Ok(FleetComparison {
-        by,
-        summary: fleet_lines(&groups),
-        groups_regressed: groups.iter().filter(|g| g.regressions > 0).count(),
-        baseline_only: base
-            .keys()
-            .filter(|k| !cand.contains_key(*k))
-            .cloned()
-            .collect(),
-        candidate_only: cand
-            .keys()
-            .filter(|k| !base.contains_key(*k))
-            .cloned()
-            .collect(),
-        nothing_in_common,
-        environment_changes,
-        groups,
-        threshold_pct: options.threshold * 100.0,
-        alpha: options.alpha,
-    })
+}
+
+/// The groups of `one` side that `other` has not.
+fn only_in(one: &Grouped, other: &Grouped) -> Vec<String> {
+    let only = one.keys().filter(|k| !other.contains_key(*k));
+    only.cloned().collect()
 }
 
 fn group(key: String, c: Measured) -> Group {
@@ -194,7 +214,9 @@ fn fleet_lines(groups: &[Group]) -> Vec<FleetLine> {
     for g in groups {
         let mut seen: BTreeMap<(TestKind, ByteSize), bool> = BTreeMap::new();
         for row in &g.rows {
-            let regressed = seen.entry((row.key.test, row.key.record_size)).or_default();
+            let regressed = seen
+                .entry((row.key.test(), row.key.record_size()))
+                .or_default();
             *regressed |= row.verdict == Verdict::Regression;
         }
         for (key, regressed) in seen {

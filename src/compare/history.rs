@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use super::environment::segment_key;
 use super::verdict::medians;
-use super::{Ignored, RowKey, RunsRead};
+use super::{Ignored, RowMatch, RunsRead};
 use crate::model::{DEFAULT_MIN_RUNS, DEFAULT_MIN_STEP_PCT, Run};
 use crate::stats::runlevel::SeriesHistory;
 
@@ -113,7 +113,7 @@ pub(super) fn history_by_row(
     candidate: &RunsRead,
     past: &RunsRead,
     ignore: Ignored,
-) -> BTreeMap<RowKey, RowHistory> {
+) -> BTreeMap<RowMatch, RowHistory> {
     let compared: HashSet<Uuid> = (baseline.runs.iter().chain(candidate.runs))
         .map(|r| r.uuid)
         .collect();
@@ -132,7 +132,7 @@ pub(super) fn history_by_row(
     );
     let strata = strata(&runs, ignore);
     // a run's point in a series, by its uuid: a run on both sides is one point
-    let mut by_series: BTreeMap<(RowKey, SeriesId), HashMap<Uuid, Point>> = BTreeMap::new();
+    let mut by_series: BTreeMap<(RowMatch, SeriesId), HashMap<Uuid, Point>> = BTreeMap::new();
     for (&(run, read, role), stratum) in runs.iter().zip(strata) {
         let series: SeriesId = (
             run.host.hostname.clone(),
@@ -156,7 +156,7 @@ pub(super) fn history_by_row(
             }
         }
     }
-    let mut by_row: BTreeMap<RowKey, RowHistory> = BTreeMap::new();
+    let mut by_row: BTreeMap<RowMatch, RowHistory> = BTreeMap::new();
     for ((key, _), points) in by_series {
         let mut points: Vec<Point> = points.into_values().collect();
         points.sort_by_key(|p| (p.started_at, p.id));

@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{CacheMode, EngineKind, RowSummary, Run, Summaries, TestKind};
+use crate::model::{CacheMode, EngineKind, KeyParts, RowKey, RowSummary, Run, Summaries, TestKind};
 use crate::stats::runlevel::{Effect, NoiseSource};
 use crate::units::ByteSize;
 
@@ -54,7 +54,7 @@ use history::{RowHistory, history_by_row};
 use verdict::{Busy, correct, decide, measure_row, side, summarize};
 
 /// Parameters that can be dropped from the row key, for deliberate comparisons across them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ignored {
     pub engine: bool,
     pub cache: bool,
@@ -69,6 +69,18 @@ impl Ignored {
     /// summary's.
     pub fn pools_rows(self) -> bool {
         self.file_size || self.engine || self.cache
+    }
+
+    /// The parts of the row key pooled.
+    fn parts(self) -> KeyParts {
+        KeyParts {
+            file_size: self.file_size,
+            cache: self.cache,
+            engine: self.engine,
+            iodepth: self.iodepth,
+            threads: self.threads,
+            ..KeyParts::default()
+        }
     }
 }
 
@@ -107,12 +119,9 @@ impl<'a> RunsRead<'a> {
 pub fn combinations(run: &Run, read: &RunsRead) -> Vec<(EngineKind, CacheMode)> {
     match read.summaries_of(run) {
         Some(rows) => {
-            let mut cells: Vec<_> = rows
-                .iter()
-                .map(|s| (s.file_size, s.record_size, s.engine, s.cache, s.test))
-                .collect();
-            cells.sort();
-            cells.into_iter().map(|c| (c.2, c.3)).collect()
+            let mut keys: Vec<RowKey> = rows.iter().map(|s| s.key(&run.params)).collect();
+            keys.sort_by_key(RowKey::list_order);
+            keys.into_iter().map(|k| (k.engine, k.cache)).collect()
         }
         None => run.results.iter().map(|m| (m.engine, m.cache)).collect(),
     }
@@ -152,16 +161,66 @@ impl Options {
     }
 }
 
-/// What a row is matched on; `None` for a parameter dropped with `--ignore-param`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct RowKey {
-    pub test: TestKind,
-    pub file_size: Option<ByteSize>,
-    pub record_size: ByteSize,
-    pub cache: Option<CacheMode>,
-    pub engine: Option<EngineKind>,
-    pub iodepth: Option<u32>,
-    pub threads: Option<u32>,
+/// What a row is matched on: the row key, with the parameters dropped with
+/// `--ignore-param` pooled. Its readers see a dropped one as `None` (`*` in a table,
+/// null in JSON), never the value it was pooled to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RowMatch {
+    key: RowKey,
+    ignored: Ignored,
+}
+
+impl RowMatch {
+    pub fn new(key: RowKey, ignored: Ignored) -> RowMatch {
+        RowMatch {
+            key: key.pooled(ignored.parts()),
+            ignored,
+        }
+    }
+
+    pub fn test(&self) -> TestKind {
+        self.key.test
+    }
+
+    pub fn file_size(&self) -> Option<ByteSize> {
+        (!self.ignored.file_size).then_some(self.key.file_size)
+    }
+
+    pub fn record_size(&self) -> ByteSize {
+        self.key.record_size
+    }
+
+    pub fn cache(&self) -> Option<CacheMode> {
+        (!self.ignored.cache).then_some(self.key.cache)
+    }
+
+    pub fn engine(&self) -> Option<EngineKind> {
+        (!self.ignored.engine).then_some(self.key.engine)
+    }
+
+    pub fn iodepth(&self) -> Option<u32> {
+        (!self.ignored.iodepth).then_some(self.key.iodepth)
+    }
+
+    pub fn threads(&self) -> Option<u32> {
+        (!self.ignored.threads).then_some(self.key.threads)
+    }
+}
+
+/// As the row key's fields, a dropped one null.
+impl Serialize for RowMatch {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("RowMatch", 7)?;
+        s.serialize_field("test", &self.test())?;
+        s.serialize_field("file_size", &self.file_size())?;
+        s.serialize_field("record_size", &self.record_size())?;
+        s.serialize_field("cache", &self.cache())?;
+        s.serialize_field("engine", &self.engine())?;
+        s.serialize_field("iodepth", &self.iodepth())?;
+        s.serialize_field("threads", &self.threads())?;
+        s.end()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -188,7 +247,7 @@ impl Verdict {
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
     #[serde(flatten)]
-    pub key: RowKey,
+    pub key: RowMatch,
     /// The geometric mean of the side's run medians (one run: its median), bytes/s.
     pub baseline_median: f64,
     pub candidate_median: f64,
@@ -276,8 +335,8 @@ pub struct Comparison {
     pub environment_changes: Vec<EnvChange>,
     /// Sorted by severity: regressions (largest drop first), inconclusive, improvements, unchanged.
     pub rows: Vec<Row>,
-    pub baseline_only: Vec<RowKey>,
-    pub candidate_only: Vec<RowKey>,
+    pub baseline_only: Vec<RowMatch>,
+    pub candidate_only: Vec<RowMatch>,
     pub summary: Vec<TestSummary>,
     /// How many p-values the correction was applied across.
     pub corrected_over: usize,
@@ -339,8 +398,8 @@ pub fn compare(
 /// many history runs measured noise.
 struct Measured {
     rows: Vec<Row>,
-    baseline_only: Vec<RowKey>,
-    candidate_only: Vec<RowKey>,
+    baseline_only: Vec<RowMatch>,
+    candidate_only: Vec<RowMatch>,
     corrected_over: usize,
     ci_level: f64,
     history_runs: usize,
@@ -356,7 +415,7 @@ fn measure(
 ) -> Result<Measured, CompareError> {
     let base = side(baseline, options.ignore);
     let cand = side(candidate, options.ignore);
-    let common: Vec<&RowKey> = base.keys().filter(|k| cand.contains_key(*k)).collect();
+    let common: Vec<&RowMatch> = base.keys().filter(|k| cand.contains_key(*k)).collect();
     if common.is_empty() {
         return Err(CompareError::NothingInCommon);
     }
@@ -366,7 +425,7 @@ fn measure(
         candidate: side_state(candidate),
     };
     let none = RowHistory::default();
-    let history_of = |key: &RowKey| histories.get(key).unwrap_or(&none);
+    let history_of = |key: &RowMatch| histories.get(key).unwrap_or(&none);
     let (mut rows, effects): (Vec<Row>, Vec<Option<Effect>>) = common
         .iter()
         .map(|key| measure_row(key, &base[*key], &cand[*key], history_of(key), options))
@@ -388,18 +447,21 @@ fn measure(
             .partial_cmp(&(b.verdict, -b.change_pct.abs()))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let only = |one: &BTreeMap<RowKey, verdict::Side>, other: &BTreeMap<RowKey, verdict::Side>| {
-        one.keys()
-            .filter(|k| !other.contains_key(*k))
-            .cloned()
-            .collect()
-    };
     Ok(Measured {
-        baseline_only: only(&base, &cand),
-        candidate_only: only(&cand, &base),
+        baseline_only: one_sided(&base, &cand),
+        candidate_only: one_sided(&cand, &base),
         rows,
         corrected_over,
         ci_level,
         history_runs,
     })
+}
+
+/// The rows of `one` side that `other` has not.
+fn one_sided(
+    one: &BTreeMap<RowMatch, verdict::Side>,
+    other: &BTreeMap<RowMatch, verdict::Side>,
+) -> Vec<RowMatch> {
+    let only = one.keys().filter(|k| !other.contains_key(*k));
+    only.copied().collect()
 }

@@ -327,7 +327,7 @@ fn ignoring_engine() -> Options {
 fn rows_on_one_side_only_and_ignored_parameters() {
     let base = side(&[1.0, 2.0], "6.1");
     let mut cand = side(&[1.0, 2.0], "6.1");
-    cand[0].params.engine = EngineKind::Mmap;
+    cand[0].params.engines = vec![EngineKind::Mmap];
     // its measurements went through it: the row key takes each measurement's engine
     cand[0].stamp_combination();
     assert_eq!(
@@ -336,7 +336,7 @@ fn rows_on_one_side_only_and_ignored_parameters() {
     );
     let c = compare(&base, &cand, RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);
-    assert_eq!(c.rows[0].key.engine, None);
+    assert_eq!(c.rows[0].key.engine(), None);
     assert!(
         c.environment_changes
             .iter()
@@ -358,12 +358,12 @@ fn depths_stay_apart_unless_ignored() {
     let mut deep_base = base.clone();
     deep_base[0].params.iodepth = 32;
     let c = compare(&deep_base, &cand, RunsRead::default(), &options()).unwrap();
-    assert_eq!(c.rows[0].key.iodepth, Some(32));
+    assert_eq!(c.rows[0].key.iodepth(), Some(32));
     let mut ignore = options();
     ignore.ignore.iodepth = true;
     let c = compare(&base, &cand, RunsRead::default(), &ignore).unwrap();
     assert_eq!(c.rows.len(), 1);
-    assert_eq!(c.rows[0].key.iodepth, None);
+    assert_eq!(c.rows[0].key.iodepth(), None);
     let depth = c
         .environment_changes
         .iter()
@@ -398,7 +398,7 @@ fn two_engines_of_one_run_compare_as_two_sides() {
         part.narrow_to(Some(engine), None);
         vec![part]
     };
-    let (base, cand) = (part(run.params.engine), part(EngineKind::Mmap));
+    let (base, cand) = (part(run.params.engine()), part(EngineKind::Mmap));
     assert_eq!((base[0].results.len(), cand[0].results.len()), (3, 3));
     let c = compare(&base, &cand, RunsRead::default(), &ignoring_engine()).unwrap();
     assert_eq!(c.rows.len(), 1);

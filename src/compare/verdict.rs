@@ -8,11 +8,10 @@ use uuid::Uuid;
 
 use super::environment::SideState;
 use super::history::{Across, RowHistory};
-use super::{Ignored, Options, Row, RowKey, RunsRead, TestSummary, Verdict};
-use crate::model::{CacheMode, EngineKind, RoundOrder, Run, TestKind};
+use super::{Ignored, Options, Row, RowMatch, RunsRead, TestSummary, Verdict};
+use crate::model::{RoundOrder, RowKey, Run, TestKind};
 use crate::stats::paired;
 use crate::stats::runlevel::{self, DEFAULT_RUN_NOISE, Effect, NoiseSource, RunLevel};
-use crate::units::ByteSize;
 
 /// One side of a row: each run's level, and how many figures there are.
 #[derive(Default)]
@@ -41,31 +40,13 @@ impl Side {
     }
 }
 
-/// What a figure of `run` was measured at: test, file size, record size, engine, cache.
-type Cell = (TestKind, ByteSize, ByteSize, EngineKind, CacheMode);
-
-fn row_key(run: &Run, cell: Cell, ignore: Ignored) -> RowKey {
-    let (test, file_size, record_size, engine, cache) = cell;
-    let p = &run.params;
-    RowKey {
-        test,
-        file_size: (!ignore.file_size).then_some(file_size),
-        record_size,
-        cache: (!ignore.cache).then_some(cache),
-        engine: (!ignore.engine).then_some(engine),
-        iodepth: (!ignore.iodepth).then_some(p.iodepth),
-        threads: (!ignore.threads).then_some(p.threads),
-    }
-}
-
-/// Each run's repetitions by row key.
-fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowKey, Vec<f64>> {
-    let mut rows: BTreeMap<RowKey, Vec<f64>> = BTreeMap::new();
+/// Each run's repetitions by row, in the order of its results (rows that a dropped
+/// parameter pools take them in that order too).
+fn per_run(run: &Run, ignore: Ignored) -> BTreeMap<RowMatch, Vec<f64>> {
+    let mut rows: BTreeMap<RowMatch, Vec<f64>> = BTreeMap::new();
     for m in &run.results {
-        let cell = (m.test, m.file_size, m.record_size, m.engine, m.cache);
-        rows.entry(row_key(run, cell, ignore))
-            .or_default()
-            .push(m.throughput);
+        let key = RowMatch::new(RowKey::of(&run.params, m), ignore);
+        rows.entry(key).or_default().push(m.throughput);
     }
     rows
 }
@@ -80,18 +61,17 @@ struct RunRow {
 
 /// A run's rows: from its summaries when it was read with them and no dropped parameter
 /// pools several of its summaries' rows into one; from its results otherwise.
-fn run_rows(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKey, RunRow)> {
+fn run_rows(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowMatch, RunRow)> {
     match read.summaries_of(run) {
         Some(rows) if !ignore.pools_rows() => rows
             .iter()
             .map(|s| {
-                let cell = (s.test, s.file_size, s.record_size, s.engine, s.cache);
                 let row = RunRow {
                     level: s.run_level(),
                     figures: s.repetitions as usize,
                     values: Vec::new(),
                 };
-                (row_key(run, cell, ignore), row)
+                (RowMatch::new(s.key(&run.params), ignore), row)
             })
             .collect(),
         _ => per_run(run, ignore)
@@ -111,13 +91,13 @@ fn run_rows(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKey, RunRow)
 /// A run's median per row key, of its positive figures (the level's exponent): from
 /// its summaries (summaries of any schema have it) when it has them and no dropped
 /// parameter pools several of their rows into one; from its results otherwise.
-pub(super) fn medians(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKey, f64)> {
+pub(super) fn medians(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowMatch, f64)> {
     match read.summaries_of(run) {
         Some(rows) if !ignore.pools_rows() => rows
             .iter()
             .filter_map(|s| {
-                let cell = (s.test, s.file_size, s.record_size, s.engine, s.cache);
-                Some((row_key(run, cell, ignore), s.positive_median?))
+                let key = RowMatch::new(s.key(&run.params), ignore);
+                Some((key, s.positive_median?))
             })
             .collect(),
         _ => per_run(run, ignore)
@@ -128,8 +108,8 @@ pub(super) fn medians(run: &Run, read: &RunsRead, ignore: Ignored) -> Vec<(RowKe
 }
 
 /// Every run of a side, by row key: runs stay apart, never pooled as one sample.
-pub(super) fn side(read: &RunsRead, ignore: Ignored) -> BTreeMap<RowKey, Side> {
-    let mut rows: BTreeMap<RowKey, Side> = BTreeMap::new();
+pub(super) fn side(read: &RunsRead, ignore: Ignored) -> BTreeMap<RowMatch, Side> {
+    let mut rows: BTreeMap<RowMatch, Side> = BTreeMap::new();
     for run in read.runs {
         let interleaved = run.params.order == RoundOrder::Interleaved;
         for (key, row) in run_rows(run, read, ignore) {
@@ -159,7 +139,7 @@ fn same_runs(base: &Side, cand: &Side) -> Option<Vec<(RunLevel, RunLevel)>> {
 /// A row measured: its figures, and the test behind them when there is one (restated
 /// at the corrected level by [`correct`]).
 pub(super) fn measure_row(
-    key: &RowKey,
+    key: &RowMatch,
     base: &Side,
     cand: &Side,
     history: &RowHistory,
@@ -167,7 +147,7 @@ pub(super) fn measure_row(
 ) -> (Row, Option<Effect>) {
     let (bm, cm) = (base.level(), cand.level());
     let mut row = Row {
-        key: key.clone(),
+        key: *key,
         baseline_median: bm,
         candidate_median: cm,
         change_pct: (cm / bm - 1.0) * 100.0,
@@ -419,7 +399,7 @@ pub(crate) fn verdict(change_pct: f64, (lo, hi): (f64, f64), q: f64, options: &O
 pub(super) fn summarize(rows: &[Row]) -> Vec<TestSummary> {
     let mut by_test: BTreeMap<TestKind, Vec<&Row>> = BTreeMap::new();
     for row in rows {
-        by_test.entry(row.key.test).or_default().push(row);
+        by_test.entry(row.key.test()).or_default().push(row);
     }
     by_test
         .into_iter()

@@ -148,13 +148,13 @@ mod tests {
         assert_eq!(runs.len(), 1);
         let run = &runs[0];
         let p = &run.params;
-        assert_eq!(p.file_size, ByteSize(32 * MIB));
+        assert_eq!(p.file_size(), ByteSize(32 * MIB));
         assert_eq!(p.file_sizes, vec![ByteSize(32 * MIB)]);
         let records: Vec<u64> = p.record_sizes.iter().map(|r| r.0).collect();
         assert_eq!(records, [512, 1024, 4096, 16384, 65536]);
         assert_eq!(p.tests, [TestKind::Write, TestKind::Read]);
         assert_eq!(
-            (p.cache, p.engine, p.threads),
+            (p.cache(), p.engine(), p.threads),
             (CacheMode::Buffered, EngineKind::Posix, 1)
         );
         assert_eq!(run.results.len(), 10);

@@ -187,7 +187,7 @@ impl<'de> Visitor<'de> for Fields<'_, '_> {
         }
         let mut whole: Run = serde_json::from_value(serde_json::Value::Object(fields))
             .map_err(|e| stream.refuse(format!("{run}: not an iozone run: {e}")))?;
-        let (engine, cache) = (whole.params.engine, whole.params.cache);
+        let (engine, cache) = (whole.params.engine(), whole.params.cache());
         let measured = |list: Option<Vec<Stated>>| -> Vec<Measurement> {
             let list = list.unwrap_or_default();
             list.into_iter()

@@ -245,17 +245,14 @@ impl CsvRow<'_> {
             note: self.opt(CsvColumn::Note),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             params: Params {
-                engine: self.named::<EngineKind>(CsvColumn::Engine)?,
-                cache: self.named::<CacheMode>(CsvColumn::Cache)?,
+                // the first line's, until all are read (`from_results`)
+                engines: vec![self.named::<EngineKind>(CsvColumn::Engine)?],
+                caches: vec![self.named::<CacheMode>(CsvColumn::Cache)?],
                 // exports from before depths existed have no such column
                 iodepth: self
                     .opt_number(CsvColumn::Iodepth)?
                     .unwrap_or_else(Params::legacy_iodepth),
-                // the lines' engines and cache modes, once all are read
-                engines: Vec::new(),
-                caches: Vec::new(),
                 threads: self.number(CsvColumn::Threads)?,
-                file_size: ByteSize(0),
                 file_sizes: Vec::new(),
                 record_sizes: Vec::new(),
                 tests: Vec::new(),
@@ -353,20 +350,14 @@ fn derive_lists(run: &mut Run) {
     }
     tests.sort_unstable();
     tests.dedup();
-    run.params.file_size = files.last().copied().unwrap_or(ByteSize(0));
     run.params.file_sizes = files;
     run.params.record_sizes = records;
     run.params.tests = tests;
     run.params.latency = run.results.iter().any(|m| m.latency_ns.is_some());
     // each line names its engine and cache mode: the run's lists are those, in the
     // order they first appear, and the first of each is the run's own
-    let engines = crate::model::first_seen(run.results.iter().map(|m| m.engine));
-    let caches = crate::model::first_seen(run.results.iter().map(|m| m.cache));
-    run.params.engine = engines[0];
-    run.params.cache = caches[0];
-    let combined = engines.len() > 1 || caches.len() > 1;
-    run.params.engines = if combined { engines } else { Vec::new() };
-    run.params.caches = if combined { caches } else { Vec::new() };
+    run.params.engines = crate::model::first_seen(run.results.iter().map(|m| m.engine));
+    run.params.caches = crate::model::first_seen(run.results.iter().map(|m| m.cache));
 }
 
 #[cfg(test)]
@@ -401,8 +392,6 @@ mod tests {
         let mut run = sample_run();
         run.params.engines = vec![EngineKind::Posix, EngineKind::Mmap];
         run.params.caches = vec![CacheMode::Flush, CacheMode::Buffered];
-        run.params.engine = EngineKind::Posix;
-        run.params.cache = CacheMode::Flush;
         let first = run.results.clone();
         run.results = [EngineKind::Posix, EngineKind::Mmap]
             .into_iter()
@@ -426,8 +415,8 @@ mod tests {
         assert_eq!(parse_json(&text, &origin(&text)).unwrap()[0], run);
         // a run written before measurements named theirs: the run's, as its params say
         let mut old = sample_run();
-        old.params.engine = EngineKind::Mmap;
-        old.params.cache = CacheMode::Buffered;
+        old.params.engines = vec![EngineKind::Mmap];
+        old.params.caches = vec![CacheMode::Buffered];
         let mut value = serde_json::to_value(&old).unwrap();
         for m in value["results"].as_array_mut().unwrap() {
             let m = m.as_object_mut().unwrap();
@@ -452,11 +441,14 @@ mod tests {
             (&back.params.engines, &back.params.caches),
             (&run.params.engines, &run.params.caches)
         );
-        // one combination: no lists, as a run of one engine always had
+        // one combination: the lists hold it alone
         let single = sample_run();
         let text = crate::export::to_csv(std::slice::from_ref(&single));
         let back = &parse_csv(&text, &origin(&text)).unwrap()[0];
-        assert!(back.params.engines.is_empty() && back.params.caches.is_empty());
+        assert_eq!(
+            (&back.params.engines, &back.params.caches),
+            (&vec![single.params.engine()], &vec![single.params.cache()])
+        );
     }
 
     #[test]

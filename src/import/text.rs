@@ -173,13 +173,11 @@ impl Draft {
         let tests = sorted_unique(self.results.iter().map(|m| m.test));
         let latency = self.results.iter().any(|m| m.latency_ns.is_some());
         let params = Params {
-            engine: self.engine,
-            cache: self.cache,
+            // a source measures one engine and cache mode, and states it for the job
+            engines: vec![self.engine],
+            caches: vec![self.cache],
             iodepth: self.iodepth,
-            engines: Vec::new(),
-            caches: Vec::new(),
             threads: self.threads,
-            file_size: file_sizes.last().copied().unwrap_or(ByteSize(0)),
             file_sizes,
             record_sizes,
             tests,

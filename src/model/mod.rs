@@ -3,12 +3,20 @@
 
 mod defaults;
 mod engine;
+mod machine;
+mod params;
+mod precision;
 mod process;
+mod row;
 mod storable;
 mod summary;
 pub use defaults::*;
 pub use engine::EngineKind;
+pub use machine::{Filesystem, Host, MachineState};
+pub use params::{AutoRepeat, Params, first_seen, in_part};
+pub use precision::{Imprecise, imprecise_cells};
 pub use process::RunProcess;
+pub use row::{KeyParts, RowKey, by_row, throughputs};
 pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
 pub use summary::{RowSummary, Summaries};
 
@@ -197,135 +205,6 @@ impl RoundOrder {
     }
 }
 
-/// `--repeat auto`: rounds are added until every cell's 95% interval of the median is
-/// within the precision, or the time is spent.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AutoRepeat {
-    /// Half-width of the interval relative to the median, in percent.
-    pub precision_pct: f64,
-    /// Seconds of measuring after which no round is added.
-    pub max_time_s: f64,
-}
-
-/// Everything a run was asked to do. Serialized as the `params` object. `Default` is
-/// a blank for a store to decode into, not a plan anyone would measure.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Params {
-    /// The first of `engines`: what a reader that knows one engine per run sees.
-    pub engine: EngineKind,
-    /// The first of `caches`.
-    pub cache: CacheMode,
-    /// Every engine measured, in the order given, when there is more than one; empty
-    /// when `engine` is the only one (so single-engine runs read as they always did).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub engines: Vec<EngineKind>,
-    /// Every cache mode measured, when there is more than one; empty when `cache` is.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub caches: Vec<CacheMode>,
-    /// Operations each worker keeps in flight (1 before queue depths existed).
-    #[serde(default = "Params::legacy_iodepth")]
-    pub iodepth: u32,
-    pub threads: u32,
-    /// The largest file size measured (the only one unless `auto`).
-    pub file_size: ByteSize,
-    /// Every file size measured, ascending.
-    pub file_sizes: Vec<ByteSize>,
-    pub record_sizes: Vec<ByteSize>,
-    pub tests: Vec<TestKind>,
-    /// Measured rounds: as asked, or as many as `--repeat auto` took.
-    pub repeat: u32,
-    /// Warm-up rounds measured first and left out of every statistic (0 before they existed).
-    #[serde(default)]
-    pub warmup: u32,
-    #[serde(default = "RoundOrder::legacy")]
-    pub order: RoundOrder,
-    /// Set when the number of rounds was `auto`.
-    #[serde(default)]
-    pub repeat_auto: Option<AutoRepeat>,
-    /// The seed of the data and of the orders. `None` (and so for the three below)
-    /// for an imported run whose file does not state it: nothing is made up.
-    pub seed: Option<u64>,
-    pub auto: bool,
-    pub verify: bool,
-    /// Share of reads in `mix`, in percent.
-    pub read_pct: Option<u8>,
-    /// Stride of `stride_read`, in records.
-    pub stride_records: Option<u64>,
-    /// Whether per-operation latency was recorded.
-    pub latency: bool,
-    /// The directory measured in, as an absolute path.
-    pub dir: Option<String>,
-}
-
-impl Params {
-    /// The queue depth of a run that does not say: every run before depths existed
-    /// kept one operation in flight per worker.
-    pub fn legacy_iodepth() -> u32 {
-        1
-    }
-
-    /// Every engine the run measured: `engines`, or `engine` alone.
-    pub fn all_engines(&self) -> Vec<EngineKind> {
-        if self.engines.is_empty() {
-            vec![self.engine]
-        } else {
-            self.engines.clone()
-        }
-    }
-
-    /// Every cache mode the run measured: `caches`, or `cache` alone.
-    pub fn all_caches(&self) -> Vec<CacheMode> {
-        if self.caches.is_empty() {
-            vec![self.cache]
-        } else {
-            self.caches.clone()
-        }
-    }
-
-    /// "posix,pread": every engine, joined as `--engine` takes them.
-    pub fn engine_names(&self) -> String {
-        let names: Vec<&str> = self
-            .all_engines()
-            .into_iter()
-            .map(EngineKind::name)
-            .collect();
-        names.join(",")
-    }
-
-    /// "flush,buffered": every cache mode, joined as `--cache` takes them.
-    pub fn cache_names(&self) -> String {
-        let names: Vec<&str> = self.all_caches().into_iter().map(CacheMode::name).collect();
-        names.join(",")
-    }
-
-    /// Whether the run measured more than one (engine, cache mode) combination.
-    pub fn combined(&self) -> bool {
-        self.engines.len() > 1 || self.caches.len() > 1
-    }
-}
-
-/// Whether a figure measured through `engine` and `cache` is in the part of a run that
-/// `engine:` and `cache:` select (`None`: any), as `Run::narrow_to` keeps it.
-pub fn in_part(
-    (want_engine, want_cache): (Option<EngineKind>, Option<CacheMode>),
-    engine: EngineKind,
-    cache: CacheMode,
-) -> bool {
-    want_engine.is_none_or(|e| engine == e) && want_cache.is_none_or(|c| cache == c)
-}
-
-/// The distinct values in the order they first appear: the engines or cache modes of a
-/// run, as given.
-pub fn first_seen<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
-    let mut seen = Vec::new();
-    for v in values {
-        if !seen.contains(&v) {
-            seen.push(v);
-        }
-    }
-    seen
-}
-
 /// Per-operation latency percentiles, in nanoseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Latency {
@@ -377,83 +256,6 @@ impl Measurement {
             self.test,
         )
     }
-}
-
-/// Facts about the machine. Filled by host probing; unknown values stay `None`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Host {
-    pub hostname: Option<String>,
-    /// OS name, e.g. "Debian GNU/Linux" (os-release `NAME`).
-    pub os: Option<String>,
-    /// OS version, e.g. "12" (os-release `VERSION_ID`).
-    pub os_version: Option<String>,
-    /// Kernel release, e.g. "6.12.0-1-amd64".
-    pub kernel: Option<String>,
-    pub kernel_cmdline: Option<String>,
-    /// Changes at every boot: tells runs on one boot from runs across a reboot.
-    pub boot_id: Option<String>,
-    pub arch: Option<String>,
-    pub cpu_model: Option<String>,
-    /// Logical CPUs online.
-    pub cpus: Option<u32>,
-    /// cpufreq scaling governor of CPU 0, e.g. "performance".
-    pub cpu_governor: Option<String>,
-    pub memory_bytes: Option<u64>,
-    pub page_size: Option<u64>,
-    /// Dirty-page writeback settings (/proc/sys/vm/dirty_*).
-    pub dirty_ratio: Option<u64>,
-    pub dirty_background_ratio: Option<u64>,
-    pub dirty_bytes: Option<u64>,
-    pub dirty_background_bytes: Option<u64>,
-    pub dirty_expire_centisecs: Option<u64>,
-    pub dirty_writeback_centisecs: Option<u64>,
-    /// Hypervisor when detectable, e.g. "kvm".
-    pub virtualization: Option<String>,
-    /// Container runtime when detectable, e.g. "docker".
-    pub container: Option<String>,
-}
-
-/// The machine's state at one instant: what shifts a whole run's level (other load,
-/// writeback left over from earlier work, memory pressure). Unknown values are `None`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct MachineState {
-    /// Load averages over 1 and 5 minutes (/proc/loadavg).
-    pub load_1m: Option<f64>,
-    pub load_5m: Option<f64>,
-    /// Page cache waiting to be written (/proc/meminfo `Dirty`), in bytes.
-    pub dirty_bytes: Option<u64>,
-    /// Being written back right now (/proc/meminfo `Writeback`), in bytes.
-    pub writeback_bytes: Option<u64>,
-    /// /proc/meminfo `MemFree` and `MemAvailable`, in bytes.
-    pub mem_free_bytes: Option<u64>,
-    pub mem_available_bytes: Option<u64>,
-    /// Share of the last 10 s in which some task waited for I/O or for a CPU
-    /// (/proc/pressure/io and /proc/pressure/cpu, `some avg10`), in percent.
-    pub io_pressure_pct: Option<f64>,
-    pub cpu_pressure_pct: Option<f64>,
-}
-
-/// Facts about the filesystem under the measured directory; unknown values are `None`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Filesystem {
-    pub mount_point: Option<String>,
-    #[serde(rename = "type")]
-    pub fs_type: Option<String>,
-    /// The mount source, e.g. "/dev/nvme0n1p2".
-    pub device: Option<String>,
-    /// Per-mount and superblock options, comma-separated, as the mount table says.
-    pub mount_options: Option<String>,
-    pub block_size: Option<u64>,
-    pub total_bytes: Option<u64>,
-    pub free_bytes: Option<u64>,
-    /// The block device behind the filesystem, after following partitions,
-    /// device-mapper and loop devices, e.g. "nvme0n1".
-    pub block_device: Option<String>,
-    pub device_model: Option<String>,
-    pub rotational: Option<bool>,
-    /// The active I/O scheduler, e.g. "mq-deadline" or "none".
-    pub scheduler: Option<String>,
-    pub device_size: Option<u64>,
 }
 
 /// Where an imported run came from. Native runs have none.
@@ -546,7 +348,7 @@ impl Run {
     /// Gives every measurement the run's engine and cache mode: for a source that
     /// measured one combination and does not say so per measurement.
     pub fn stamp_combination(&mut self) {
-        let (engine, cache) = (self.params.engine, self.params.cache);
+        let (engine, cache) = (self.params.engine(), self.params.cache());
         for m in self.results.iter_mut().chain(self.warmup.iter_mut()) {
             m.engine = engine;
             m.cache = cache;

@@ -69,7 +69,7 @@ impl Run {
         c.text("tool_version", Some(&self.tool_version));
 
         let p = &self.params;
-        c.count("params.file_size", Some(p.file_size.bytes()));
+        c.count("params.file_size", Some(p.file_size().bytes()));
         for (list, sizes) in [
             ("params.file_sizes", &p.file_sizes),
             ("params.record_sizes", &p.record_sizes),

@@ -3,7 +3,7 @@
 //! calls as it writes a run's results (and, for the runs whose figures are their own
 //! summaries, as it reads them), never the only copy of anything.
 
-use super::{CacheMode, EngineKind, Measurement, TestKind};
+use super::{CacheMode, EngineKind, Measurement, Params, RowKey, TestKind, by_row, throughputs};
 use crate::stats::Summary;
 use crate::stats::runlevel::{LevelParts, RunLevel};
 use crate::units::ByteSize;
@@ -11,8 +11,9 @@ use crate::units::ByteSize;
 /// Runs' summaries by run id.
 pub type Summaries = std::collections::HashMap<i64, Vec<RowSummary>>;
 
-/// The measured repetitions of one run under one key (test, file size, record size,
-/// engine, cache): warm-up rounds never count.
+/// The measured repetitions of one run in one row ([`RowKey`]: the run's depth and
+/// workers are its parameters, the rest is here, as the store keeps it): warm-up
+/// rounds never count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowSummary {
     pub test: TestKind,
@@ -43,41 +44,49 @@ impl RowSummary {
     /// in key order: `Summary` for the median and spread, `RunLevel` for the level, as
     /// the readers of the summaries compute them from repetitions.
     pub fn of(results: &[Measurement]) -> Vec<RowSummary> {
-        let mut groups: std::collections::BTreeMap<_, Vec<(u32, f64)>> = Default::default();
-        for m in results {
-            groups
-                .entry((m.test, m.file_size, m.record_size, m.engine, m.cache))
-                .or_default()
-                .push((m.repetition, m.throughput));
-        }
-        groups
+        // a run's figures share its depth and workers: its rows differ in what each
+        // figure states, which is all a summary keeps (and all the store derives
+        // summaries from)
+        let any_run = Params::default();
+        by_row(&any_run, results)
             .into_iter()
-            .map(
-                |((test, file_size, record_size, engine, cache), mut figures)| {
-                    // in the order a run's results are read back (`Measurement::list_order`),
-                    // whatever order they were measured or written in: the variance's sum
-                    // follows it
-                    figures.sort_by_key(|&(repetition, _)| repetition);
-                    let figures: Vec<f64> = figures.into_iter().map(|(_, f)| f).collect();
-                    let summary = Summary::of(&figures);
-                    let level = LevelParts::of(&figures);
-                    RowSummary {
-                        test,
-                        file_size,
-                        record_size,
-                        engine,
-                        cache,
-                        repetitions: figures.len() as u32,
-                        median: summary.map(|s| s.median),
-                        least: summary.map(|s| s.min),
-                        greatest: summary.map(|s| s.max),
-                        positive_median: level.map(|l| l.median),
-                        positives: Some(level.map_or(0, |l| l.positives as u32)),
-                        log_variance: level.map(|l| l.log_variance),
-                    }
-                },
-            )
+            .map(|(key, mut figures)| {
+                // in the order a run's results are read back (`Measurement::list_order`),
+                // whatever order they were measured or written in: the variance's sum
+                // follows it
+                figures.sort_by_key(|m| m.repetition);
+                let figures = throughputs(&figures);
+                let summary = Summary::of(&figures);
+                let level = LevelParts::of(&figures);
+                RowSummary {
+                    test: key.test,
+                    file_size: key.file_size,
+                    record_size: key.record_size,
+                    engine: key.engine,
+                    cache: key.cache,
+                    repetitions: figures.len() as u32,
+                    median: summary.map(|s| s.median),
+                    least: summary.map(|s| s.min),
+                    greatest: summary.map(|s| s.max),
+                    positive_median: level.map(|l| l.median),
+                    positives: Some(level.map_or(0, |l| l.positives as u32)),
+                    log_variance: level.map(|l| l.log_variance),
+                }
+            })
             .collect()
+    }
+
+    /// The row this summarizes, of a run with `params`.
+    pub fn key(&self, params: &Params) -> RowKey {
+        RowKey {
+            test: self.test,
+            file_size: self.file_size,
+            record_size: self.record_size,
+            cache: self.cache,
+            engine: self.engine,
+            iodepth: params.iodepth,
+            threads: params.threads,
+        }
     }
 
     /// The run's level under this key, as `RunLevel::of` its repetitions gives it:

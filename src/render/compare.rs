@@ -1,14 +1,21 @@
 //! `compare`: what changed in the environment, the rows with their verdicts (worst
 //! first), and a geometric-mean summary per test. The tables' headers, cells and
-//! closing sentences are shared with the HTML report; `compare --by` is in `fleet.rs`.
+//! closing sentences (`compare/sentences.rs`) are shared with the HTML report;
+//! `compare --by` is in `fleet.rs`.
+
+mod sentences;
 
 use comfy_table::Color;
 use serde::Serialize;
 
 use super::listing::{Listing, TextStyle};
 use super::{cells, printable};
-use crate::compare::{Comparison, EnvChange, Row, RowKey, TestSummary, Verdict};
-use crate::units::{ByteSize, RateUnit, count};
+use crate::compare::{Comparison, EnvChange, Row, RowMatch, TestSummary, Verdict};
+use crate::units::{ByteSize, RateUnit};
+
+pub(super) use sentences::{
+    explanation, key_name, machine_sentence, needed_sentences, one_sided_sentences, rule_sentence,
+};
 
 /// Which runs each side pooled, for headers and JSON.
 #[derive(Clone, Debug, Serialize)]
@@ -47,12 +54,12 @@ pub fn compare_json(base: &SideInfo, cand: &SideInfo, c: &Comparison) -> String 
 }
 
 /// `cache/engine qdN ×threads`, `*` for a parameter dropped from the match.
-pub(super) fn mode(key: &RowKey) -> String {
+pub(super) fn mode(key: &RowMatch) -> String {
     cells::mode(
-        key.cache.map(|c| c.name()),
-        key.engine.map(|e| e.name()),
-        key.iodepth,
-        key.threads,
+        key.cache().map(|c| c.name()),
+        key.engine().map(|e| e.name()),
+        key.iodepth(),
+        key.threads(),
     )
 }
 
@@ -81,8 +88,8 @@ pub(super) fn verdict_color(v: Verdict) -> Option<Color> {
     }
 }
 
-pub(super) fn file_size(key: &RowKey) -> String {
-    key.file_size.map_or("*".into(), |f| f.to_string())
+pub(super) fn file_size(key: &RowMatch) -> String {
+    key.file_size().map_or("*".into(), |f| f.to_string())
 }
 
 /// The rows table's columns before the verdict, with whether each holds a number
@@ -114,9 +121,9 @@ const ROW_LINES: usize = 2;
 /// A row's cells under [`row_headers`].
 pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 11] {
     [
-        row.key.test.name().into(),
+        row.key.test().name().into(),
         file_size(&row.key),
-        row.key.record_size.to_string(),
+        row.key.record_size().to_string(),
         mode(&row.key),
         cells::rate(unit, row.baseline_median),
         cells::rate(unit, row.candidate_median),
@@ -133,45 +140,6 @@ fn noise(row: &Row) -> String {
     row.noise_pct
         .filter(|n| n.is_finite())
         .map_or("-".into(), |n| format!("±{n:.1}%"))
-}
-
-/// What a row's noise and verdict rest on, beyond its figures: where the noise came
-/// from, then the row's note, when that says more than the noise does.
-pub(super) fn explanation(row: &Row) -> Option<String> {
-    let source = row.noise_source.as_deref().map(noise_from);
-    let parts: Vec<String> = source.into_iter().chain(extra_note(row)).collect();
-    (!parts.is_empty()).then(|| parts.join("; "))
-}
-
-/// Where a row's noise came from, in words: the runs compared, with the series'
-/// history or alone, a pairing within the same runs, or the default.
-fn noise_from(source: &str) -> String {
-    match source.split_once(": ") {
-        _ if source == "runs" => "noise from the runs compared".into(),
-        _ if source == "default" => {
-            "noise: the default (too few runs to measure it, and no history)".into()
-        }
-        Some(("history", runs)) => {
-            format!("noise from the runs compared and the series' history ({runs})")
-        }
-        Some(("paired", rounds)) => format!("noise within the same runs, paired ({rounds})"),
-        _ => format!("noise from {source}"),
-    }
-}
-
-/// The part of a row's note that its noise and source columns do not already say:
-/// the note names them first (`noise ±3.2%, runs`), and anything after is its own.
-fn extra_note(row: &Row) -> Option<String> {
-    let note = row.note.as_deref()?;
-    let said = match (row.noise_pct, &row.noise_source) {
-        (Some(noise), Some(source)) => format!("noise ±{noise:.1}%, {source}"),
-        _ => return Some(note.to_string()),
-    };
-    let rest = match note.strip_prefix(&said) {
-        Some(rest) => rest.trim_start_matches([';', ',', '.', ':', ' ']),
-        None => note,
-    };
-    (!rest.is_empty()).then(|| rest.to_string())
 }
 
 /// The indices of the numeric columns, for [`Listing::numeric`].
@@ -256,13 +224,6 @@ pub(super) fn change_cells(e: &EnvChange) -> [String; 3] {
     [e.field.clone(), values(&e.baseline), values(&e.candidate)]
 }
 
-/// Under the environment's changes, where a side's machine state is summed up: where
-/// each run's is told.
-pub(super) fn machine_sentence(c: &Comparison) -> Option<&'static str> {
-    (c.environment_changes.iter().any(|e| e.summary.is_some()))
-        .then_some("Each run's machine state: iozone show RUN, or compare --format json")
-}
-
 /// The per-test summary's columns, with whether each holds a number.
 pub(super) const SUMMARY_HEADERS: [(&str, bool); 5] = [
     ("Test", false),
@@ -296,98 +257,6 @@ fn summary_listing(c: &Comparison) -> Listing {
         listing.push_colored(summary_cells(s).to_vec(), color);
     }
     listing
-}
-
-/// A row key in words: `write 32 MiB 4 KiB flush/posix`.
-pub(super) fn key_name(k: &RowKey) -> String {
-    format!(
-        "{} {} {} {}",
-        k.test.name(),
-        file_size(k),
-        k.record_size,
-        mode(k)
-    )
-}
-
-fn one_sided(keys: &[RowKey]) -> String {
-    keys.iter().map(key_name).collect::<Vec<_>>().join("; ")
-}
-
-/// The rows only one side measured, a sentence per side that has any (no full stop:
-/// the terminal ends it with the line, the report with a dot).
-pub(super) fn one_sided_sentences(c: &Comparison) -> Vec<String> {
-    [
-        ("baseline", &c.baseline_only),
-        ("candidate", &c.candidate_only),
-    ]
-    .into_iter()
-    .filter(|(_, keys)| !keys.is_empty())
-    .map(|(side, keys)| format!("Only in the {side}: {}", one_sided(keys)))
-    .collect()
-}
-
-/// How many rows regressed, and what a regression takes: below every rendering.
-pub(super) fn rule_sentence(c: &Comparison) -> String {
-    // rows with one measurement on a side have no p-value and enter no correction
-    let corrected = match c.corrected_over {
-        0 => "(no row here has a p-value)".to_string(),
-        n => format!("over {}", count(n, "row")),
-    };
-    // the ordinary interval when the correction selects every row (or nothing has a
-    // p-value); else the level it was widened to
-    let ordinary = (1.0 - c.alpha) * 100.0;
-    let interval = match (c.ci_level_pct - ordinary).abs() < 1e-9 {
-        true => format!("the test's own {} interval", level(ordinary)),
-        false => format!(
-            "the test's own, widened from {} to {} for the correction (false-coverage-rate \
-             adjusted, Benjamini–Yekutieli)",
-            level(ordinary),
-            level(c.ci_level_pct)
-        ),
-    };
-    format!(
-        "{} of {} regressed. Each run counts once (the median of its repetitions), and the \
-         noise between runs comes from the runs, the series' history or a default (each row \
-         says which). A regression needs p < {} after Benjamini–Hochberg correction \
-         {corrected} and a change beyond {}%; the interval is {interval}, so it never \
-         contradicts the verdict.",
-        c.regressions(),
-        count(c.rows.len(), "row"),
-        c.alpha,
-        c.threshold_pct,
-    )
-}
-
-/// For inconclusive rows: about how many runs a side (or, for rows paired within the
-/// same runs, rounds) would tell a change of the threshold, from their own noise.
-pub(super) fn needed_sentences(c: &Comparison) -> Vec<String> {
-    let inconclusive = || c.rows.iter().filter(|r| r.verdict == Verdict::Inconclusive);
-    let runs: Vec<usize> = inconclusive().filter_map(|r| r.runs_needed).collect();
-    let rounds: Vec<usize> = inconclusive().filter_map(|r| r.rounds_needed).collect();
-    let sentence = |needed: &[usize], what: &str, how: &str| {
-        let (lo, hi) = (needed.iter().min()?, needed.iter().max()?);
-        let range = match lo == hi {
-            true => format!("about {lo}"),
-            false => format!("about {lo} to {hi}"),
-        };
-        Some(format!(
-            "{}: {range} {what} would resolve a {}% change \
-             (80% power, from each row's noise; {how}).",
-            count(needed.len(), "inconclusive row"),
-            c.threshold_pct
-        ))
-    };
-    [
-        sentence(&runs, "runs a side", "--repeat adds repetitions, not runs"),
-        sentence(
-            &rounds,
-            "rounds in one run",
-            "paired within the same runs, --repeat sets the rounds",
-        ),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
 }
 
 /// The human report, for the terminal or in Markdown for a ticket.
@@ -475,13 +344,13 @@ pub fn compare_csv(c: &Comparison) -> String {
     for r in &c.rows {
         let k = &r.key;
         listing.push(vec![
-            k.test.name().into(),
-            k.file_size
+            k.test().name().into(),
+            k.file_size()
                 .map_or(String::new(), |f: ByteSize| f.bytes().to_string()),
-            k.record_size.bytes().to_string(),
-            k.cache.map_or(String::new(), |x| x.name().into()),
-            k.engine.map_or(String::new(), |x| x.name().into()),
-            k.threads.map_or(String::new(), |x| x.to_string()),
+            k.record_size().bytes().to_string(),
+            k.cache().map_or(String::new(), |x| x.name().into()),
+            k.engine().map_or(String::new(), |x| x.name().into()),
+            k.threads().map_or(String::new(), |x| x.to_string()),
             cells::raw(r.baseline_median),
             cells::raw(r.candidate_median),
             cells::raw(r.change_pct),
@@ -498,7 +367,7 @@ pub fn compare_csv(c: &Comparison) -> String {
             opt(r.min_detectable_pct),
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
-            k.iodepth.map_or(String::new(), |x| x.to_string()),
+            k.iodepth().map_or(String::new(), |x| x.to_string()),
         ]);
     }
     listing.to_csv()
@@ -507,20 +376,23 @@ pub fn compare_csv(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::Verdict;
-    use crate::model::{CacheMode, EngineKind, TestKind};
+    use crate::compare::{Ignored, Verdict};
+    use crate::model::{CacheMode, EngineKind, RowKey, TestKind};
 
     fn row(noise: Option<(f64, &str)>, note: Option<&str>) -> Row {
         Row {
-            key: RowKey {
-                test: TestKind::Write,
-                file_size: Some(ByteSize(1 << 20)),
-                record_size: ByteSize(4096),
-                cache: Some(CacheMode::Flush),
-                engine: Some(EngineKind::Posix),
-                iodepth: Some(1),
-                threads: Some(1),
-            },
+            key: RowMatch::new(
+                RowKey {
+                    test: TestKind::Write,
+                    file_size: ByteSize(1 << 20),
+                    record_size: ByteSize(4096),
+                    cache: CacheMode::Flush,
+                    engine: EngineKind::Posix,
+                    iodepth: 1,
+                    threads: 1,
+                },
+                Ignored::default(),
+            ),
             baseline_median: 100e6,
             candidate_median: 80e6,
             change_pct: -20.0,

@@ -146,10 +146,10 @@ pub fn fleet_csv(f: &FleetComparison) -> String {
             g.verdict.name().into(),
             g.regressions.to_string(),
             g.rows.len().to_string(),
-            w.map_or(String::new(), |r| r.key.test.name().into()),
-            w.and_then(|r| r.key.file_size)
+            w.map_or(String::new(), |r| r.key.test().name().into()),
+            w.and_then(|r| r.key.file_size())
                 .map_or(String::new(), |s| s.bytes().to_string()),
-            w.map_or(String::new(), |r| r.key.record_size.bytes().to_string()),
+            w.map_or(String::new(), |r| r.key.record_size().bytes().to_string()),
             cells::raw_or_empty(w.map(|r| r.change_pct)),
             cells::raw_or_empty(w.and_then(|r| r.p_adjusted)),
         ]);

@@ -15,10 +15,10 @@ use crate::units::{ByteSize, RateUnit};
 
 /// The median throughput of `test` at the run's largest file size and record size,
 /// through its first engine and cache mode (a run of several has one headline: the
-/// combination named first on its command line, the run's `params.engine`/`cache`),
+/// combination named first on its command line, the run's `Params::engine`/`cache`),
 /// from the run's summaries.
 pub fn headline(params: &Params, summaries: &[RowSummary], test: TestKind) -> Option<f64> {
-    let first = (params.engine, params.cache);
+    let first = (params.engine(), params.cache());
     summaries
         .iter()
         .filter(|s| s.test == test && (s.engine, s.cache) == first)
@@ -187,7 +187,7 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
             run.params.engine_names(),
             run.params.cache_names(),
             run.params.threads.to_string(),
-            run.params.file_size.bytes().to_string(),
+            run.params.file_size().bytes().to_string(),
             join(
                 run.params
                     .record_sizes
@@ -282,7 +282,7 @@ mod tests {
         faster.engine = crate::model::EngineKind::Mmap;
         faster.throughput = 1e12;
         run.results.extend([faster.clone(), faster.clone(), faster]);
-        run.params.engines = vec![run.params.engine, crate::model::EngineKind::Mmap];
+        run.params.engines = vec![run.params.engine(), crate::model::EngineKind::Mmap];
         let h = headline(
             &run.params,
             &crate::model::RowSummary::of(&run.results),

@@ -8,39 +8,52 @@ use comfy_table::Color;
 
 use super::listing::{Listing, TextStyle};
 
-use crate::model::{CacheMode, EngineKind, Run, TestKind};
+use crate::model::{RowKey, Run, TestKind, by_row, throughputs};
 use crate::stats::{NOISY_RANGE, Summary};
-use crate::units::{ByteSize, RateUnit, count};
+use crate::units::{RateUnit, count};
 
-type Row = (ByteSize, ByteSize, EngineKind, CacheMode);
+/// A line of the table: the run's rows that differ in their test only (the first
+/// one's key), each test's summary, if it has a finite figure.
+type Line = (RowKey, BTreeMap<TestKind, Summary>);
+
+/// The table's lines, in the order the run lists its rows.
+fn lines(run: &Run) -> Vec<Line> {
+    let mut rows: Vec<_> = by_row(&run.params, &run.results).into_iter().collect();
+    rows.sort_by_key(|(key, _)| key.list_order());
+    let mut lines: Vec<Line> = Vec::new();
+    for (key, figures) in rows {
+        let same_line = |(first, _): &Line| {
+            key == RowKey {
+                test: key.test,
+                ..*first
+            }
+        };
+        if !lines.last().is_some_and(same_line) {
+            lines.push((key, BTreeMap::new()));
+        }
+        if let (Some(summary), Some((_, tests))) =
+            (Summary::of(&throughputs(&figures)), lines.last_mut())
+        {
+            tests.insert(key.test, summary);
+        }
+    }
+    lines
+}
 
 pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
-    let mut cells: BTreeMap<Row, BTreeMap<TestKind, Vec<f64>>> = BTreeMap::new();
-    for m in &run.results {
-        cells
-            .entry((m.file_size, m.record_size, m.engine, m.cache))
-            .or_default()
-            .entry(m.test)
-            .or_default()
-            .push(m.throughput);
-    }
-    let summaries: BTreeMap<Row, BTreeMap<TestKind, Summary>> = cells
-        .into_iter()
-        .map(|(row, tests)| {
-            let s = tests
-                .into_iter()
-                .filter_map(|(t, v)| Summary::of(&v).map(|s| (t, s)))
-                .collect();
-            (row, s)
-        })
-        .collect();
-    let unit = unit.resolve(
-        summaries
-            .values()
-            .flat_map(|t| t.values().map(|s| s.median)),
-    );
-    let tests: Vec<TestKind> = run.params.tests.clone();
+    let lines = lines(run);
+    let medians = lines
+        .iter()
+        .flat_map(|(_, tests)| tests.values().map(|s| s.median));
+    let unit = unit.resolve(medians);
+    let (listing, any_noisy) = listing(run, &lines, unit);
+    listing.render(style) + &style.paragraph(&notes(run, unit, any_noisy))
+}
 
+/// The table: a line per row but for the test, a column per test; and whether any
+/// cell is noisy (painted, and marked `~`).
+fn listing(run: &Run, lines: &[Line], unit: RateUnit) -> (Listing, bool) {
+    let tests = &run.params.tests;
     let combined = run.params.combined();
     let mut header = vec!["File", "Record"];
     if combined {
@@ -53,16 +66,20 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     listing = listing.numeric(&numeric);
 
     let mut any_noisy = false;
-    for ((file, record, engine, cache), row) in &summaries {
-        let mut line = vec![file.to_string(), record.to_string()];
+    for (key, row) in lines {
+        let mut line = vec![key.file_size.to_string(), key.record_size.to_string()];
         if combined {
             // depth and threads are the whole run's, said under the table
-            let mode =
-                super::cells::mode(Some(cache.name()), Some(engine.name()), Some(1), Some(1));
-            line.push(mode);
+            let (cache, engine) = (key.cache.name(), key.engine.name());
+            line.push(super::cells::mode(
+                Some(cache),
+                Some(engine),
+                Some(1),
+                Some(1),
+            ));
         }
         let mut paint = Vec::new();
-        for test in &tests {
+        for test in tests {
             line.push(match row.get(test) {
                 Some(s) => {
                     any_noisy |= s.is_noisy();
@@ -76,8 +93,12 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
         }
         listing.push_painted(line, paint);
     }
+    (listing, any_noisy)
+}
 
-    let table = listing.render(style);
+/// What is said under the table: the unit and the figures, the run-wide depth and
+/// workers, the rounds, the precision reached, and what `~` means when a cell has it.
+fn notes(run: &Run, unit: RateUnit, any_noisy: bool) -> String {
     let mut out = String::new();
     // one repetition is its own figure: no median, no range (its cells show none)
     let figures = match run.params.repeat {
@@ -103,7 +124,7 @@ pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
             NOISY_RANGE * 100.0
         ));
     }
-    table + &style.paragraph(&out)
+    out
 }
 
 fn cell(s: &Summary, unit: RateUnit) -> String {
@@ -140,7 +161,7 @@ pub fn precision_note(run: &Run) -> Option<String> {
         .iter()
         .map(|m| (m.file_size, m.record_size, m.test))
         .collect();
-    let missed = crate::stats::imprecise_cells(&run.results, auto.precision_pct / 100.0);
+    let missed = crate::model::imprecise_cells(&run.results, auto.precision_pct / 100.0);
     let target = format!("±{}% (95% interval of the median)", auto.precision_pct);
     if missed.is_empty() {
         return Some(format!(

@@ -57,7 +57,7 @@ impl RunColumn {
             RunColumn::Kernel => fact(Fact::Kernel),
             RunColumn::Filesystem => fact(Fact::FsType),
             RunColumn::Labels => run.labels.join(", "),
-            RunColumn::FileSize => run.params.file_size.to_string(),
+            RunColumn::FileSize => run.params.file_size().to_string(),
             RunColumn::Mode => cells::run_mode(&run.params),
             RunColumn::Status => cells::status(run.status),
             RunColumn::Repeat => run.params.repeat.to_string(),

@@ -1,12 +1,10 @@
 //! `show`: one run in full — what it was, where it ran, and every figure.
 
-use std::collections::BTreeMap;
-
 use super::cells;
 use super::environment::environment_listing;
 use super::history::local_time;
 use super::listing::{Listing, TextStyle};
-use crate::model::{Latency, MachineState, Run, Source, TestKind};
+use crate::model::{Latency, MachineState, RowKey, Run, Source, by_row};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit, count, format_nanos};
 
@@ -141,32 +139,41 @@ fn state(state: &Option<MachineState>) -> String {
     )
 }
 
-/// A latency table row: file size, record size, mode (cache/engine), test.
-type Cell = (ByteSize, ByteSize, String, TestKind);
-
-/// Median latency percentiles per test, size and, in a run of several engines or cache
-/// modes, combination (each has latencies of its own).
-fn latency(run: &Run) -> Option<Listing> {
+/// The run's rows that timed single operations, each with its mode (`flush/posix`,
+/// in a run of several combinations) and its figures' latencies; listed by size, then
+/// mode by name, then test.
+fn latency_rows(run: &Run) -> Vec<(RowKey, String, Vec<Latency>)> {
     let combined = run.params.combined();
-    let mut cells: BTreeMap<Cell, Vec<Latency>> = BTreeMap::new();
-    for m in &run.results {
-        if let Some(l) = m.latency_ns.as_deref().copied() {
+    let mut rows: Vec<(RowKey, String, Vec<Latency>)> = by_row(&run.params, &run.results)
+        .into_iter()
+        .map(|(key, figures)| {
             let mode = match combined {
                 true => cells::mode(
-                    Some(m.cache.name()),
-                    Some(m.engine.name()),
+                    Some(key.cache.name()),
+                    Some(key.engine.name()),
                     Some(1),
                     Some(1),
                 ),
                 false => String::new(),
             };
-            cells
-                .entry((m.file_size, m.record_size, mode, m.test))
-                .or_default()
-                .push(l);
-        }
-    }
-    if cells.is_empty() {
+            let latencies = figures.iter().filter_map(|m| m.latency_ns.as_deref());
+            (key, mode, latencies.copied().collect())
+        })
+        .filter(|(_, _, latencies): &(_, _, Vec<Latency>)| !latencies.is_empty())
+        .collect();
+    rows.sort_by(|(a, a_mode, _), (b, b_mode, _)| {
+        let order = |k: &RowKey, mode| (k.file_size, k.record_size, mode, k.test);
+        order(a, a_mode).cmp(&order(b, b_mode))
+    });
+    rows
+}
+
+/// Median latency percentiles per test, size and, in a run of several engines or cache
+/// modes, combination (each has latencies of its own).
+fn latency(run: &Run) -> Option<Listing> {
+    let combined = run.params.combined();
+    let rows = latency_rows(run);
+    if rows.is_empty() {
         return None;
     }
     let mut headers = vec!["File", "Record"];
@@ -180,17 +187,17 @@ fn latency(run: &Run) -> Option<Listing> {
         .chain(first_figure..headers.len())
         .collect();
     let mut listing = Listing::new(&headers).numeric(&numeric);
-    for ((file, record, mode, test), values) in cells {
+    for (key, mode, values) in rows {
         let median = |pick: fn(&Latency) -> u64| {
             let v: Vec<f64> = values.iter().map(|x| pick(x) as f64).collect();
             Summary::of(&v).map_or("-".into(), |s| format_nanos(s.median as u64))
         };
-        let mut row = vec![file.to_string(), record.to_string()];
+        let mut row = vec![key.file_size.to_string(), key.record_size.to_string()];
         if combined {
             row.push(mode);
         }
         row.extend([
-            test.name().into(),
+            key.test.name().into(),
             median(|l| l.p50),
             median(|l| l.p99),
             median(|l| l.p999),

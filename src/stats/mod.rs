@@ -5,12 +5,10 @@ pub mod changepoint;
 pub(crate) mod gaussian;
 pub mod multiple;
 pub mod paired;
-mod precision;
 pub mod runlevel;
 
 pub use changepoint::{ChangePoint, Segments, change_points, segments};
 pub use multiple::{benjamini_hochberg, fcr_confidence};
-pub use precision::{Imprecise, imprecise_cells};
 
 /// Repetitions above this relative range (max − min over median) are called noisy.
 pub const NOISY_RANGE: f64 = 0.10;

@@ -143,6 +143,20 @@ fn forget_unstated(run: &mut Run, value: Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Sets a run's engines or cache modes to the list a column states, when it states one:
+/// `[]` for a run of one combination, whose engine and cache mode the columns before
+/// state.
+fn set_stated<T: serde::de::DeserializeOwned>(
+    list: &mut Vec<T>,
+    value: Value,
+) -> Result<(), String> {
+    let stated: Vec<T> = value.json()?;
+    if !stated.is_empty() {
+        *list = stated;
+    }
+    Ok(())
+}
+
 /// The columns of `runs`; labels, tags and results live in tables of their own.
 // One column a line: a table reads best as a table.
 #[rustfmt::skip]
@@ -161,10 +175,12 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("note", Kind::Text, |r| r.note.clone().into(), |r, v| set(&mut r.note, v.opt_text())),
     column("tool_version", Kind::Text, |r| r.tool_version.clone().into(), |r, v| set(&mut r.tool_version, v.text())),
     // parameters
-    column("engine", Kind::Text, |r| name_of(&r.params.engine), |r, v| set(&mut r.params.engine, v.name())),
-    column("cache", Kind::Text, |r| name_of(&r.params.cache), |r, v| set(&mut r.params.cache, v.name())),
+    // the run's own engine and cache mode: the lists until `engines` and `caches` say more
+    column("engine", Kind::Text, |r| name_of(&r.params.engine()), |r, v| set(&mut r.params.engines, v.name().map(|e| vec![e]))),
+    column("cache", Kind::Text, |r| name_of(&r.params.cache()), |r, v| set(&mut r.params.caches, v.name().map(|c| vec![c]))),
     column("threads", Kind::Integer, |r| r.params.threads.into(), |r, v| set(&mut r.params.threads, v.narrow())),
-    column("file_size", Kind::Integer, |r| bits(r.params.file_size.bytes()), |r, v| set(&mut r.params.file_size, v.bits().map(ByteSize))),
+    // the largest of `file_sizes`, which says it: read and left
+    column("file_size", Kind::Integer, |r| bits(r.params.file_size().bytes()), |_, v| v.bits().map(drop)),
     column("file_sizes", Kind::Text, |r| json_of(&r.params.file_sizes), |r, v| set(&mut r.params.file_sizes, v.json())),
     column("record_sizes", Kind::Text, |r| json_of(&r.params.record_sizes), |r, v| set(&mut r.params.record_sizes, v.json())),
     column("tests", Kind::Text, |r| json_of(&r.params.tests), |r, v| set(&mut r.params.tests, v.json())),
@@ -181,8 +197,8 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("round_order", Kind::Text, |r| name_of(&r.params.order), |r, v| set(&mut r.params.order, v.name())),
     column("iodepth", Kind::Integer, |r| r.params.iodepth.into(), |r, v| set(&mut r.params.iodepth, v.narrow())),
     // every engine and cache mode of a run that measured several; `[]` otherwise
-    column("engines", Kind::Text, |r| json_of(&r.params.engines), |r, v| set(&mut r.params.engines, v.json())),
-    column("caches", Kind::Text, |r| json_of(&r.params.caches), |r, v| set(&mut r.params.caches, v.json())),
+    column("engines", Kind::Text, |r| json_of(&r.params.stated_lists().0), |r, v| set_stated(&mut r.params.engines, v)),
+    column("caches", Kind::Text, |r| json_of(&r.params.stated_lists().1), |r, v| set_stated(&mut r.params.caches, v)),
     // after the four columns it names, which it turns back into "not stated"
     column("unstated", Kind::Text, unstated, forget_unstated),
     // `repeat_auto` is two columns, set together or not at all
@@ -527,6 +543,55 @@ mod tests {
             let back = decode(RESULT_COLUMNS, ResultRow::blank(), values, |_, e| e);
             assert_eq!(back.unwrap(), row);
         }
+    }
+
+    /// The columns of one run: (name, value as the driver gets it).
+    fn run_values(run: &Run) -> Vec<(&'static str, Value<'static>)> {
+        (RUN_COLUMNS.iter())
+            .map(|c| (c.name, (c.encode)(run)))
+            .collect()
+    }
+
+    #[test]
+    fn a_run_of_one_combination_states_it_alone_and_reads_back_its_lists() {
+        let mut run = super::super::tests::sample_run("h", 0);
+        run.id = Some(7);
+        run.params.file_sizes = vec![ByteSize(1 << 20), ByteSize(4 << 20)];
+        let column = |run: &Run, name| {
+            let values = run_values(run);
+            values.into_iter().find(|(n, _)| *n == name).unwrap().1
+        };
+        // as every run of one engine and cache mode was always stored
+        assert_eq!(column(&run, "engines"), Value::Text("[]".into()));
+        assert_eq!(column(&run, "caches"), Value::Text("[]".into()));
+        assert_eq!(column(&run, "engine"), Value::Text("pread".into()));
+        assert_eq!(column(&run, "file_size"), Value::Integer(4 << 20));
+        let back = decode(
+            RUN_COLUMNS,
+            Run::default(),
+            encoded(RUN_COLUMNS, &run),
+            |_, e| e,
+        );
+        let back = back.unwrap().params;
+        assert_eq!(
+            (back.engines, back.caches),
+            (vec![EngineKind::Pread], vec![CacheMode::Direct])
+        );
+        // several: both lists, in their order
+        run.params.engines = vec![EngineKind::Mmap, EngineKind::Posix];
+        assert_eq!(
+            column(&run, "engines"),
+            Value::Text(r#"["mmap","posix"]"#.into())
+        );
+        assert_eq!(column(&run, "caches"), Value::Text(r#"["direct"]"#.into()));
+        assert_eq!(column(&run, "engine"), Value::Text("mmap".into()));
+        let back = decode(
+            RUN_COLUMNS,
+            Run::default(),
+            encoded(RUN_COLUMNS, &run),
+            |_, e| e,
+        );
+        assert_eq!(back.unwrap().params, run.params);
     }
 
     #[test]

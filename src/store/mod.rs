@@ -484,8 +484,8 @@ pub fn series_history(
         let Some(host) = &run.host.hostname else {
             continue;
         };
-        for engine in run.params.all_engines() {
-            for cache in run.params.all_caches() {
+        for &engine in &run.params.engines {
+            for &cache in &run.params.caches {
                 let fs = run.filesystem.fs_type.clone();
                 series.insert((host.clone(), fs, engine, cache));
             }

@@ -21,13 +21,10 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
         note: None,
         tool_version: "0.1.0".into(),
         params: Params {
-            engine: EngineKind::Posix,
-            cache: CacheMode::Flush,
+            engines: vec![EngineKind::Posix],
+            caches: vec![CacheMode::Flush],
             iodepth: 1,
-            engines: Vec::new(),
-            caches: Vec::new(),
             threads: 1,
-            file_size: ByteSize(32 << 20),
             file_sizes: vec![ByteSize(32 << 20)],
             record_sizes: vec![ByteSize(4096)],
             tests: vec![TestKind::Write],
@@ -116,7 +113,6 @@ pub fn planted_sweep(
         }
     }
     run.params.tests = tests.to_vec();
-    run.params.file_size = ByteSize(file_sizes.iter().copied().max().unwrap_or(0));
     run.params.file_sizes = file_sizes.iter().copied().map(ByteSize).collect();
     run.params.record_sizes = record_sizes.iter().copied().map(ByteSize).collect();
     run.params.dir = Some(mount_point.into());

@@ -25,9 +25,9 @@ fn buffered_write_is_one_run_with_fios_figures() {
     let p = &run.params;
     assert_eq!(p.tests, [TestKind::Write]);
     assert_eq!(p.record_sizes, [ByteSize(4096)]);
-    assert_eq!(p.file_size, ByteSize(32 << 20));
+    assert_eq!(p.file_size(), ByteSize(32 << 20));
     assert_eq!(
-        (p.cache, p.engine, p.threads),
+        (p.cache(), p.engine(), p.threads),
         (CacheMode::Buffered, EngineKind::Pread, 1)
     );
     assert_eq!(p.dir.as_deref(), Some("/data/fio"));
@@ -55,7 +55,7 @@ fn buffered_write_is_one_run_with_fios_figures() {
 #[test]
 fn invalidated_read_is_a_cold_read_so_flush() {
     let run = &runs(READ_64K)[0];
-    assert_eq!(run.params.cache, CacheMode::Flush);
+    assert_eq!(run.params.cache(), CacheMode::Flush);
     assert_eq!(run.params.tests, [TestKind::Read]);
     assert_eq!(run.params.record_sizes, [ByteSize(65536)]);
     let m = &run.results[0];
@@ -66,7 +66,7 @@ fn invalidated_read_is_a_cold_read_so_flush() {
     assert_eq!(m.latency_ns.as_deref().unwrap().p999, 15794176);
     // The same read with invalidate=0 reads what the cache holds.
     let warm = READ_64K.replace("\"invalidate\" : \"1\"", "\"invalidate\" : \"0\"");
-    assert_eq!(runs(&warm)[0].params.cache, CacheMode::Buffered);
+    assert_eq!(runs(&warm)[0].params.cache(), CacheMode::Buffered);
 }
 
 #[test]
@@ -76,7 +76,7 @@ fn two_stonewalled_jobs_with_one_set_of_parameters_are_one_run() {
     let run = &runs[0];
     assert_eq!(run.params.tests, [TestKind::Write, TestKind::Read]);
     // end_fsync times the write with its sync; the read starts cold (invalidate).
-    assert_eq!(run.params.cache, CacheMode::Flush);
+    assert_eq!(run.params.cache(), CacheMode::Flush);
     assert_eq!(run.params.record_sizes, [ByteSize(16384)]);
     assert_eq!(run.params.file_sizes, [ByteSize(32 << 20)]);
     assert_eq!(run.params.dir.as_deref(), Some("/data/fio"));
@@ -95,8 +95,8 @@ fn two_stonewalled_jobs_with_one_set_of_parameters_are_one_run() {
     let unsynced = TWO_JOBS.replace("\"end_fsync\" : \"1\"", "\"end_fsync\" : \"0\"");
     let split = parse(&unsynced, &origin(&unsynced)).unwrap();
     assert_eq!(split.len(), 2);
-    assert_eq!(split[0].params.cache, CacheMode::Buffered);
-    assert_eq!(split[1].params.cache, CacheMode::Flush);
+    assert_eq!(split[0].params.cache(), CacheMode::Buffered);
+    assert_eq!(split[1].params.cache(), CacheMode::Flush);
     assert_ne!(split[0].uuid, split[1].uuid);
 }
 
@@ -120,16 +120,16 @@ fn options_map_as_fio_means_them() {
         let text = WRITE_4K.replace("\"invalidate\" : \"0\"", extra);
         runs(&text)[0].params.clone()
     };
-    assert_eq!(with("\"direct\" : \"1\"").cache, CacheMode::Direct);
-    assert_eq!(with("\"sync\" : \"1\"").cache, CacheMode::Sync);
-    assert_eq!(with("\"fdatasync\" : \"32\"").cache, CacheMode::Flush);
+    assert_eq!(with("\"direct\" : \"1\"").cache(), CacheMode::Direct);
+    assert_eq!(with("\"sync\" : \"1\"").cache(), CacheMode::Sync);
+    assert_eq!(with("\"fdatasync\" : \"32\"").cache(), CacheMode::Flush);
     assert_eq!(
-        with("\"fsync_on_close\" : \"1\"").cache,
+        with("\"fsync_on_close\" : \"1\"").cache(),
         CacheMode::Buffered
     );
     let engine = |name: &str| {
         let text = WRITE_4K.replace("\"psync\"", &format!("\"{name}\""));
-        runs(&text)[0].params.engine
+        runs(&text)[0].params.engine()
     };
     assert_eq!(engine("sync"), EngineKind::Posix);
     assert_eq!(engine("mmap"), EngineKind::Mmap);
@@ -149,7 +149,7 @@ fn options_map_as_fio_means_them() {
 fn a_queued_engine_keeps_its_depth() {
     let run = &runs(URING_QD32)[0];
     assert_eq!(
-        (run.params.engine, run.params.iodepth),
+        (run.params.engine(), run.params.iodepth),
         (EngineKind::Uring, 32)
     );
     let with_engine = |name: &str| {
@@ -157,7 +157,7 @@ fn a_queued_engine_keeps_its_depth() {
         runs(&text)[0].params.clone()
     };
     let libaio = with_engine("libaio");
-    assert_eq!((libaio.engine.name(), libaio.iodepth), ("libaio", 32));
+    assert_eq!((libaio.engine().name(), libaio.iodepth), ("libaio", 32));
     // a synchronous engine has one I/O in flight whatever iodepth says
     for sync in ["psync", "sync", "pvsync2", "mmap"] {
         assert_eq!(with_engine(sync).iodepth, 1, "{sync}");

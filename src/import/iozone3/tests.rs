@@ -34,7 +34,7 @@ fn single_run_keeps_every_stated_fact() {
     assert_eq!(runs.len(), 1);
     let run = &runs[0];
     let p = &run.params;
-    assert_eq!(p.file_size, ByteSize(33_554_432));
+    assert_eq!(p.file_size(), ByteSize(33_554_432));
     assert_eq!(p.record_sizes, vec![ByteSize(65_536)]);
     assert_eq!(
         p.tests,
@@ -46,7 +46,7 @@ fn single_run_keeps_every_stated_fact() {
         ]
     );
     assert_eq!(
-        (p.engine, p.cache, p.threads),
+        (p.engine(), p.cache(), p.threads),
         (EngineKind::Posix, CacheMode::Buffered, 1)
     );
     assert_eq!((p.auto, p.repeat, p.stride_records), (false, 1, Some(17)));
@@ -128,7 +128,7 @@ fn auto_mode_is_a_run_and_its_stdio_columns_another() {
         kib(&main.params.record_sizes),
         [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
     );
-    assert_eq!(main.params.file_size, ByteSize(4 << 20));
+    assert_eq!(main.params.file_size(), ByteSize(4 << 20));
     assert!(main.params.auto);
     // 5 + 6 + ... + 11 (file size, record size) pairs, nine tests each.
     assert_eq!(main.results.len(), 56 * 9);
@@ -146,8 +146,8 @@ fn auto_mode_is_a_run_and_its_stdio_columns_another() {
         11768599.0 * 1024.0
     );
     assert_eq!(cell(main, TestKind::Read, 4096, 4).bytes, 4 << 20);
-    assert_eq!(main.params.engine, EngineKind::Posix);
-    assert_eq!(stdio.params.engine, EngineKind::Stdio);
+    assert_eq!(main.params.engine(), EngineKind::Posix);
+    assert_eq!(stdio.params.engine(), EngineKind::Stdio);
     assert_eq!(stdio.results.len(), 56 * 4);
     assert_eq!(
         cell(stdio, TestKind::Write, 64, 4).throughput,
@@ -193,7 +193,7 @@ fn throughput_mode_takes_what_the_parent_sees() {
     assert_eq!(runs.len(), 1);
     let run = &runs[0];
     assert_eq!(run.params.threads, 2);
-    assert_eq!(run.params.file_size, ByteSize(16 << 20));
+    assert_eq!(run.params.file_size(), ByteSize(16 << 20));
     assert_eq!(run.params.dir.as_deref(), Some("/data"));
     assert_eq!(run.results.len(), 4);
     for (test, parent) in [
@@ -290,7 +290,7 @@ fn options_come_from_the_command_line_as_getopt_reads_it() {
     let text = SINGLE.replace("-s 32m", "-e -B -s 32m");
     let run = &runs(&text)[0];
     assert_eq!(
-        (run.params.cache, run.params.engine),
+        (run.params.cache(), run.params.engine()),
         (CacheMode::Flush, EngineKind::Mmap)
     );
 }

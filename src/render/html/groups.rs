@@ -4,11 +4,13 @@
 //! with more on either side, each side draws its median over its runs with the
 //! slowest-to-fastest run shaded around it, so twenty runs read as easily as two.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::rate;
-use super::throughput::{LineKey, RunLine, chart_line, legend_html, line_name, several_file_sizes};
-use crate::model::{Run, TestKind};
+use super::throughput::{
+    RunLine, chart_line, in_list_order, legend_html, line_name, several_file_sizes,
+};
+use crate::model::{RowKey, Run, TestKind};
 use crate::render::SideInfo;
 use crate::render::svg::{self, Line, Point, Side, Spread, Stroke};
 use crate::stats::Summary;
@@ -101,13 +103,8 @@ pub(super) fn group_lines(
             .collect();
         // within a side, a dash pattern per file size and mode (the colour tells the
         // sides apart, whose modes may differ when the comparison ignores them)
-        let keys: Vec<LineKey> = mine
-            .iter()
-            .map(|l| l.key)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let dash = |key: &LineKey| keys.iter().position(|k| k == key).unwrap_or(0);
+        let keys = in_list_order(mine.iter().map(|l| l.key));
+        let dash = |key: &RowKey| keys.iter().position(|k| k == key).unwrap_or(0);
         let entries = match groups.pooled {
             true => pooled_lines(groups, side, test, &mine, unit, &dash, &mut chart),
             false => mine
@@ -147,11 +144,11 @@ fn pooled_lines(
     test: TestKind,
     lines: &[&RunLine],
     unit: RateUnit,
-    dash: &dyn Fn(&LineKey) -> usize,
+    dash: &dyn Fn(&RowKey) -> usize,
     chart: &mut Vec<Line>,
 ) -> Vec<(Stroke, String)> {
-    let mut medians: BTreeMap<LineKey, BTreeMap<ByteSize, Vec<f64>>> = BTreeMap::new();
-    let mut modes: BTreeMap<LineKey, Option<&str>> = BTreeMap::new();
+    let mut medians: BTreeMap<RowKey, BTreeMap<ByteSize, Vec<f64>>> = BTreeMap::new();
+    let mut modes: BTreeMap<RowKey, Option<&str>> = BTreeMap::new();
     for l in lines {
         modes.insert(l.key, l.mode.as_deref());
         for (record, s) in &l.points {
@@ -166,9 +163,10 @@ fn pooled_lines(
     let selector = &groups.info(side).selector;
     let per = unit.bytes_per_sec();
     let mut entries = Vec::new();
-    for (key, by_record) in medians {
+    for key in in_list_order(medians.keys().copied()) {
+        let by_record = &medians[&key];
         let stroke = svg::side_style(side, 1, dash(&key));
-        let mut what = format!("{} file", key.0);
+        let mut what = format!("{} file", key.file_size);
         if let Some(Some(mode)) = modes.get(&key) {
             what = format!("{what} · {mode}");
         }
@@ -215,6 +213,7 @@ mod tests {
     use super::super::tests::run;
     use super::super::throughput::throughput_section;
     use super::*;
+    use std::collections::BTreeSet;
 
     /// `n` runs a side: the baseline's ids 1..=n at 100 MB/s, the candidate's after them
     /// at 80 MB/s, each at two record sizes.

@@ -121,9 +121,9 @@ fn short_series_table(series: &[&SeriesHistory], unit: RateUnit) -> String {
         let cells = [
             text(&key.hostname),
             format!("{} on {}", text(&key.fs_type), text(&key.mount_point)),
-            key.test.name().to_string(),
-            key.file_size.to_string(),
-            key.record_size.to_string(),
+            key.row.test.name().to_string(),
+            key.row.file_size.to_string(),
+            key.row.record_size.to_string(),
             series_mode(key),
             runs.join(", "),
             medians.join(" · "),
@@ -139,10 +139,10 @@ fn short_series_table(series: &[&SeriesHistory], unit: RateUnit) -> String {
 
 fn series_mode(key: &SeriesKey) -> String {
     cells::mode(
-        Some(key.cache.name()),
-        Some(key.engine.name()),
-        Some(key.iodepth),
-        Some(key.threads),
+        Some(key.row.cache.name()),
+        Some(key.row.engine.name()),
+        Some(key.row.iodepth),
+        Some(key.row.threads),
     )
 }
 
@@ -156,9 +156,9 @@ fn series_title(key: &SeriesKey) -> String {
         text(&key.hostname),
         text(&key.fs_type),
         text(&key.mount_point),
-        key.test.name(),
-        key.file_size,
-        key.record_size,
+        key.row.test.name(),
+        key.row.file_size,
+        key.row.record_size,
         series_mode(key)
     )
 }

@@ -198,12 +198,12 @@ fn a_run_of_several_engines_draws_a_line_for_each() {
     let name = run_name(&combined);
     let first = format!(
         "{name} · {}/{}",
-        combined.params.cache.name(),
-        combined.params.engine.name()
+        combined.params.cache().name(),
+        combined.params.engine().name()
     );
     for mode_line in [
         first,
-        format!("{name} · {}/mmap", combined.params.cache.name()),
+        format!("{name} · {}/mmap", combined.params.cache().name()),
     ] {
         assert!(
             legend.contains(&escape(&mode_line)),
@@ -303,7 +303,7 @@ fn history_and_html_show_the_same_run_cells() {
         &[(TestKind::Write, 4096, &[100e6, 101e6, 99e6])],
     )];
     runs[0].params.threads = 4;
-    runs[0].params.cache = crate::model::CacheMode::Buffered;
+    runs[0].params.caches = vec![crate::model::CacheMode::Buffered];
     let results =
         std::collections::HashMap::from([(7, crate::model::RowSummary::of(&runs[0].results))]);
     let (listing, _) = crate::render::history_listing(&runs, &results, RateUnit::MiB);

@@ -8,18 +8,40 @@ use std::fmt::Write;
 
 use super::groups::{Groups, group_lines};
 use super::{empty, printable, rate, utc};
-use crate::model::{CacheMode, EngineKind, Run, TestKind};
+use crate::model::{KeyParts, RowKey, Run, TestKind, by_row, throughputs};
 use crate::render::svg::{self, Axis, Line, LineChart, Point, Spread, Stroke, escape};
 use crate::stats::Summary;
 use crate::units::{ByteSize, RateUnit};
 
-/// What a run's line is drawn for: a file size, through an engine and cache mode.
-pub(super) type LineKey = (ByteSize, EngineKind, CacheMode);
+/// What a line pools its rows across: the record sizes it runs along, the tests (a
+/// run's line has one colour in every test's chart), and the depth and workers (the
+/// whole run's; a side of a comparison pools its runs' lines whatever theirs).
+pub(super) const ALONG_A_LINE: KeyParts = KeyParts {
+    test: true,
+    record_size: true,
+    iodepth: true,
+    threads: true,
+    file_size: false,
+    cache: false,
+    engine: false,
+};
 
-/// One line of a throughput chart: a run at one file size, a summary per record size.
+/// The lines of `keys` (row keys pooled [`ALONG_A_LINE`]) once each, in the order a run
+/// lists its rows: by file size, engine, then cache mode.
+pub(super) fn in_list_order(keys: impl IntoIterator<Item = RowKey>) -> Vec<RowKey> {
+    let mut keys: Vec<RowKey> = keys.into_iter().collect();
+    keys.sort_by_key(RowKey::list_order);
+    keys.dedup();
+    keys
+}
+
+/// One line of a throughput chart: a run at one file size, through one engine and cache
+/// mode, a summary per record size.
 pub(super) struct RunLine<'a> {
     pub run: &'a Run,
-    pub key: LineKey,
+    /// The line's rows' key, pooled [`ALONG_A_LINE`]: its file size, engine and cache
+    /// mode.
+    pub key: RowKey,
     pub file_size: ByteSize,
     /// `flush/posix` for a run of several combinations; `None` for a run of one.
     pub mode: Option<String>,
@@ -27,16 +49,13 @@ pub(super) struct RunLine<'a> {
     pub points: BTreeMap<ByteSize, Summary>,
 }
 
-/// A colour per (run, file size) for the whole report, so a run looks the same in every chart.
-fn line_indices(runs: &[Run]) -> BTreeMap<(usize, LineKey), usize> {
+/// A colour per line of each run for the whole report, so a run looks the same in every
+/// chart.
+fn line_indices(runs: &[Run]) -> BTreeMap<(usize, RowKey), usize> {
     let mut indices = BTreeMap::new();
     for (i, run) in runs.iter().enumerate() {
-        let keys: BTreeSet<LineKey> = run
-            .results
-            .iter()
-            .map(|m| (m.file_size, m.engine, m.cache))
-            .collect();
-        for key in keys {
+        let rows = by_row(&run.params, &run.results);
+        for key in in_list_order(rows.into_keys().map(|k| k.pooled(ALONG_A_LINE))) {
             let next = indices.len();
             indices.insert((i, key), next);
         }
@@ -47,34 +66,29 @@ fn line_indices(runs: &[Run]) -> BTreeMap<(usize, LineKey), usize> {
 fn run_lines<'a>(
     runs: &'a [Run],
     test: TestKind,
-    indices: &BTreeMap<(usize, LineKey), usize>,
+    indices: &BTreeMap<(usize, RowKey), usize>,
 ) -> Vec<RunLine<'a>> {
     let mut lines = Vec::new();
     for (i, run) in runs.iter().enumerate() {
-        let mut figures: BTreeMap<(LineKey, ByteSize), Vec<f64>> = BTreeMap::new();
-        for m in run.results.iter().filter(|m| m.test == test) {
-            figures
-                .entry(((m.file_size, m.engine, m.cache), m.record_size))
-                .or_default()
-                .push(m.throughput);
-        }
-        let mut by_line: BTreeMap<LineKey, BTreeMap<ByteSize, Summary>> = BTreeMap::new();
-        for ((key, record), values) in figures {
-            if let Some(s) = Summary::of(&values) {
-                by_line.entry(key).or_default().insert(record, s);
+        let mut by_line: BTreeMap<RowKey, BTreeMap<ByteSize, Summary>> = BTreeMap::new();
+        for (row, figures) in by_row(&run.params, &run.results) {
+            if row.test != test {
+                continue;
+            }
+            if let Some(s) = Summary::of(&throughputs(&figures)) {
+                let line = by_line.entry(row.pooled(ALONG_A_LINE)).or_default();
+                line.insert(row.record_size, s);
             }
         }
-        for (key @ (file_size, engine, cache), points) in by_line {
+        for key in in_list_order(by_line.keys().copied()) {
             lines.push(RunLine {
                 run,
                 key,
-                file_size,
-                mode: run
-                    .params
-                    .combined()
-                    .then(|| format!("{}/{}", cache.name(), engine.name())),
+                file_size: key.file_size,
+                mode: (run.params.combined())
+                    .then(|| format!("{}/{}", key.cache.name(), key.engine.name())),
                 index: indices.get(&(i, key)).copied().unwrap_or(0),
-                points,
+                points: by_line.remove(&key).unwrap_or_default(),
             });
         }
     }

@@ -9,24 +9,24 @@ use clap::ValueEnum as _;
 use crate::model::{CacheMode, EngineKind, Measurement, Run, TestKind};
 
 /// A result to insert: whether it is a warm-up round's, and the figure.
-pub type Row<'a> = (bool, &'a Measurement);
+pub type Insert<'a> = (bool, &'a Measurement);
 
 /// The run's results and warm-up results in the table's key order, as groups of one
 /// (warmup, test) each, in key order. Every source lists a test's figures by file size,
 /// record size, repetition, engine and cache already (ours in `list_order`, iozone3 row
 /// by row), so each group is only checked in one pass and sorted when it is not: a
 /// run's order costs linear time, with no comparison of figures scattered in memory.
-pub fn in_key_order(run: &Run) -> Vec<Vec<Row<'_>>> {
+pub fn in_key_order(run: &Run) -> Vec<Vec<Insert<'_>>> {
     let tests = text_order(&TestKind::ALL, TestKind::name);
     let engines = engines_by_name(run);
     let caches = text_order(CacheMode::value_variants(), CacheMode::name);
-    let mut groups: Vec<Vec<Row>> = vec![Vec::new(); 2 * TestKind::ALL.len()];
+    let mut groups: Vec<Vec<Insert>> = vec![Vec::new(); 2 * TestKind::ALL.len()];
     let measured = run.results.iter().map(|m| (false, m));
     for (warmup, m) in measured.chain(run.warmup.iter().map(|m| (true, m))) {
         let group = usize::from(warmup) * TestKind::ALL.len() + tests[m.test as usize];
         groups[group].push((warmup, m));
     }
-    let rest = |&(_, m): &Row| {
+    let rest = |&(_, m): &Insert| {
         let engine = engines.iter().position(|&e| e == m.engine);
         let cache = caches[m.cache as usize];
         (m.file_size, m.record_size, m.repetition, engine, cache)

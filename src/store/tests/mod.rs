@@ -95,13 +95,10 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
         note: Some("after upgrade".into()),
         tool_version: "0.1.0".into(),
         params: Params {
-            engine: EngineKind::Pread,
-            cache: CacheMode::Direct,
+            engines: vec![EngineKind::Pread],
+            caches: vec![CacheMode::Direct],
             iodepth: 32,
-            engines: Vec::new(),
-            caches: Vec::new(),
             threads: 2,
-            file_size: ByteSize(1 << 20),
             file_sizes: vec![ByteSize(1 << 20)],
             record_sizes: vec![ByteSize(4096)],
             tests: vec![TestKind::Write, TestKind::Read],
@@ -211,8 +208,8 @@ fn warm_up_round(results: &[Measurement]) -> Vec<Measurement> {
 /// Makes `run` one of two engines: every measurement (warm-up too) again through
 /// `engine` at `factor` times the throughput, and the run's lists saying so.
 pub(crate) fn also_through(run: &mut Run, engine: EngineKind, factor: f64) {
-    run.params.engines = vec![run.params.engine, engine];
-    run.params.caches = vec![run.params.cache];
+    run.params.engines = vec![run.params.engine(), engine];
+    run.params.caches = vec![run.params.cache()];
     for list in [&mut run.results, &mut run.warmup] {
         let copies: Vec<Measurement> = list
             .iter()

@@ -120,7 +120,7 @@ fn another_tools_engine_comes_back_under_its_own_name(backend: &Backend) {
     let mut store = backend.open();
     let libaio = EngineKind::named("libaio").unwrap();
     let mut run = sample_run("bebox", 0);
-    run.params.engine = libaio;
+    run.params.engines = vec![libaio];
     run.params.iodepth = 16;
     run.stamp_combination();
     let id = store.save_run(&run).unwrap().unwrap();

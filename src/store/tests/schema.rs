@@ -125,7 +125,10 @@ fn the_first_schema_migrates_with_its_runs() {
         (full.results[0].engine, full.results[0].cache),
         (EngineKind::Mmap, CacheMode::Buffered)
     );
-    assert!(full.params.engines.is_empty() && full.params.caches.is_empty());
+    assert_eq!(
+        (full.params.engines, full.params.caches),
+        (vec![EngineKind::Mmap], vec![CacheMode::Buffered])
+    );
     let report = store.check().unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert_eq!(report.schema_version, latest_schema());

@@ -13,7 +13,7 @@ on_every_backend!(
 
 /// Sorted as [`RowSummary::of`] returns them.
 fn sorted(mut rows: Vec<RowSummary>) -> Vec<RowSummary> {
-    rows.sort_by_key(|r| (r.test, r.file_size, r.record_size, r.engine, r.cache));
+    rows.sort_by_key(|r| r.key(&Params::default()));
     rows
 }
 

@@ -1,9 +1,11 @@
 //! Whether a run's cells reached the precision asked of `--repeat auto`: what the
-//! engine checks after each round to stop, and what the run table reports.
+//! engine checks after each round to stop, and what the run table reports. Here, not
+//! in `stats`, because it groups a run's measurements: `stats` knows numbers only
+//! (`stats::median_half_width` is the statistic).
 
 use std::collections::BTreeMap;
 
-use crate::model::{Measurement, TestKind};
+use super::{Measurement, TestKind};
 use crate::units::ByteSize;
 
 /// One cell and test whose median is not known to the precision asked.
@@ -29,7 +31,7 @@ pub fn imprecise_cells(results: &[Measurement], precision: f64) -> Vec<Imprecise
     by_cell
         .into_iter()
         .filter_map(|((file_size, record_size, test), values)| {
-            let half_width = super::median_half_width(&values);
+            let half_width = crate::stats::median_half_width(&values);
             let precise = half_width.is_some_and(|h| h <= precision);
             (!precise).then_some(Imprecise {
                 test,
