@@ -13,6 +13,7 @@ pub mod export;
 pub mod facts;
 pub mod host;
 pub mod import;
+pub mod killed;
 pub mod model;
 pub mod output;
 pub mod process;

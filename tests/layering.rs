@@ -80,6 +80,13 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
         "export writes documents from runs",
     ),
     (
+        "killed",
+        &[
+            "cli", "cmd", "render", "bench", "compare", "trend", "import", "export",
+        ],
+        "runs whose process is gone, found from the store and the machine",
+    ),
+    (
         "output",
         &[
             "cli", "cmd", "store", "render", "bench", "host", "compare", "trend", "import",

@@ -66,7 +66,7 @@ pub fn exec(args: HistoryArgs, context: &Context) -> anyhow::Result<()> {
 /// when it waits in the spool), and so no longer among those `--status running` asks
 /// for.
 fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
-    super::killed::show_as_ended(runs);
+    crate::killed::show_as_ended(runs);
     if filter.status == Some(RunStatus::Running) {
         runs.retain(|r| r.status == RunStatus::Running);
     }

@@ -10,9 +10,7 @@ mod export;
 mod history;
 mod import;
 mod info;
-mod killed;
 mod man;
-mod record;
 mod report;
 mod run;
 mod show;
@@ -24,8 +22,7 @@ use std::io::Write;
 
 pub use compare::RegressionsFound;
 pub use context::Context;
-pub use record::NotRecorded;
-pub use run::Interrupted;
+pub use run::{Interrupted, NotRecorded};
 
 use crate::bench::{BenchError, PlanError};
 use crate::cli::{Command, FilterArgs, StatusArg};
@@ -200,7 +197,7 @@ pub(crate) fn output_policy(context: &Context, force: bool) -> output::Policy {
         Ok((location, _)) => crate::store::database_files(&location),
         Err(_) => Vec::new(),
     };
-    let spooled = record::spooled_files().into_iter().map(|path| {
+    let spooled = crate::store::spooled_files().into_iter().map(|path| {
         (
             path,
             "a run waiting in the spool (iozone import records it)".into(),

@@ -675,5 +675,20 @@ pub fn spool_file(uuid: uuid::Uuid) -> PathBuf {
     spool_dir().join(format!("run-{uuid}.json"))
 }
 
+/// The runs waiting in the spool, each a file of its own.
+pub fn spooled_files() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(spool_dir()) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("run-") && n.ends_with(".json"))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests;

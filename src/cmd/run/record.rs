@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::Context;
+use crate::cmd::Context;
 use crate::model::{Run, RunStatus};
 use crate::shell::Shell;
 use crate::store::{self, Store, StoreError};
@@ -171,21 +171,6 @@ fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
         },
         Err(error) => NotRecorded::Lost { reason, dir, error },
     }
-}
-
-/// The runs waiting in the spool, each a file of its own.
-pub(crate) fn spooled_files() -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(store::spool_dir()) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("run-") && n.ends_with(".json"))
-        })
-        .collect()
 }
 
 /// Creates `file` in `dir` (made as needed), never over an existing file, and syncs it:
