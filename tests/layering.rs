@@ -80,6 +80,11 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
         "export writes documents from runs",
     ),
     (
+        "report",
+        &["cli", "cmd", "bench", "host"],
+        "a report's runs and series are gathered, then drawn",
+    ),
+    (
         "killed",
         &[
             "cli", "cmd", "render", "bench", "compare", "trend", "import", "export",

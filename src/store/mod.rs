@@ -29,7 +29,7 @@ use std::path::PathBuf;
 pub use columns::Detail;
 pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
-pub use sqlite::{SqliteStore, lock_waits};
+pub use sqlite::{SqliteStore, lock_waits, set_busy_timeout};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{IdRange, RunFilter, RunRef, Selector};

@@ -16,8 +16,8 @@ use crate::model::{Run, RunStatus};
 use crate::shell::Shell;
 use crate::store::{self, Store, StoreError};
 
-/// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds)
-/// says otherwise: long enough for a server to restart, short enough to wait for.
+/// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds,
+/// read into the [`Context`]) says otherwise: long enough for a server to restart, short enough to wait for.
 const RETRY_FOR: Duration = Duration::from_secs(60);
 
 /// The longest pause between two tries.
@@ -84,7 +84,7 @@ pub(super) fn finish(
 ) -> Result<(), NotRecorded> {
     let shell = &context.shell;
     let id = run.id.expect("a run to finish was begun");
-    let retry_for = retry_for();
+    let retry_for = context.record_retry.unwrap_or(RETRY_FOR);
     let deadline = Instant::now() + retry_for;
     let mut pause = Duration::from_millis(500);
     let mut said = false;
@@ -144,13 +144,6 @@ fn try_again(
         Some(recorded) if recorded.status != RunStatus::Running => Ok(()),
         _ => waiting(&context.shell, || store.finish_run(id, run)),
     }
-}
-
-fn retry_for() -> Duration {
-    std::env::var("IOZONE_RECORD_RETRY")
-        .ok()
-        .and_then(|s| crate::units::parse_seconds(&s))
-        .unwrap_or(RETRY_FOR)
 }
 
 /// Writes the run to the spool as an export document of its own.

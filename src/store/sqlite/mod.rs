@@ -18,6 +18,7 @@ mod schema;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -34,8 +35,19 @@ use super::{
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 
 /// How long a writer waits for another process's transaction before giving up, unless
-/// `IOZONE_BUSY_TIMEOUT` (seconds) says otherwise.
+/// told otherwise ([`set_busy_timeout`]).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a writer waits for a lock, in every database this process opens to write:
+/// SQLite's busy handler is a plain function (rusqlite takes a `fn`, no closure), so
+/// the setting is the process's, as its count of waits is.
+static WRITE_BUSY_TIMEOUT: RwLock<Duration> = RwLock::new(BUSY_TIMEOUT);
+
+/// Sets how long a write waits for another process's lock before it fails (the command
+/// line's `IOZONE_BUSY_TIMEOUT`), for the databases opened from now on and those open.
+pub fn set_busy_timeout(timeout: Duration) {
+    *WRITE_BUSY_TIMEOUT.write().unwrap_or_else(|e| e.into_inner()) = timeout;
+}
 
 /// How often, in this process, SQLite found a database locked by another connection
 /// and waited: a command says it is waiting for a lock when this grows, rather than
@@ -61,10 +73,7 @@ fn wait_for_lock(attempt: i32) -> bool {
 }
 
 fn busy_timeout() -> Duration {
-    std::env::var("IOZONE_BUSY_TIMEOUT")
-        .ok()
-        .and_then(|s| crate::units::parse_seconds(&s))
-        .unwrap_or(BUSY_TIMEOUT)
+    *WRITE_BUSY_TIMEOUT.read().unwrap_or_else(|e| e.into_inner())
 }
 
 pub struct SqliteStore {
