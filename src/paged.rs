@@ -75,9 +75,8 @@ where
     let read = |runs| listed_page(store, filter, runs);
     match format {
         Format::Csv => {
-            let listing = |(runs, summaries): &(Vec<Run>, Summaries)| {
-                render::history_csv(runs, summaries)
-            };
+            let listing =
+                |(runs, summaries): &(Vec<Run>, Summaries)| render::history_csv(runs, summaries);
             write::<_, E>(store, filter, read, Csv::new(listing), out)?
         }
         Format::Json => write::<_, E>(store, filter, read, HistoryJson::new(), out)?,

@@ -245,14 +245,15 @@ impl Selector {
             "fs" => f.fs = Some(value.to_string()),
             "engine" => {
                 f.engine = Some(
-                    <EngineKind as clap::ValueEnum>::from_str(value, true)
-                        .map_err(|_| bad(&expected::<EngineKind>("engine")))?,
+                    named(&EngineKind::ALL, EngineKind::name, value).ok_or_else(|| {
+                        bad(&expected(&EngineKind::ALL, EngineKind::name, "engine"))
+                    })?,
                 )
             }
             "cache" => {
                 f.cache = Some(
-                    <CacheMode as clap::ValueEnum>::from_str(value, true)
-                        .map_err(|_| bad(&expected::<CacheMode>("cache")))?,
+                    named(&CacheMode::ALL, CacheMode::name, value)
+                        .ok_or_else(|| bad(&expected(&CacheMode::ALL, CacheMode::name, "cache")))?,
                 )
             }
             "iodepth" => {
@@ -365,13 +366,16 @@ fn and_list(items: &[String], last: &str) -> String {
     }
 }
 
+/// The one of `all` named `text`, in any case (`engine:POSIX`).
+fn named<T: Copy>(all: &[T], name: fn(T) -> &'static str, text: &str) -> Option<T> {
+    all.iter()
+        .copied()
+        .find(|&v| name(v).eq_ignore_ascii_case(text))
+}
+
 /// `expected engine:posix|pread|…`: the values a key takes, as the enum names them.
-fn expected<T: clap::ValueEnum>(key: &str) -> String {
-    let names: Vec<String> = T::value_variants()
-        .iter()
-        .filter_map(|v| v.to_possible_value())
-        .map(|v| v.get_name().to_string())
-        .collect();
+fn expected<T: Copy>(all: &[T], name: fn(T) -> &'static str, key: &str) -> String {
+    let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
     format!("expected {key}:{}", names.join("|"))
 }
 

@@ -119,18 +119,7 @@ impl fmt::Display for TestKind {
 
 /// How the page cache takes part in a measurement.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Default,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
@@ -146,6 +135,14 @@ pub enum CacheMode {
 }
 
 impl CacheMode {
+    /// Every mode, in the order `--help` lists them.
+    pub const ALL: [CacheMode; 4] = [
+        CacheMode::Flush,
+        CacheMode::Buffered,
+        CacheMode::Direct,
+        CacheMode::Sync,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             CacheMode::Flush => "flush",
@@ -158,18 +155,7 @@ impl CacheMode {
 
 /// The system interface the I/O goes through.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Default,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
@@ -187,6 +173,15 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// Every engine, in the order `--help` lists them.
+    pub const ALL: [EngineKind; 5] = [
+        EngineKind::Posix,
+        EngineKind::Pread,
+        EngineKind::Mmap,
+        EngineKind::Stdio,
+        EngineKind::Uring,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Posix => "posix",
@@ -200,18 +195,7 @@ impl EngineKind {
 
 /// How a run lays its repetitions out in time.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Default,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum RoundOrder {
@@ -224,6 +208,9 @@ pub enum RoundOrder {
 }
 
 impl RoundOrder {
+    /// Every order, in the order `--help` lists them.
+    pub const ALL: [RoundOrder; 2] = [RoundOrder::Interleaved, RoundOrder::Grouped];
+
     pub fn name(self) -> &'static str {
         match self {
             RoundOrder::Interleaved => "interleaved",

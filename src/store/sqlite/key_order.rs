@@ -4,8 +4,6 @@
 //! it, which makes an import of millions of figures several times faster. Text keys
 //! (test, engine, cache) sort as SQLite's BINARY collation sorts their names.
 
-use clap::ValueEnum as _;
-
 use crate::model::{CacheMode, EngineKind, Measurement, Run, TestKind};
 
 /// A result to insert: whether it is a warm-up round's, and the figure.
@@ -18,8 +16,8 @@ pub type Row<'a> = (bool, &'a Measurement);
 /// run's order costs linear time, with no comparison of figures scattered in memory.
 pub fn in_key_order(run: &Run) -> Vec<Vec<Row<'_>>> {
     let tests = text_order(&TestKind::ALL, TestKind::name);
-    let engines = text_order(EngineKind::value_variants(), EngineKind::name);
-    let caches = text_order(CacheMode::value_variants(), CacheMode::name);
+    let engines = text_order(&EngineKind::ALL, EngineKind::name);
+    let caches = text_order(&CacheMode::ALL, CacheMode::name);
     let mut groups: Vec<Vec<Row>> = vec![Vec::new(); 2 * TestKind::ALL.len()];
     let measured = run.results.iter().map(|m| (false, m));
     for (warmup, m) in measured.chain(run.warmup.iter().map(|m| (true, m))) {
@@ -71,10 +69,8 @@ mod tests {
             }
         }
         check(&TestKind::ALL, TestKind::name, |t| t as usize);
-        check(EngineKind::value_variants(), EngineKind::name, |e| {
-            e as usize
-        });
-        check(CacheMode::value_variants(), CacheMode::name, |c| c as usize);
+        check(&EngineKind::ALL, EngineKind::name, |e| e as usize);
+        check(&CacheMode::ALL, CacheMode::name, |c| c as usize);
     }
 
     fn figure(test: TestKind, file_size: u64, engine: EngineKind) -> Measurement {

@@ -46,7 +46,9 @@ static WRITE_BUSY_TIMEOUT: RwLock<Duration> = RwLock::new(BUSY_TIMEOUT);
 /// Sets how long a write waits for another process's lock before it fails (the command
 /// line's `IOZONE_BUSY_TIMEOUT`), for the databases opened from now on and those open.
 pub fn set_busy_timeout(timeout: Duration) {
-    *WRITE_BUSY_TIMEOUT.write().unwrap_or_else(|e| e.into_inner()) = timeout;
+    *WRITE_BUSY_TIMEOUT
+        .write()
+        .unwrap_or_else(|e| e.into_inner()) = timeout;
 }
 
 /// How often, in this process, SQLite found a database locked by another connection
