@@ -21,6 +21,7 @@ mod migrate;
 mod postgres;
 mod sqlite;
 mod statements;
+mod sync;
 mod value;
 
 use std::collections::HashMap;
@@ -30,6 +31,7 @@ pub use columns::Detail;
 pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits, set_busy_timeout};
+pub use sync::{Moved, move_runs};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{IdRange, RunFilter, RunRef, Selector};
