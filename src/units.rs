@@ -311,7 +311,7 @@ mod tests {
     fn bare_numbers_in_the_classic_form_are_megabytes() {
         assert_eq!(ByteSize::parse_megabytes("32"), Ok(ByteSize(32 * MIB)));
         assert_eq!(ByteSize::parse_megabytes("512k"), Ok(ByteSize(512 * KIB)));
-        // decimals too: 1.5 MB, not 1.5 bytes rounded up to 2 (issue 13)
+        // decimals too: 1.5 MB, not 1.5 bytes rounded up to 2
         assert_eq!(ByteSize::parse_megabytes("1.5"), Ok(ByteSize(1_572_864)));
         assert_eq!(ByteSize::parse_megabytes("0.5"), Ok(ByteSize(MIB / 2)));
     }

@@ -1,8 +1,10 @@
 //! Data flows one way (run → measure → record → query → compare → render), so the
 //! modules below the command line must not reach up into it: a parser that imports a
 //! clap type, or a store that calls into a command, ties the library to one front end
-//! and brings back the cycles issue 10 took out. This reads the crate's own sources and
-//! fails on any `crate::…` path that crosses a layer the wrong way.
+//! and brings back cycles between modules. This reads the crate's own sources and
+//! fails on any `crate::…` path that crosses a layer the wrong way, on a command that
+//! calls another's file, on clap named below the command line, and on the environment
+//! read anywhere but where the command line reads it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

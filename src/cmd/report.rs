@@ -57,13 +57,12 @@ pub fn exec(args: ReportArgs, context: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The runs of the baseline and the candidate, when given.
+type Sides = (Option<Vec<Run>>, Option<Vec<Run>>);
+
 /// The runs of each side given, read whole, with how they were read said as `compare`
 /// says it, and a run on both sides said once.
-fn sides(
-    shell: &Shell,
-    store: &dyn Store,
-    args: &ReportArgs,
-) -> anyhow::Result<(Option<Vec<Run>>, Option<Vec<Run>>)> {
+fn sides(shell: &Shell, store: &dyn Store, args: &ReportArgs) -> anyhow::Result<Sides> {
     let read = |selector: &Option<_>| {
         selector
             .as_ref()
