@@ -1,7 +1,7 @@
 //! Listings of every run a filter selects, written a page of runs at a time, so that
 //! memory holds a page, not the database: `history --all` and `export` as CSV or JSON
-//! through one driver ([`write`]), and `history --all` as a table, whose columns must
-//! see every line before the first is written (`table.rs`, through a [`Spool`]).
+//! through one driver (`write`), and `history --all` as a table, whose columns must
+//! see every line before the first is written (`table.rs`, through a `Spool`).
 
 mod spool;
 mod table;
@@ -15,7 +15,7 @@ use crate::render::{self, Listing};
 use crate::selector::RunFilter;
 use crate::store::{self, Store, StoreError};
 
-pub use spool::Spool;
+use spool::Spool;
 pub use table::HistoryTable;
 
 /// The two documents a listing of runs streams as.
@@ -26,7 +26,7 @@ pub enum Format {
 }
 
 /// A document written a page of runs at a time, each page read as `P`.
-pub trait Document<P> {
+trait Document<P> {
     /// The text before the first page.
     fn head(&mut self) -> String {
         String::new()
@@ -41,7 +41,7 @@ pub trait Document<P> {
 
 /// Writes every run `filter` selects to `out` as `document`, each page of runs read by
 /// `read` first; returns how many runs the store listed.
-pub fn write<P, E>(
+fn write<P, E>(
     store: &dyn Store,
     filter: &RunFilter,
     mut read: impl FnMut(Vec<Run>) -> Result<P, StoreError>,
@@ -108,7 +108,7 @@ where
 
 /// A page of runs as `history` lists them, with the summaries of their measured
 /// rounds (the listing's headline figures).
-pub fn listed_page(
+fn listed_page(
     store: &dyn Store,
     filter: &RunFilter,
     mut runs: Vec<Run>,
@@ -131,13 +131,13 @@ pub fn as_listed(filter: &RunFilter, runs: &mut Vec<Run>) {
 
 /// CSV: a listing per page, whose header is written once, with the first page, or
 /// alone when there was no page.
-pub struct Csv<F> {
+struct Csv<F> {
     listing: F,
     pages: usize,
 }
 
 impl<F> Csv<F> {
-    pub fn new(listing: F) -> Csv<F> {
+    fn new(listing: F) -> Csv<F> {
         Csv { listing, pages: 0 }
     }
 }
