@@ -252,8 +252,8 @@ impl Selector {
             }
             "cache" => {
                 f.cache = Some(
-                    <CacheMode as clap::ValueEnum>::from_str(value, true)
-                        .map_err(|_| bad(&expected::<CacheMode>("cache")))?,
+                    named(&CacheMode::ALL, CacheMode::name, value)
+                        .ok_or_else(|| bad(&expected(&CacheMode::ALL, CacheMode::name, "cache")))?,
                 )
             }
             "iodepth" => {
@@ -366,13 +366,16 @@ fn and_list(items: &[String], last: &str) -> String {
     }
 }
 
-/// `expected cache:flush|buffered|…`: the values a key takes, as the enum names them.
-fn expected<T: clap::ValueEnum>(key: &str) -> String {
-    let names: Vec<String> = T::value_variants()
-        .iter()
-        .filter_map(|v| v.to_possible_value())
-        .map(|v| v.get_name().to_string())
-        .collect();
+/// The one of `all` named `text`, in any case (`engine:POSIX`).
+fn named<T: Copy>(all: &[T], name: fn(T) -> &'static str, text: &str) -> Option<T> {
+    all.iter()
+        .copied()
+        .find(|&v| name(v).eq_ignore_ascii_case(text))
+}
+
+/// `expected engine:posix|pread|…`: the values a key takes, as the enum names them.
+fn expected<T: Copy>(all: &[T], name: fn(T) -> &'static str, key: &str) -> String {
+    let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
     format!("expected {key}:{}", names.join("|"))
 }
 

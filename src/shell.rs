@@ -10,12 +10,26 @@ use console::style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// When to colour output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ColorChoice {
     #[default]
     Auto,
     Always,
     Never,
+}
+
+impl ColorChoice {
+    /// Every choice, in the order `--help` lists them.
+    pub const ALL: [ColorChoice; 3] = [ColorChoice::Auto, ColorChoice::Always, ColorChoice::Never];
+
+    /// The choice's name as `--color` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorChoice::Auto => "auto",
+            ColorChoice::Always => "always",
+            ColorChoice::Never => "never",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,9 @@
 //! Trends: each series of runs (same host, filesystem and parameters) in time order,
 //! and the runs where its level stepped up or down. Pure: runs and their summaries
-//! in (a run's median per row, never every repetition), steps out.
+//! in (a run's median per row, never every repetition), steps out; [`read`] fills the
+//! series from a store.
+
+pub mod read;
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;

@@ -116,26 +116,41 @@ impl fmt::Display for ByteSize {
 }
 
 /// The unit rates are shown in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RateUnit {
     /// bytes/s, like the classic table
-    #[value(name = "B")]
     Bytes,
     /// KiB/s, like iozone3's kB/s
-    #[value(name = "kB")]
     KiB,
     /// MiB/s
-    #[value(name = "MiB")]
     MiB,
     /// GiB/s
-    #[value(name = "GiB")]
     GiB,
     /// the largest unit that keeps every figure of a table at 1 or more
-    #[value(name = "auto")]
     Auto,
 }
 
 impl RateUnit {
+    /// Every unit, in the order `--help` lists them.
+    pub const ALL: [RateUnit; 5] = [
+        RateUnit::Bytes,
+        RateUnit::KiB,
+        RateUnit::MiB,
+        RateUnit::GiB,
+        RateUnit::Auto,
+    ];
+
+    /// The unit's name as `--units` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RateUnit::Bytes => "B",
+            RateUnit::KiB => "kB",
+            RateUnit::MiB => "MiB",
+            RateUnit::GiB => "GiB",
+            RateUnit::Auto => "auto",
+        }
+    }
+
     /// Resolves `Auto` against the figures a table will show, so one table has one unit.
     pub fn resolve(self, rates: impl IntoIterator<Item = f64>) -> RateUnit {
         if self != RateUnit::Auto {

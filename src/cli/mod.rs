@@ -1,10 +1,12 @@
 //! The command line, as clap derive types. Nothing here reaches the engine: each
 //! subcommand turns its args into model values first (see `cmd/`). `run`'s many flags
 //! have their own file, `run.rs`; the parsers of flag values live in `values.rs`, so the
-//! command line imports nothing from `cmd`.
+//! command line imports nothing from `cmd`, and the library's enums become flags' values
+//! in `value_enums.rs`, so the library imports nothing from clap.
 
 pub mod iozone3;
 mod run;
+mod value_enums;
 mod values;
 
 use std::path::PathBuf;

@@ -1,8 +1,11 @@
 //! What every command gets from `main` besides its own arguments: the shell it talks
-//! through (verbosity and colour already decided) and the database it works on. Built
-//! once from the global flags, so no command sees clap's `GlobalArgs`.
+//! through (verbosity and colour already decided), the database it works on, and the
+//! environment's settings. Built once from the global flags, so no command sees clap's
+//! `GlobalArgs`; the one place the environment is read (`tests/layering.rs` holds the
+//! library to it): the library is handed what it says.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -18,10 +21,15 @@ pub struct Context {
     db: Option<String>,
     /// `--db-file`: a SQLite file by that name, not parsed, before `IOZONE_DB`.
     db_file: Option<PathBuf>,
+    /// `IOZONE_RECORD_RETRY`: how long `run` tries its final write again, when set.
+    pub record_retry: Option<Duration>,
 }
 
 impl Context {
     pub fn new(shell: Shell, db: Option<&str>, db_file: Option<&Path>) -> Context {
+        if let Some(timeout) = seconds("IOZONE_BUSY_TIMEOUT") {
+            store::set_busy_timeout(timeout);
+        }
         Context {
             shell,
             // `IOZONE_DB=` (set but empty, as an unset shell variable expands) means the
@@ -30,6 +38,7 @@ impl Context {
                 .filter(|text| !text.trim().is_empty())
                 .map(str::to_string),
             db_file: db_file.map(Path::to_path_buf),
+            record_retry: seconds("IOZONE_RECORD_RETRY"),
         }
     }
 
@@ -75,4 +84,10 @@ impl Context {
         }
         Ok(store::open(&location)?)
     }
+}
+
+/// A variable that tunes a wait, in seconds ("60", "0.5"); unset or not a number of
+/// seconds, the default stands.
+fn seconds(variable: &str) -> Option<Duration> {
+    crate::units::parse_seconds(&std::env::var(variable).ok()?)
 }

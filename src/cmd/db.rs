@@ -1,8 +1,8 @@
 //! `iozone db path|check|migrate`: the database itself.
 
 use super::Context;
-use super::killed::{self, Ended};
 use crate::cli::{DbAction, DbArgs};
+use crate::killed::{self, Ended};
 use crate::shell::Shell;
 use crate::store::{self, CheckReport};
 

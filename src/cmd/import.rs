@@ -6,8 +6,7 @@ use chrono::Utc;
 
 use super::Context;
 use crate::cli::{ImportArgs, ImportFormat};
-use crate::import::{self, Format};
-use crate::model::Run;
+use crate::import::{self, BatchError, Format};
 use crate::store::{Batch, Store};
 
 /// Some files could not be imported; each was reported on its own line.
@@ -71,10 +70,17 @@ fn import_file(
         e => anyhow::anyhow!("{name}: {e}"),
     })?;
     let mut runs = import::runs(input, &name, Utc::now());
+    let stated = import::Stated {
+        labels: args.labels.clone(),
+        tags: args.tags.clone(),
+        host: args.host.clone(),
+    };
     let (mut total, mut failure) = (0, None);
     // One transaction for the file: a failure half-way (a run that does not parse, the
     // input cut short) leaves nothing of it stored.
-    let added = store.save_batches(&mut || match next_batch(&mut runs, args, &name, total) {
+    let added = store.save_batches(&mut || match import::next_batch(
+        &mut runs, &stated, &name, total,
+    ) {
         Ok(Some(batch)) => {
             total += batch.len();
             Batch::Runs(batch)
@@ -87,42 +93,11 @@ fn import_file(
     })?;
     match (added, failure) {
         // the check's message names the file itself
-        (_, Some(e)) if e.is::<import::UnstorableRun>() => Err(e),
-        (_, Some(e)) => Err(anyhow::anyhow!("{name}: {e:#}")),
+        (_, Some(BatchError::Unstorable(e))) => Err(e.into()),
+        (_, Some(BatchError::Parse(e))) => Err(anyhow::anyhow!("{name}: {e}")),
         (Some(added), None) => Ok((added, total)),
         (None, None) => unreachable!("only a failure abandons a file"),
     }
-}
-
-/// Runs a batch holds at most, and figures (results and warm-up rounds): memory holds
-/// the batch being stored and the runs the parser has read ahead, a few megabytes
-/// whatever the file's size, and a transaction's round trips stay few.
-const BATCH_RUNS: usize = 500;
-const BATCH_FIGURES: usize = 100_000;
-
-/// The next batch of the file's runs (`before` of them already taken), `None` after the
-/// last. Every run passes here, and only here, between its parser and the store:
-/// completed with what the user states, then checked. An error ends the file, and
-/// nothing of it is stored.
-fn next_batch(
-    runs: &mut import::Runs,
-    args: &ImportArgs,
-    name: &str,
-    before: usize,
-) -> anyhow::Result<Option<Vec<Run>>> {
-    let mut batch = Vec::new();
-    let mut figures = 0;
-    while batch.len() < BATCH_RUNS && figures < BATCH_FIGURES {
-        let Some(run) = runs.next() else {
-            break;
-        };
-        let mut run = run?;
-        decorate(&mut run, args);
-        import::check_storable(&run, name, before + batch.len())?;
-        figures += run.results.len() + run.warmup.len();
-        batch.push(run);
-    }
-    Ok((!batch.is_empty()).then_some(batch))
 }
 
 /// `-` names standard input, as in most tools that read files.
@@ -148,21 +123,5 @@ fn forced(format: ImportFormat) -> Option<Format> {
         ImportFormat::Classic => Some(Format::Classic),
         ImportFormat::Json => Some(Format::Json),
         ImportFormat::Csv => Some(Format::Csv),
-    }
-}
-
-/// What the user states about the runs: labels, tags, and the host when the file
-/// does not name one.
-fn decorate(run: &mut Run, args: &ImportArgs) {
-    for label in &args.labels {
-        if !run.labels.contains(label) {
-            run.labels.push(label.clone());
-        }
-    }
-    for (k, v) in &args.tags {
-        run.tags.insert(k.clone(), v.clone());
-    }
-    if run.host.hostname.is_none() {
-        run.host.hostname = args.host.clone();
     }
 }

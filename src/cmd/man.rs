@@ -95,6 +95,14 @@ fn write_all(root: &clap::Command, dir: &Path, policy: &Policy) -> anyhow::Resul
 /// EXIT STATUS, ENVIRONMENT and EXAMPLES: after the sections clap_mangen renders.
 fn top_page_sections() -> Roff {
     let mut roff = Roff::new();
+    exit_status_section(&mut roff);
+    environment_section(&mut roff);
+    examples_section(&mut roff);
+    roff
+}
+
+/// What each exit status means, from the constants main returns.
+fn exit_status_section(roff: &mut Roff) {
     let exit_statuses = [
         (
             "0".to_string(),
@@ -122,10 +130,14 @@ fn top_page_sections() -> Roff {
     );
     let signalled = (format!("{SIGNAL_BASE}+N"), signal.as_str());
     tagged_section(
-        &mut roff,
+        roff,
         "EXIT STATUS",
         exit_statuses.into_iter().chain([signalled]),
     );
+}
+
+/// The variables `cmd::Context` and clap read.
+fn environment_section(roff: &mut Roff) {
     let environment = [
         (
             "IOZONE_DB",
@@ -144,10 +156,13 @@ fn top_page_sections() -> Roff {
         ),
     ];
     tagged_section(
-        &mut roff,
+        roff,
         "ENVIRONMENT",
         environment.map(|(k, v)| (k.to_string(), v)),
     );
+}
+
+fn examples_section(roff: &mut Roff) {
     let examples = [
         (
             "iozone run 32 512",
@@ -174,12 +189,7 @@ fn top_page_sections() -> Roff {
             "Install this page and one per subcommand.",
         ),
     ];
-    tagged_section(
-        &mut roff,
-        "EXAMPLES",
-        examples.map(|(k, v)| (k.to_string(), v)),
-    );
-    roff
+    tagged_section(roff, "EXAMPLES", examples.map(|(k, v)| (k.to_string(), v)));
 }
 
 /// A section of tagged paragraphs: each tag in bold, its text under it.

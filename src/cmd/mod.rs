@@ -10,13 +10,10 @@ mod export;
 mod history;
 mod import;
 mod info;
-mod killed;
 mod man;
-mod record;
 mod report;
 mod run;
 mod show;
-mod spool;
 mod sync;
 mod trend;
 
@@ -24,16 +21,17 @@ use std::io::Write;
 
 pub use compare::RegressionsFound;
 pub use context::Context;
-pub use record::NotRecorded;
-pub use run::Interrupted;
+pub use run::{Interrupted, NotRecorded};
 
 use crate::bench::{BenchError, PlanError};
-use crate::cli::{Command, FilterArgs, StatusArg};
-use crate::compare::CompareError;
-use crate::model::RunStatus;
+use crate::cli::{Command, FilterArgs, IgnoreParam, StatusArg};
+use crate::compare::{CompareError, Ignored, RunsRead};
+use crate::model::{Run, RunStatus};
 use crate::output::{self, Output, OutputError};
-use crate::selector::RunFilter;
-use crate::store::{NotALocation, StoreError};
+use crate::render;
+use crate::selector::{RunFilter, Selector};
+use crate::shell::Shell;
+use crate::store::{NotALocation, Store, StoreError};
 
 /// Runs one command; the error, if any, is for main to print and turn into a status.
 pub fn dispatch(command: Command, context: &Context) -> anyhow::Result<()> {
@@ -200,7 +198,7 @@ pub(crate) fn output_policy(context: &Context, force: bool) -> output::Policy {
         Ok((location, _)) => crate::store::database_files(&location),
         Err(_) => Vec::new(),
     };
-    let spooled = record::spooled_files().into_iter().map(|path| {
+    let spooled = crate::store::spooled_files().into_iter().map(|path| {
         (
             path,
             "a run waiting in the spool (iozone import records it)".into(),
@@ -283,6 +281,66 @@ pub(crate) fn run_filter(args: &FilterArgs, limit: Option<usize>) -> RunFilter {
         iodepth: None,
         limit,
         ..RunFilter::default()
+    }
+}
+
+/// Runs `--explain` lists a side's, newest first.
+const EXPLAINED_RUNS: usize = 20;
+
+/// How a side's selector was read and what it selected, on stderr: always for a
+/// selector that names runs and sets conditions too (its conditions narrow the runs
+/// named, which a reader may not expect), for every side when `explain`, then with a
+/// line per run.
+pub(crate) fn say_selection(
+    shell: &Shell,
+    store: &dyn Store,
+    side: &str,
+    selector: &Selector,
+    runs: &[Run],
+    explain: bool,
+) -> anyhow::Result<()> {
+    if !(explain || selector.mixes()) {
+        return Ok(());
+    }
+    // a bare word is a label or a UUID prefix, as the store read it
+    let read = crate::store::read_selector(store, selector)?;
+    if !(explain || read.mixes()) {
+        return Ok(());
+    }
+    shell.status(
+        "Selected",
+        render::selection_line(side, &selector.text, &read.reading(), runs),
+    );
+    if explain {
+        // a fleet's side may be thousands of runs: the newest are enough to check it by
+        for line in render::selected_runs(&runs[..runs.len().min(EXPLAINED_RUNS)]) {
+            shell.continued(line);
+        }
+        if runs.len() > EXPLAINED_RUNS {
+            shell.continued(format!(
+                "… and {}; `iozone history` lists them",
+                crate::units::count(runs.len() - EXPLAINED_RUNS, "older run")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A run on both sides, said once on stderr (nothing in the comparison shows it).
+pub(crate) fn warn_overlap(shell: &Shell, base: &RunsRead, cand: &RunsRead) {
+    if let Some(overlap) = crate::compare::overlap(base, cand) {
+        shell.warn(overlap.to_string());
+    }
+}
+
+/// The parameters `--ignore-param` drops from the match.
+pub(crate) fn ignored(params: &[IgnoreParam]) -> Ignored {
+    Ignored {
+        engine: params.contains(&IgnoreParam::Engine),
+        cache: params.contains(&IgnoreParam::Cache),
+        iodepth: params.contains(&IgnoreParam::Iodepth),
+        threads: params.contains(&IgnoreParam::Threads),
+        file_size: params.contains(&IgnoreParam::FileSize),
     }
 }
 

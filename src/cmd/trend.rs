@@ -4,8 +4,6 @@ use super::Context;
 use crate::cli::{ListFormat, TrendArgs};
 use crate::model::RunStatus;
 use crate::render::{self, TextStyle};
-use crate::selector::RunFilter;
-use crate::store::{self, Store, StoreError};
 use crate::trend;
 
 pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
@@ -21,8 +19,8 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
         )
     };
     let report = match args.all {
-        true => host_by_host(&*store, &filter, steps)?,
-        false => steps(series(&*store, &filter, |_| true)?),
+        true => trend::read::host_by_host(&*store, &filter, steps)?,
+        false => steps(trend::read::series(&*store, &filter, |_| true)?),
     };
     let text = match args.format {
         ListFormat::Json => render::json(&report),
@@ -32,71 +30,4 @@ pub fn exec(args: TrendArgs, context: &Context) -> anyhow::Result<()> {
     };
     super::print_stdout(&text)?;
     Ok(())
-}
-
-/// The steps of every series of the runs `filter` selects, one host's series at a
-/// time: a series never spans two hosts, so memory holds the points of the largest
-/// host's history, not of the database (20,000,000 points, 546 MiB, for 1,000,000
-/// runs). Hosts come in the order one walk would give their series (a series key
-/// begins with its host), so the report is the same; the runs are listed once more.
-fn host_by_host(
-    store: &dyn Store,
-    filter: &RunFilter,
-    steps: impl Fn(trend::Series) -> trend::TrendReport,
-) -> Result<trend::TrendReport, StoreError> {
-    let hosts = hosts(store, filter)?;
-    let parts = (hosts.into_iter()).map(|host| Ok(steps(series_of_host(store, filter, host)?)));
-    Ok(trend::TrendReport::merged(
-        parts.collect::<Result<Vec<_>, StoreError>>()?,
-    ))
-}
-
-/// The hosts of the runs `filter` selects, in the order of series keys (no host first).
-pub(super) fn hosts(
-    store: &dyn Store,
-    filter: &RunFilter,
-) -> Result<std::collections::BTreeSet<Option<String>>, StoreError> {
-    let mut hosts = std::collections::BTreeSet::new();
-    store::for_each_page(store, filter, |runs| {
-        hosts.extend(runs.into_iter().map(|r| r.host.hostname));
-        Ok::<_, StoreError>(())
-    })?;
-    Ok(hosts)
-}
-
-/// The series of the runs of `host` that `filter` selects.
-pub(super) fn series_of_host(
-    store: &dyn Store,
-    filter: &RunFilter,
-    host: Option<String>,
-) -> Result<trend::Series, StoreError> {
-    // runs without a host are picked out of the whole walk
-    let of_host = RunFilter {
-        host: host.clone().or(filter.host.clone()),
-        ..filter.clone()
-    };
-    series(store, &of_host, |run| run.host.hostname == host)
-}
-
-/// The series of the runs `filter` selects (those `keep` keeps), from their summaries,
-/// read a page of runs at a time: what is kept is a point per run and row, never a run
-/// or a repetition.
-pub(super) fn series(
-    store: &dyn Store,
-    filter: &RunFilter,
-    keep: impl Fn(&crate::model::Run) -> bool,
-) -> Result<trend::Series, StoreError> {
-    let mut series = trend::Series::default();
-    store::for_each_page(store, filter, |mut runs| {
-        runs.retain(&keep);
-        let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-        let summaries = store.summaries_of(&ids)?;
-        for run in &runs {
-            if let Some(rows) = run.id.and_then(|id| summaries.get(&id)) {
-                series.add_run(run, rows);
-            }
-        }
-        Ok::<_, StoreError>(())
-    })?;
-    Ok(series)
 }

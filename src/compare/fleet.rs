@@ -14,7 +14,7 @@ use crate::model::{Run, Summaries, TestKind};
 use crate::units::ByteSize;
 
 /// What `compare --by` groups runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GroupBy {
     Host,
@@ -23,6 +23,9 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    /// Every grouping, in the order `--help` lists them.
+    pub const ALL: [GroupBy; 3] = [GroupBy::Host, GroupBy::Fs, GroupBy::Kernel];
+
     pub fn name(self) -> &'static str {
         match self {
             GroupBy::Host => "host",

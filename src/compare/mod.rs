@@ -27,11 +27,14 @@
 //!
 //! A file per topic: `verdict.rs` measures each row and decides it, `history.rs` cuts
 //! each row's history into segments, `environment.rs` diffs what the sides ran on,
-//! `fleet.rs` repeats the comparison per host, filesystem type or kernel.
+//! `fleet.rs` repeats the comparison per host, filesystem type or kernel, `overlap.rs`
+//! finds the runs on both sides.
 
 mod environment;
 mod fleet;
 mod history;
+mod overlap;
+pub mod read;
 #[cfg(test)]
 mod segment_tests;
 #[cfg(test)]
@@ -51,6 +54,7 @@ use crate::units::ByteSize;
 use environment::{environment_changes, side_state};
 pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
 use history::{RowHistory, history_by_row};
+pub use overlap::{Overlap, overlap};
 use verdict::{Busy, correct, decide, measure_row, side, summarize};
 
 /// Parameters that can be dropped from the row key, for deliberate comparisons across them.

@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 
+mod batches;
 mod classic;
 mod fio;
 mod formats;
@@ -17,6 +18,7 @@ mod own;
 mod stream;
 mod text;
 
+pub use batches::{BatchError, Stated, next_batch};
 pub use formats::{Format, detect, parse};
 pub use input::{Input, InputError, open};
 pub use stream::{Runs, runs};

@@ -244,32 +244,7 @@ impl CsvRow<'_> {
                 .collect(),
             note: self.opt(CsvColumn::Note),
             tool_version: env!("CARGO_PKG_VERSION").into(),
-            params: Params {
-                // the first line's, until all are read (`from_results`)
-                engines: vec![self.named::<EngineKind>(CsvColumn::Engine)?],
-                caches: vec![self.named::<CacheMode>(CsvColumn::Cache)?],
-                // exports from before depths existed have no such column
-                iodepth: self
-                    .opt_number(CsvColumn::Iodepth)?
-                    .unwrap_or_else(Params::legacy_iodepth),
-                threads: self.number(CsvColumn::Threads)?,
-                file_sizes: Vec::new(),
-                record_sizes: Vec::new(),
-                tests: Vec::new(),
-                repeat: self.number(CsvColumn::Repeat)?,
-                // not in the CSV export: as runs were before rounds existed
-                warmup: 0,
-                order: RoundOrder::legacy(),
-                repeat_auto: None,
-                seed: self.opt_number(CsvColumn::Seed)?,
-                // not in the CSV export: unknown, not made up
-                auto: false,
-                verify: false,
-                read_pct: None,
-                stride_records: None,
-                latency: false,
-                dir: None,
-            },
+            params: self.params()?,
             host: Host {
                 hostname: self.opt(CsvColumn::Hostname),
                 os: self.opt(CsvColumn::Os),
@@ -297,6 +272,37 @@ impl CsvRow<'_> {
             process: None,
             results: Vec::new(),
             warmup: Vec::new(),
+        })
+    }
+
+    /// The run's parameters, as far as the CSV tells them: the rest is filled in from
+    /// its lines once all are read (`derive_lists`), or left unknown.
+    fn params(&self) -> Result<Params, ParseError> {
+        Ok(Params {
+            // the first line's, until all are read (`from_results`)
+            engines: vec![self.named::<EngineKind>(CsvColumn::Engine)?],
+            caches: vec![self.named::<CacheMode>(CsvColumn::Cache)?],
+            // exports from before depths existed have no such column
+            iodepth: self
+                .opt_number(CsvColumn::Iodepth)?
+                .unwrap_or_else(Params::legacy_iodepth),
+            threads: self.number(CsvColumn::Threads)?,
+            file_sizes: Vec::new(),
+            record_sizes: Vec::new(),
+            tests: Vec::new(),
+            repeat: self.number(CsvColumn::Repeat)?,
+            // not in the CSV export: as runs were before rounds existed
+            warmup: 0,
+            order: RoundOrder::legacy(),
+            repeat_auto: None,
+            seed: self.opt_number(CsvColumn::Seed)?,
+            // not in the CSV export: unknown, not made up
+            auto: false,
+            verify: false,
+            read_pct: None,
+            stride_records: None,
+            latency: false,
+            dir: None,
         })
     }
 

@@ -129,18 +129,7 @@ impl fmt::Display for TestKind {
 
 /// How the page cache takes part in a measurement.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Default,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
@@ -156,6 +145,14 @@ pub enum CacheMode {
 }
 
 impl CacheMode {
+    /// Every mode, in the order `--help` lists them.
+    pub const ALL: [CacheMode; 4] = [
+        CacheMode::Flush,
+        CacheMode::Buffered,
+        CacheMode::Direct,
+        CacheMode::Sync,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             CacheMode::Flush => "flush",
@@ -168,18 +165,7 @@ impl CacheMode {
 
 /// How a run lays its repetitions out in time.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    Default,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum RoundOrder {
@@ -192,6 +178,9 @@ pub enum RoundOrder {
 }
 
 impl RoundOrder {
+    /// Every order, in the order `--help` lists them.
+    pub const ALL: [RoundOrder; 2] = [RoundOrder::Interleaved, RoundOrder::Grouped];
+
     pub fn name(self) -> &'static str {
         match self {
             RoundOrder::Interleaved => "interleaved",

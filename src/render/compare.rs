@@ -24,6 +24,16 @@ pub struct SideInfo {
     pub runs: Vec<i64>,
 }
 
+impl SideInfo {
+    /// The side `selector` names, of `runs`.
+    pub fn new(selector: &crate::selector::Selector, runs: &[crate::model::Run]) -> SideInfo {
+        SideInfo {
+            selector: selector.text.clone(),
+            runs: runs.iter().filter_map(|r| r.id).collect(),
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct CompareJson<'a> {
     baseline: &'a SideInfo,

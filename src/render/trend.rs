@@ -6,110 +6,123 @@ use super::cells;
 use super::history::local_time;
 use super::listing::{Listing, TextStyle};
 use crate::facts::Fact;
-use crate::trend::TrendReport;
+use crate::trend::{Step, TrendReport};
 use crate::units::{RateUnit, count};
 
 fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
     let unit = unit.resolve(report.steps.iter().flat_map(|s| [s.before, s.after]));
-    let before = format!("Before {}", unit.label());
-    let after = format!("After {}", unit.label());
-    let headers: Vec<&str> = match raw {
-        true => vec![
-            Fact::Hostname.column(),
-            Fact::FsType.column(),
-            Fact::MountPoint.column(),
-            "test",
-            "file_size",
-            "record_size",
-            "cache",
-            "engine",
-            "threads",
-            "id",
-            "started_at",
-            "before",
-            "after",
-            "change_pct",
-            "runs_before",
-            "runs_after",
-            // added after the others, so no column a spreadsheet reads moves
-            "iodepth",
-        ],
-        false => vec![
-            "Host",
-            "FS",
-            "Mount point",
-            "Test",
-            "File",
-            "Record",
-            "Mode",
-            "From run",
-            "When",
-            &before,
-            &after,
-            "Change",
-            "Runs",
-        ],
+    let mut listing = match raw {
+        true => Listing::new(CSV_HEADERS),
+        false => {
+            let before = format!("Before {}", unit.label());
+            let after = format!("After {}", unit.label());
+            let listing = Listing::new(&[
+                "Host",
+                "FS",
+                "Mount point",
+                "Test",
+                "File",
+                "Record",
+                "Mode",
+                "From run",
+                "When",
+                &before,
+                &after,
+                "Change",
+                "Runs",
+            ]);
+            // left out first on a narrow terminal: when (the run's id says which), the
+            // runs on each side, the filesystem type (the mount point says where), the
+            // levels
+            (listing.numeric(&[4, 5, 7, 9, 10, 11])).optional(&[8, 12, 1, 9, 10])
+        }
     };
-    let mut listing = Listing::new(&headers);
-    if !raw {
-        // left out first on a narrow terminal: when (the run's id says which), the runs
-        // on each side, the filesystem type (the mount point says where), the levels
-        listing = (listing.numeric(&[4, 5, 7, 9, 10, 11])).optional(&[8, 12, 1, 9, 10]);
-    }
-    for s in &report.steps {
-        let k = &s.series;
-        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        let row = match raw {
-            true => vec![
-                k.hostname.clone().unwrap_or_default(),
-                k.fs_type.clone().unwrap_or_default(),
-                k.mount_point.clone().unwrap_or_default(),
-                k.row.test.name().into(),
-                k.row.file_size.bytes().to_string(),
-                k.row.record_size.bytes().to_string(),
-                k.row.cache.name().into(),
-                k.row.engine.name().into(),
-                k.row.threads.to_string(),
-                s.run_id.map_or(String::new(), |id| id.to_string()),
-                super::rfc3339(&s.started_at),
-                cells::raw(s.before),
-                cells::raw(s.after),
-                cells::raw(s.change_pct),
-                s.runs_before.to_string(),
-                s.runs_after.to_string(),
-                k.row.iodepth.to_string(),
-            ],
-            false => vec![
-                text(&k.hostname),
-                text(&k.fs_type),
-                text(&k.mount_point),
-                k.row.test.name().into(),
-                k.row.file_size.to_string(),
-                k.row.record_size.to_string(),
-                cells::mode(
-                    Some(k.row.cache.name()),
-                    Some(k.row.engine.name()),
-                    Some(k.row.iodepth),
-                    Some(k.row.threads),
-                ),
-                s.run_id.map_or("-".into(), |id| id.to_string()),
-                local_time(&s.started_at),
-                unit.format(s.before),
-                unit.format(s.after),
-                cells::change(s.change_pct),
-                format!("{} → {}", s.runs_before, s.runs_after),
-            ],
-        };
-        let color = match s.change_pct < 0.0 {
+    for step in &report.steps {
+        let color = match step.change_pct < 0.0 {
             true => Color::Red,
             false => Color::Green,
         };
-        listing.push_colored(row, (!raw).then_some((CHANGE, color)));
+        match raw {
+            true => listing.push_colored(raw_row(step), None),
+            false => listing.push_colored(shown_row(step, unit), Some((CHANGE, color))),
+        }
     }
     match raw || report.mounts_differ {
         true => listing,
         false => listing.without_column(MOUNT_POINT),
     }
+}
+
+/// The CSV's columns: the series key, the step, its levels in bytes/s.
+const CSV_HEADERS: &[&str] = &[
+    Fact::Hostname.column(),
+    Fact::FsType.column(),
+    Fact::MountPoint.column(),
+    "test",
+    "file_size",
+    "record_size",
+    "cache",
+    "engine",
+    "threads",
+    "id",
+    "started_at",
+    "before",
+    "after",
+    "change_pct",
+    "runs_before",
+    "runs_after",
+    // added after the others, so no column a spreadsheet reads moves
+    "iodepth",
+];
+
+/// A step as the CSV gives it: raw figures, empty cells for what is unknown.
+fn raw_row(s: &Step) -> Vec<String> {
+    let k = &s.series;
+    vec![
+        k.hostname.clone().unwrap_or_default(),
+        k.fs_type.clone().unwrap_or_default(),
+        k.mount_point.clone().unwrap_or_default(),
+        k.row.test.name().into(),
+        k.row.file_size.bytes().to_string(),
+        k.row.record_size.bytes().to_string(),
+        k.row.cache.name().into(),
+        k.row.engine.name().into(),
+        k.row.threads.to_string(),
+        s.run_id.map_or(String::new(), |id| id.to_string()),
+        super::rfc3339(&s.started_at),
+        cells::raw(s.before),
+        cells::raw(s.after),
+        cells::raw(s.change_pct),
+        s.runs_before.to_string(),
+        s.runs_after.to_string(),
+        k.row.iodepth.to_string(),
+    ]
+}
+
+/// A step as the table for people shows it, levels in `unit`.
+fn shown_row(s: &Step, unit: RateUnit) -> Vec<String> {
+    let k = &s.series;
+    let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    vec![
+        text(&k.hostname),
+        text(&k.fs_type),
+        text(&k.mount_point),
+        k.row.test.name().into(),
+        k.row.file_size.to_string(),
+        k.row.record_size.to_string(),
+        cells::mode(
+            Some(k.row.cache.name()),
+            Some(k.row.engine.name()),
+            Some(k.row.iodepth),
+            Some(k.row.threads),
+        ),
+        s.run_id.map_or("-".into(), |id| id.to_string()),
+        local_time(&s.started_at),
+        unit.format(s.before),
+        unit.format(s.after),
+        cells::change(s.change_pct),
+        format!("{} → {}", s.runs_before, s.runs_after),
+    ]
 }
 
 /// The columns of the table for people: where the mount point is (shown only when

@@ -17,9 +17,51 @@ pub(super) enum Param {
 /// PostgreSQL). Labels and tags select through their indexes (`IN`), so a rare label
 /// does not scan every run.
 pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<Param>)> {
-    let text = |s: &str| Param::Text(s.to_string());
-    let mut out: Vec<(String, Vec<Param>)> = Vec::new();
-    let mut add = |clause: String, params: Vec<Param>| out.push((clause, params));
+    let mut out = Conditions::default();
+    which_runs(filter, schema, &mut out);
+    what_they_measured(filter, schema, &mut out);
+    if let Some(since) = filter.since {
+        out.add("r.started_at >= ?".into(), vec![Param::Time(since)]);
+    }
+    if let Some(until) = filter.until {
+        out.add("r.started_at < ?".into(), vec![Param::Time(until)]);
+    }
+    if let Some(status) = filter.status {
+        let name = serde_json::to_value(status).expect("status serializes");
+        out.add(
+            "r.status = ?".into(),
+            vec![text(name.as_str().unwrap_or_default())],
+        );
+    }
+    how_they_measured(filter, schema, &mut out);
+    if let Some((started_at, id)) = filter.after {
+        let beyond = if filter.oldest_first { ">" } else { "<" };
+        // a row value, which both databases find through the (started_at, id) index;
+        // the same condition spelled with OR makes PostgreSQL read every run past it
+        out.add(
+            format!("(r.started_at, r.id) {beyond} (?, ?)"),
+            vec![Param::Time(started_at), Param::Int(id)],
+        );
+    }
+    out.0
+}
+
+/// The conditions so far, in the order their `?`s are bound.
+#[derive(Default)]
+struct Conditions(Vec<(String, Vec<Param>)>);
+
+impl Conditions {
+    fn add(&mut self, clause: String, params: Vec<Param>) {
+        self.0.push((clause, params));
+    }
+}
+
+fn text(s: &str) -> Param {
+    Param::Text(s.to_string())
+}
+
+/// The runs by what their record says: ids, host, filesystem, labels and tags.
+fn which_runs(filter: &RunFilter, schema: &str, out: &mut Conditions) {
     if !filter.ids.is_empty() {
         // through the primary key, a range at a time
         let any: Vec<&str> = filter.ids.iter().map(|_| "r.id BETWEEN ? AND ?").collect();
@@ -27,28 +69,32 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
             .ids
             .iter()
             .flat_map(|r| [Param::Int(r.first), Param::Int(r.last.unwrap_or(i64::MAX))]);
-        add(format!("({})", any.join(" OR ")), ends.collect());
+        out.add(format!("({})", any.join(" OR ")), ends.collect());
     }
     if let Some(host) = &filter.host {
-        add("r.hostname = ?".into(), vec![text(host)]);
+        out.add("r.hostname = ?".into(), vec![text(host)]);
     }
     if let Some(fs) = &filter.fs {
-        add("r.fs_type = ?".into(), vec![text(fs)]);
+        out.add("r.fs_type = ?".into(), vec![text(fs)]);
     }
     for label in &filter.labels {
-        add(
+        out.add(
             format!("r.id IN (SELECT run_id FROM {schema}run_labels WHERE label = ?)"),
             vec![text(label)],
         );
     }
     for (k, v) in &filter.tags {
-        add(
+        out.add(
             format!("r.id IN (SELECT run_id FROM {schema}run_tags WHERE key = ? AND value = ?)"),
             vec![text(k), text(v)],
         );
     }
+}
+
+/// The runs by their measured results: a test, a record size.
+fn what_they_measured(filter: &RunFilter, schema: &str, out: &mut Conditions) {
     if let Some(test) = filter.test {
-        add(
+        out.add(
             format!(
                 "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.warmup = false AND x.test = ?)"
             ),
@@ -56,26 +102,17 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
         );
     }
     if let Some(record) = filter.record {
-        add(
+        out.add(
             format!(
                 "EXISTS (SELECT 1 FROM {schema}results x WHERE x.run_id = r.id AND x.warmup = false AND x.record_size = ?)"
             ),
             vec![Param::Int(record as i64)],
         );
     }
-    if let Some(since) = filter.since {
-        add("r.started_at >= ?".into(), vec![Param::Time(since)]);
-    }
-    if let Some(until) = filter.until {
-        add("r.started_at < ?".into(), vec![Param::Time(until)]);
-    }
-    if let Some(status) = filter.status {
-        let name = serde_json::to_value(status).expect("status serializes");
-        add(
-            "r.status = ?".into(),
-            vec![text(name.as_str().unwrap_or_default())],
-        );
-    }
+}
+
+/// The runs by the engine, cache mode and queue depth they measured with.
+fn how_they_measured(filter: &RunFilter, schema: &str, out: &mut Conditions) {
     // a run of several engines or cache modes is selected by any of them: its results
     // say which (the run's own column holds the first only)
     let measured_with = |column: &str| {
@@ -84,30 +121,20 @@ pub(super) fn conditions(filter: &RunFilter, schema: &str) -> Vec<(String, Vec<P
         )
     };
     if let Some(engine) = filter.engine {
-        add(
+        out.add(
             measured_with("engine"),
             vec![text(engine.name()), text(engine.name())],
         );
     }
     if let Some(cache) = filter.cache {
-        add(
+        out.add(
             measured_with("cache"),
             vec![text(cache.name()), text(cache.name())],
         );
     }
     if let Some(depth) = filter.iodepth {
-        add("r.iodepth = ?".into(), vec![Param::Int(i64::from(depth))]);
+        out.add("r.iodepth = ?".into(), vec![Param::Int(i64::from(depth))]);
     }
-    if let Some((started_at, id)) = filter.after {
-        let beyond = if filter.oldest_first { ">" } else { "<" };
-        // a row value, which both databases find through the (started_at, id) index;
-        // the same condition spelled with OR makes PostgreSQL read every run past it
-        add(
-            format!("(r.started_at, r.id) {beyond} (?, ?)"),
-            vec![Param::Time(started_at), Param::Int(id)],
-        );
-    }
-    out
 }
 
 /// Newest first (or oldest first), then the limit: the end of every backend's

@@ -21,6 +21,7 @@ mod migrate;
 mod postgres;
 mod sqlite;
 mod statements;
+mod sync;
 mod value;
 
 use std::collections::HashMap;
@@ -29,7 +30,8 @@ use std::path::PathBuf;
 pub use columns::Detail;
 pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
-pub use sqlite::{SqliteStore, lock_waits};
+pub use sqlite::{SqliteStore, lock_waits, set_busy_timeout};
+pub use sync::{Moved, move_runs};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{IdRange, RunFilter, RunRef, Selector};
@@ -673,6 +675,21 @@ pub fn spool_dir() -> PathBuf {
 /// killed.
 pub fn spool_file(uuid: uuid::Uuid) -> PathBuf {
     spool_dir().join(format!("run-{uuid}.json"))
+}
+
+/// The runs waiting in the spool, each a file of its own.
+pub fn spooled_files() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(spool_dir()) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("run-") && n.ends_with(".json"))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -16,8 +16,9 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
 
 use super::bind::{decode, values};
+use super::busy::wait_for_lock;
 use super::schema::{marked_damaged, set_damage_mark, user_version};
-use super::{SqliteStore, check_wal, files, sql_error, wait_for_lock};
+use super::{SqliteStore, check_wal, files, sql_error};
 use crate::model::Run;
 use crate::store::columns::RUN_COLUMNS;
 use crate::store::{BadRun, CheckReport, Detail, Repaired, StoreError, migrate, statements};

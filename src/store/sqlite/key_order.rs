@@ -4,8 +4,6 @@
 //! it, which makes an import of millions of figures several times faster. Text keys
 //! (test, engine, cache) sort as SQLite's BINARY collation sorts their names.
 
-use clap::ValueEnum as _;
-
 use crate::model::{CacheMode, EngineKind, Measurement, Run, TestKind};
 
 /// A result to insert: whether it is a warm-up round's, and the figure.
@@ -19,7 +17,7 @@ pub type Insert<'a> = (bool, &'a Measurement);
 pub fn in_key_order(run: &Run) -> Vec<Vec<Insert<'_>>> {
     let tests = text_order(&TestKind::ALL, TestKind::name);
     let engines = engines_by_name(run);
-    let caches = text_order(CacheMode::value_variants(), CacheMode::name);
+    let caches = text_order(&CacheMode::ALL, CacheMode::name);
     let mut groups: Vec<Vec<Insert>> = vec![Vec::new(); 2 * TestKind::ALL.len()];
     let measured = run.results.iter().map(|m| (false, m));
     for (warmup, m) in measured.chain(run.warmup.iter().map(|m| (true, m))) {
@@ -81,7 +79,7 @@ mod tests {
             }
         }
         check(&TestKind::ALL, TestKind::name, |t| t as usize);
-        check(CacheMode::value_variants(), CacheMode::name, |c| c as usize);
+        check(&CacheMode::ALL, CacheMode::name, |c| c as usize);
     }
 
     fn figure(test: TestKind, file_size: u64, engine: EngineKind) -> Measurement {

@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::Context;
+use crate::cmd::Context;
 use crate::model::{Run, RunStatus};
 use crate::shell::Shell;
 use crate::store::{self, Store, StoreError};
 
-/// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds)
-/// says otherwise: long enough for a server to restart, short enough to wait for.
+/// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds,
+/// read into the [`Context`]) says otherwise: long enough for a server to restart, short enough to wait for.
 const RETRY_FOR: Duration = Duration::from_secs(60);
 
 /// The longest pause between two tries.
@@ -84,7 +84,7 @@ pub(super) fn finish(
 ) -> Result<(), NotRecorded> {
     let shell = &context.shell;
     let id = run.id.expect("a run to finish was begun");
-    let retry_for = retry_for();
+    let retry_for = context.record_retry.unwrap_or(RETRY_FOR);
     let deadline = Instant::now() + retry_for;
     let mut pause = Duration::from_millis(500);
     let mut said = false;
@@ -146,13 +146,6 @@ fn try_again(
     }
 }
 
-fn retry_for() -> Duration {
-    std::env::var("IOZONE_RECORD_RETRY")
-        .ok()
-        .and_then(|s| crate::units::parse_seconds(&s))
-        .unwrap_or(RETRY_FOR)
-}
-
 /// Writes the run to the spool as an export document of its own.
 fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
     let file = store::spool_file(run.uuid);
@@ -171,21 +164,6 @@ fn spool(context: &Context, run: &Run, reason: String) -> NotRecorded {
         },
         Err(error) => NotRecorded::Lost { reason, dir, error },
     }
-}
-
-/// The runs waiting in the spool, each a file of its own.
-pub(crate) fn spooled_files() -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(store::spool_dir()) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("run-") && n.ends_with(".json"))
-        })
-        .collect()
 }
 
 /// Creates `file` in `dir` (made as needed), never over an existing file, and syncs it:

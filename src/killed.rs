@@ -14,17 +14,17 @@ use crate::selector::RunFilter;
 use crate::store::{self, Store, StoreError};
 
 /// A run marked `running` whose process is gone.
-pub(super) struct Ended {
-    pub(super) run: Run,
+pub struct Ended {
+    pub run: Run,
     /// Where the run waits when its final write failed (`record`'s spool); `None` for
     /// a run that was killed.
-    pub(super) spooled: Option<PathBuf>,
+    pub spooled: Option<PathBuf>,
 }
 
 impl Ended {
     /// What the run is: `failed` when not recorded (its figures wait in the spool),
     /// `aborted` when killed.
-    pub(super) fn status(&self) -> RunStatus {
+    pub fn status(&self) -> RunStatus {
         match self.spooled {
             Some(_) => RunStatus::Failed,
             None => RunStatus::Aborted,
@@ -32,7 +32,7 @@ impl Ended {
     }
 
     /// Why, after "run 4 aborted" or "run 5 failed".
-    pub(super) fn why(&self) -> String {
+    pub fn why(&self) -> String {
         match &self.spooled {
             Some(file) => format!(
                 "not recorded, it waits in {}: `iozone import {}` records it",
@@ -45,7 +45,7 @@ impl Ended {
 }
 
 /// The runs of this machine marked `running` whose process is gone.
-pub(super) fn dead_runs(store: &dyn Store) -> Result<Vec<Ended>, StoreError> {
+pub fn dead_runs(store: &dyn Store) -> Result<Vec<Ended>, StoreError> {
     let running = RunFilter {
         status: Some(RunStatus::Running),
         ..RunFilter::default()
@@ -65,7 +65,7 @@ fn ended(run: Run) -> Ended {
 }
 
 /// Shows the listed runs whose process is gone as what they are.
-pub(super) fn show_as_ended(runs: &mut [Run]) {
+pub fn show_as_ended(runs: &mut [Run]) {
     let this = ThisBoot::probe();
     for run in runs.iter_mut().filter(|run| this.is_dead(run)) {
         run.status = ended(run.clone()).status();
@@ -74,10 +74,7 @@ pub(super) fn show_as_ended(runs: &mut [Run]) {
 
 /// Marks `runs` (dead, as [`dead_runs`] found them) as what they are in the store,
 /// without results as every run that did not complete; returns them, as marked.
-pub(super) fn mark_ended(
-    store: &mut dyn Store,
-    runs: Vec<Ended>,
-) -> Result<Vec<Ended>, StoreError> {
+pub fn mark_ended(store: &mut dyn Store, runs: Vec<Ended>) -> Result<Vec<Ended>, StoreError> {
     let mut marked = Vec::new();
     for mut ended in runs {
         let Some(id) = ended.run.id else { continue };
@@ -90,7 +87,7 @@ pub(super) fn mark_ended(
 
 /// A line per status and reason: "run 4 aborted: killed before it could finish",
 /// "runs 4, 7 aborted: …", "run 5 failed: not recorded, it waits in …".
-pub(super) fn said(runs: &[Ended]) -> Vec<String> {
+pub fn said(runs: &[Ended]) -> Vec<String> {
     let mut lines: Vec<(String, Vec<i64>)> = Vec::new();
     for ended in runs {
         let Some(id) = ended.run.id else { continue };
@@ -107,7 +104,7 @@ pub(super) fn said(runs: &[Ended]) -> Vec<String> {
 }
 
 /// "run 4" or "runs 4, 7".
-pub(super) fn run_ids(ids: &[i64]) -> String {
+fn run_ids(ids: &[i64]) -> String {
     let list: Vec<String> = ids.iter().map(i64::to_string).collect();
     match ids.len() {
         1 => format!("run {}", list[0]),

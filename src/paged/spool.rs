@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 /// Records of type `T`, one JSON line each in a file that disappears with the spool
 /// (or the process).
-pub(crate) struct Spool<T> {
+pub struct Spool<T> {
     out: BufWriter<File>,
     len: usize,
     /// Whether the file was read since the last push, so is not positioned at its end.
@@ -20,7 +20,7 @@ pub(crate) struct Spool<T> {
 }
 
 impl<T: Serialize + DeserializeOwned> Spool<T> {
-    pub(crate) fn new() -> io::Result<Spool<T>> {
+    pub fn new() -> io::Result<Spool<T>> {
         Ok(Spool {
             out: BufWriter::new(tempfile::tempfile()?),
             len: 0,
@@ -29,7 +29,7 @@ impl<T: Serialize + DeserializeOwned> Spool<T> {
         })
     }
 
-    pub(crate) fn push(&mut self, record: &T) -> io::Result<()> {
+    pub fn push(&mut self, record: &T) -> io::Result<()> {
         if std::mem::take(&mut self.read) {
             self.out.seek(io::SeekFrom::End(0))?;
         }
@@ -39,12 +39,12 @@ impl<T: Serialize + DeserializeOwned> Spool<T> {
         Ok(())
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Every record pushed, in order.
-    pub(crate) fn replay(&mut self) -> io::Result<impl Iterator<Item = io::Result<T>> + '_> {
+    pub fn replay(&mut self) -> io::Result<impl Iterator<Item = io::Result<T>> + '_> {
         self.out.flush()?;
         self.read = true;
         let mut file = self.out.get_ref();
