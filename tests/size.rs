@@ -42,7 +42,6 @@ fn says_why_it_is_whole(text: &str) -> bool {
 }
 
 #[test]
-#[ignore = "enabled by the lead after the splits merge"]
 fn no_source_file_is_over_500_lines_of_code_without_saying_why() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let files = rust_sources(&src);

@@ -240,7 +240,31 @@ fn shifted_trial(
         Placement::Across(drop) => 1.0 - drop,
         Placement::Flat => 1.0,
     };
-    // the first run at the new level, leaving room for the sides
+    let (at, roles) = place(n, runs, placement, rng);
+    let levels: Vec<RunLevel> = (0..n)
+        .map(|i| {
+            let level = if i < at { 100.0 } else { 100.0 * factor };
+            RunLevel::of(&run(level, noise, z)).expect("positive figures")
+        })
+        .collect();
+    let side = |role: Role| -> Vec<RunLevel> {
+        (0..n)
+            .filter(|&i| roles[i] == role)
+            .map(|i| levels[i])
+            .collect()
+    };
+    let (base, cand) = (side(Role::Baseline), side(Role::Candidate));
+    decided(&effect(&base, &cand, &levels, &roles, segmented))
+}
+
+/// Where the step falls (the first run at the new level) and each run's role: the sides
+/// placed as `placement` says, leaving room for them; every other run history.
+fn place(
+    n: usize,
+    runs: usize,
+    placement: Placement,
+    rng: &mut Xoshiro256PlusPlus,
+) -> (usize, Vec<Role>) {
     let (at, before) = loop {
         let at: usize = rng.random_range(2..=n - 2);
         let fits = match placement {
@@ -280,19 +304,19 @@ fn shifted_trial(
             pick(0..n, runs, Role::Candidate);
         }
     }
-    let levels: Vec<RunLevel> = (0..n)
-        .map(|i| {
-            let level = if i < at { 100.0 } else { 100.0 * factor };
-            RunLevel::of(&run(level, noise, z)).expect("positive figures")
-        })
-        .collect();
-    let side = |role: Role| -> Vec<RunLevel> {
-        (0..n)
-            .filter(|&i| roles[i] == role)
-            .map(|i| levels[i])
-            .collect()
-    };
-    let (base, cand) = (side(Role::Baseline), side(Role::Candidate));
+    (at, roles)
+}
+
+/// The effect of one trial's sides: as `compare` decides (`segmented`), or with the
+/// history pooled whole.
+fn effect(
+    base: &[RunLevel],
+    cand: &[RunLevel],
+    levels: &[RunLevel],
+    roles: &[Role],
+    segmented: bool,
+) -> Effect {
+    let n = levels.len();
     let effect = match segmented {
         // as `compare` decides: the step between the sides' segments when one parts
         // them, their noise otherwise
@@ -309,7 +333,7 @@ fn shifted_trial(
                 .collect();
             let mut history = RowHistory::default();
             history.add_series(&points);
-            runs_effect(&base, &cand, &history, 0.95)
+            runs_effect(base, cand, &history, 0.95)
         }
         false => {
             let past: Vec<f64> = (0..n)
@@ -322,10 +346,10 @@ fn shifted_trial(
                 same_segments: whole,
                 ..SeriesHistory::default()
             };
-            runlevel::run_level_effect(&base, &cand, &history, DEFAULT_RUN_NOISE, 0.95)
+            runlevel::run_level_effect(base, cand, &history, DEFAULT_RUN_NOISE, 0.95)
         }
     };
-    decided(&effect.expect("both sides have runs"))
+    effect.expect("both sides have runs")
 }
 
 /// The share of `TRIALS` level-shift comparisons whose verdict `counts`.

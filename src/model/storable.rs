@@ -15,7 +15,7 @@ use std::fmt;
 
 use chrono::{DateTime, Utc};
 
-use super::{Latency, MachineState, Measurement, Run};
+use super::{Filesystem, Host, Latency, MachineState, Measurement, Params, Run};
 
 /// The first instant a run may state: the Unix epoch.
 pub const EARLIEST: DateTime<Utc> = DateTime::UNIX_EPOCH;
@@ -67,75 +67,9 @@ impl Run {
         }
         c.text("note", self.note.as_deref());
         c.text("tool_version", Some(&self.tool_version));
-
-        let p = &self.params;
-        c.count("params.file_size", Some(p.file_size().bytes()));
-        for (list, sizes) in [
-            ("params.file_sizes", &p.file_sizes),
-            ("params.record_sizes", &p.record_sizes),
-        ] {
-            for (i, size) in sizes.iter().enumerate() {
-                c.count(Field::At(list, i), Some(size.bytes()));
-            }
-        }
-        // the seed is the one integer kept with all 64 bits (as the same signed bits)
-        c.count("params.stride_records", p.stride_records);
-        c.text("params.dir", p.dir.as_deref());
-        if let Some(auto) = &p.repeat_auto {
-            c.number("params.repeat_auto.precision_pct", Some(auto.precision_pct));
-            c.number("params.repeat_auto.max_time_s", Some(auto.max_time_s));
-        }
-
-        let h = &self.host;
-        for (name, text) in [
-            ("hostname", &h.hostname),
-            ("os", &h.os),
-            ("os_version", &h.os_version),
-            ("kernel", &h.kernel),
-            ("kernel_cmdline", &h.kernel_cmdline),
-            ("boot_id", &h.boot_id),
-            ("arch", &h.arch),
-            ("cpu_model", &h.cpu_model),
-            ("cpu_governor", &h.cpu_governor),
-            ("virtualization", &h.virtualization),
-            ("container", &h.container),
-        ] {
-            c.text(Field::In("host", name), text.as_deref());
-        }
-        for (name, count) in [
-            ("memory_bytes", h.memory_bytes),
-            ("page_size", h.page_size),
-            ("dirty_ratio", h.dirty_ratio),
-            ("dirty_background_ratio", h.dirty_background_ratio),
-            ("dirty_bytes", h.dirty_bytes),
-            ("dirty_background_bytes", h.dirty_background_bytes),
-            ("dirty_expire_centisecs", h.dirty_expire_centisecs),
-            ("dirty_writeback_centisecs", h.dirty_writeback_centisecs),
-        ] {
-            c.count(Field::In("host", name), count);
-        }
-
-        let f = &self.filesystem;
-        for (name, text) in [
-            ("mount_point", &f.mount_point),
-            ("type", &f.fs_type),
-            ("device", &f.device),
-            ("mount_options", &f.mount_options),
-            ("block_device", &f.block_device),
-            ("device_model", &f.device_model),
-            ("scheduler", &f.scheduler),
-        ] {
-            c.text(Field::In("filesystem", name), text.as_deref());
-        }
-        for (name, count) in [
-            ("block_size", f.block_size),
-            ("total_bytes", f.total_bytes),
-            ("free_bytes", f.free_bytes),
-            ("device_size", f.device_size),
-        ] {
-            c.count(Field::In("filesystem", name), count);
-        }
-
+        c.params(&self.params);
+        c.host(&self.host);
+        c.filesystem(&self.filesystem);
         if let Some(s) = &self.source {
             c.text("source.tool", Some(&s.tool));
             c.text("source.version", s.version.as_deref());
@@ -155,6 +89,80 @@ impl Run {
             c.count("process.start_ticks", Some(process.start_ticks));
         }
         c.done()
+    }
+}
+
+/// The parts of a run's record, each checked by its own method.
+impl Checker {
+    fn params(&mut self, p: &Params) {
+        self.count("params.file_size", Some(p.file_size().bytes()));
+        for (list, sizes) in [
+            ("params.file_sizes", &p.file_sizes),
+            ("params.record_sizes", &p.record_sizes),
+        ] {
+            for (i, size) in sizes.iter().enumerate() {
+                self.count(Field::At(list, i), Some(size.bytes()));
+            }
+        }
+        // the seed is the one integer kept with all 64 bits (as the same signed bits)
+        self.count("params.stride_records", p.stride_records);
+        self.text("params.dir", p.dir.as_deref());
+        if let Some(auto) = &p.repeat_auto {
+            self.number("params.repeat_auto.precision_pct", Some(auto.precision_pct));
+            self.number("params.repeat_auto.max_time_s", Some(auto.max_time_s));
+        }
+    }
+
+    fn host(&mut self, h: &Host) {
+        for (name, text) in [
+            ("hostname", &h.hostname),
+            ("os", &h.os),
+            ("os_version", &h.os_version),
+            ("kernel", &h.kernel),
+            ("kernel_cmdline", &h.kernel_cmdline),
+            ("boot_id", &h.boot_id),
+            ("arch", &h.arch),
+            ("cpu_model", &h.cpu_model),
+            ("cpu_governor", &h.cpu_governor),
+            ("virtualization", &h.virtualization),
+            ("container", &h.container),
+        ] {
+            self.text(Field::In("host", name), text.as_deref());
+        }
+        for (name, count) in [
+            ("memory_bytes", h.memory_bytes),
+            ("page_size", h.page_size),
+            ("dirty_ratio", h.dirty_ratio),
+            ("dirty_background_ratio", h.dirty_background_ratio),
+            ("dirty_bytes", h.dirty_bytes),
+            ("dirty_background_bytes", h.dirty_background_bytes),
+            ("dirty_expire_centisecs", h.dirty_expire_centisecs),
+            ("dirty_writeback_centisecs", h.dirty_writeback_centisecs),
+        ] {
+            self.count(Field::In("host", name), count);
+        }
+    }
+
+    fn filesystem(&mut self, f: &Filesystem) {
+        for (name, text) in [
+            ("mount_point", &f.mount_point),
+            ("type", &f.fs_type),
+            ("device", &f.device),
+            ("mount_options", &f.mount_options),
+            ("block_device", &f.block_device),
+            ("device_model", &f.device_model),
+            ("scheduler", &f.scheduler),
+        ] {
+            self.text(Field::In("filesystem", name), text.as_deref());
+        }
+        for (name, count) in [
+            ("block_size", f.block_size),
+            ("total_bytes", f.total_bytes),
+            ("free_bytes", f.free_bytes),
+            ("device_size", f.device_size),
+        ] {
+            self.count(Field::In("filesystem", name), count);
+        }
     }
 }
 

@@ -9,6 +9,9 @@
 //! text order is time order), UUIDs as text and booleans as 0/1; PostgreSQL keeps
 //! `timestamptz`, `uuid` and `boolean`. Enums are stored under their JSON names, lists
 //! and machine states as JSON text, and every integer as a 64-bit one.
+//!
+//! Kept whole: it is the one table of every stored column; split, a column's entry and
+//! the codec it names would live in two files, which is what this module exists to end.
 
 use chrono::DateTime;
 
