@@ -226,6 +226,7 @@ impl Worker<'_> {
             TestKind::BackwardRead => Order::Backward,
             TestKind::RecordRewrite => Order::Same,
             TestKind::StrideRead => Order::stride(self.plan.stride_records, n),
+            metadata => unreachable!("{metadata} is measured over a tree, not a file"),
         };
         let mut phase = Phase {
             worker: self,

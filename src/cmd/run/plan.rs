@@ -142,6 +142,7 @@ pub(super) fn params(plan: &Plan) -> Params {
         stride_records: Some(plan.stride_records),
         latency: plan.latency,
         dir: Some(plan.dir.display().to_string()),
+        metadata: None,
     }
 }
 

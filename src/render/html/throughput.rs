@@ -24,6 +24,7 @@ pub(super) const ALONG_A_LINE: KeyParts = KeyParts {
     file_size: false,
     cache: false,
     engine: false,
+    tree: true,
 };
 
 /// The lines of `keys` (row keys pooled [`ALONG_A_LINE`]) once each, in the order a run
