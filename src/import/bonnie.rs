@@ -23,8 +23,9 @@
 //! columns, CPU percentages, and the latencies (one figure a phase, no percentiles).
 
 use super::ParseError;
-use super::ops::{OpFigure, OpsRun, Rate, TestKind, Tree, count, product, rate};
+use super::ops::{OpFigure, OpsRun, Rate, count, product, rate};
 use super::text::error;
+use crate::model::{MetadataTree, TestKind};
 
 /// Files per unit of `-n`.
 const FILES_PER_UNIT: u64 = 1024;
@@ -194,7 +195,7 @@ impl Line {
             let mut run = OpsRun::new("bonnie++");
             run.version = Some(self.version.clone()).filter(|v| !v.is_empty());
             run.hostname = Some(self.name.clone()).filter(|n| !n.is_empty());
-            run.tree = Tree {
+            run.tree = MetadataTree {
                 files: files / self.dirs,
                 dirs: self.dirs,
                 file_bytes,

@@ -25,8 +25,9 @@
 //! closed, outside every timing; the run is `buffered`.
 
 use super::ParseError;
-use super::ops::{OpFigure, OpsRun, Rate, TestKind, Tree, combined, count, product};
+use super::ops::{OpFigure, OpsRun, Rate, combined, count, product};
 use super::text::error;
+use crate::model::{MetadataTree, TestKind};
 
 /// The line fileop prints above the table unless `-e`.
 const BANNER: &str = "Fileop:";
@@ -201,7 +202,7 @@ impl Table {
                 DEFAULT_FILE_BYTES
             }
         };
-        run.tree = Tree {
+        run.tree = MetadataTree {
             files: x,
             dirs: x * x,
             file_bytes,

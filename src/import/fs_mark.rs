@@ -19,9 +19,9 @@
 //! and percentile lines newer fs_marks print after the table.
 
 use super::ParseError;
-use super::ops::{OpFigure, OpsRun, Rate, TestKind, Tree, count, ctime, known_rate, option};
+use super::ops::{OpFigure, OpsRun, Rate, count, ctime, known_rate, option};
 use super::text::error;
-use crate::model::CacheMode;
+use crate::model::{CacheMode, MetadataTree, TestKind};
 
 /// Columns of a row without `-v`, and what `-v` adds (min/avg/max of six calls).
 const COLUMNS: usize = 5;
@@ -225,7 +225,7 @@ fn tree(
     size: u64,
     subdirs: Option<(u64, u64)>,
     shared_dir: bool,
-) -> Result<Tree, String> {
+) -> Result<MetadataTree, String> {
     let (dirs, per_dir) = match subdirs {
         None => (1, files),
         Some((dirs, per_dir)) if dirs.checked_mul(per_dir) == Some(files) => (dirs, per_dir),
@@ -236,7 +236,7 @@ fn tree(
             ));
         }
     };
-    Ok(Tree {
+    Ok(MetadataTree {
         files: per_dir,
         dirs,
         file_bytes: size,

@@ -17,7 +17,7 @@
 //!   opens and closes, our `open`.
 //! - `File removal`: `unlink`.
 //! - Not imported: `Directory stat` and `Directory rename` (ours stat and rename
-//!   files), `Tree creation` and `Tree removal`.
+//!   files), `MetadataTree creation` and `MetadataTree removal`.
 //!
 //! The tree: each task's items (M / T) spread evenly over the directories of `-z`
 //! levels of `-b` branches (the leaves only with `-L`); tasks share it unless `-u`.
@@ -27,9 +27,9 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::ParseError;
-use super::ops::{OpFigure, OpsRun, Rate, TestKind, Tree, count, product};
+use super::ops::{OpFigure, OpsRun, Rate, count, product};
 use super::text::error;
-use crate::model::CacheMode;
+use crate::model::{CacheMode, MetadataTree, TestKind};
 
 /// Whether `text` holds mdtest's summary: its title and mdtest's banner or table.
 pub fn looks_like(text: &str) -> bool {
@@ -301,7 +301,7 @@ impl Table {
 
 /// What the command line says about the tree and how its files were written.
 struct Shape {
-    tree: Tree,
+    tree: MetadataTree,
     write_bytes: u64,
     read_bytes: u64,
     random_stat: bool,
@@ -337,7 +337,7 @@ impl Shape {
             ));
         }
         Ok(Shape {
-            tree: Tree {
+            tree: MetadataTree {
                 files: per_task / dirs,
                 dirs,
                 file_bytes: header.number("-w", 0)?,

@@ -7,36 +7,20 @@
 //! which test of ours and what the tool's figure counts; here a figure is a rate in
 //! operations per second (or "too fast to measure") and the operations it counts.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-use super::ParseError;
 use super::text::error;
-use crate::model::CacheMode;
+use super::{Origin, ParseError};
+use crate::model::{
+    CacheMode, EngineKind, Filesystem, Host, Measurement, MetadataTree, Params, RoundOrder, Run,
+    RunStatus, Source, TestKind,
+};
+use crate::units::ByteSize;
 
 /// The largest count the store keeps: it writes integers as SQLite's signed 64 bits.
 const MAX_STORED: u64 = i64::MAX as u64;
-
-/// A metadata operation as our tests name it. Stands for the model's tests of the
-/// same names until the parsers are mapped onto them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TestKind {
-    Mkdir,
-    Create,
-    Stat,
-    Open,
-    Readfile,
-    Readdir,
-    Rename,
-    Unlink,
-    Rmdir,
-}
-
-impl std::fmt::Display for TestKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = format!("{self:?}").to_ascii_lowercase();
-        f.write_str(&name)
-    }
-}
 
 /// A run of metadata figures as a tool stated it.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,26 +37,11 @@ pub struct OpsRun {
     pub cache: CacheMode,
     /// Workers (threads, processes or MPI tasks) the figures are of, together.
     pub threads: u32,
-    pub tree: Tree,
+    pub tree: MetadataTree,
     pub figures: Vec<OpFigure>,
     /// What the run's note says: figures the tool could not give, what the output did
     /// not state and was taken from the tool's default.
     pub remarks: Vec<String>,
-}
-
-/// The tree a run's operations went over, per worker.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tree {
-    /// Entries per directory.
-    pub files: u64,
-    /// Directories (in all, when the workers share them).
-    pub dirs: u64,
-    /// Bytes each created file holds.
-    pub file_bytes: u64,
-    /// Whether the workers share one set of directories.
-    pub shared_dir: bool,
-    /// Whether the entries were visited in an order other than their creation's.
-    pub random_order: bool,
 }
 
 /// One figure: a test's rate in one repetition.
@@ -112,7 +81,7 @@ impl OpsRun {
             hostname: None,
             cache: CacheMode::Buffered,
             threads: 1,
-            tree: Tree::default(),
+            tree: MetadataTree::default(),
             figures: Vec::new(),
             remarks: Vec::new(),
         }
@@ -153,6 +122,143 @@ impl OpsRun {
         self.figures.push(figure);
         Ok(())
     }
+}
+
+/// The runs of `parsed`, numbered in file order.
+pub fn into_runs(parsed: Vec<OpsRun>, origin: &Origin) -> Result<Vec<Run>, ParseError> {
+    parsed
+        .into_iter()
+        .enumerate()
+        .map(|(i, run)| run.into_run(origin, i))
+        .collect()
+}
+
+impl OpsRun {
+    /// The complete run, the `index`-th of its file. A figure too fast to measure is
+    /// no measurement: its test stays among the run's tests, and the note says it is
+    /// unknown.
+    pub fn into_run(self, origin: &Origin, index: usize) -> Result<Run, ParseError> {
+        let tests = self.tests();
+        let note = self.note();
+        let repeat = self.figures.iter().map(|f| f.repetition).max().unwrap_or(1);
+        let results = self
+            .figures
+            .iter()
+            .filter_map(|f| match f.rate {
+                Rate::PerSecond(rate) => Some(measurement(f, rate)),
+                Rate::TooFast => None,
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let params = Params {
+            engines: vec![EngineKind::Posix],
+            caches: vec![self.cache],
+            iodepth: 1,
+            threads: self.threads,
+            // a metadata test has no file or record size: its tree says what it went over
+            file_sizes: vec![ByteSize(0)],
+            record_sizes: vec![ByteSize(0)],
+            tests,
+            repeat,
+            // other tools measure with no warm-up and no rounds of ours
+            warmup: 0,
+            order: RoundOrder::legacy(),
+            repeat_auto: None,
+            seed: None,
+            auto: false,
+            verify: false,
+            read_pct: None,
+            stride_records: None,
+            latency: false,
+            dir: self.dir,
+            metadata: Some(self.tree),
+        };
+        let mut run = Run {
+            id: None,
+            uuid: origin.run_uuid(index),
+            started_at: self.started_at.unwrap_or(origin.imported_at),
+            finished_at: None,
+            status: RunStatus::Complete,
+            labels: Vec::new(),
+            tags: BTreeMap::new(),
+            note,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            params,
+            host: Host {
+                hostname: self.hostname,
+                ..Host::default()
+            },
+            filesystem: Filesystem::default(),
+            source: Some(Source {
+                tool: self.tool.to_string(),
+                version: self.version,
+                command: self.command,
+                file: Some(origin.file.clone()),
+                imported_at: origin.imported_at,
+                time_known: self.started_at.is_some(),
+            }),
+            state_at_start: None,
+            state_at_end: None,
+            process: None,
+            results,
+            warmup: Vec::new(),
+        };
+        run.stamp_combination();
+        Ok(run)
+    }
+
+    /// The remarks, and which tests were too fast to measure, as one note.
+    fn note(&self) -> Option<String> {
+        let mut said = self.remarks.clone();
+        let mut unknown = Vec::new();
+        for test in self.tests() {
+            let of_test = self.figures.iter().filter(|f| f.test == test);
+            let all = of_test.clone().count();
+            let fast = of_test.filter(|f| f.rate == Rate::TooFast).count();
+            match fast {
+                0 => {}
+                _ if fast == all => unknown.push(test.to_string()),
+                _ => unknown.push(format!("{test} (in {fast} of {all} repetitions)")),
+            }
+        }
+        if !unknown.is_empty() {
+            said.push(format!(
+                "too fast for {} to measure, unknown (no figure): {}",
+                self.tool,
+                unknown.join(", ")
+            ));
+        }
+        (!said.is_empty()).then(|| said.join("; "))
+    }
+}
+
+/// A known figure as a measurement: the time is derived from the operations and the
+/// stated rate (which no tool here states beside it), so ops / elapsed gives the rate
+/// back.
+fn measurement(f: &OpFigure, rate: f64) -> Result<Measurement, ParseError> {
+    let elapsed = (f.ops as f64 / rate * 1e9).round();
+    if !(1.0..=MAX_STORED as f64).contains(&elapsed) {
+        return Err(error(
+            Some(f.line),
+            format!(
+                "{}: {rate} operations/s for {} operations is not a plausible time",
+                f.test, f.ops
+            ),
+        ));
+    }
+    Ok(Measurement {
+        test: f.test,
+        file_size: ByteSize(0),
+        record_size: ByteSize(0),
+        repetition: f.repetition,
+        bytes: f.bytes,
+        elapsed_ns: elapsed as u64,
+        throughput: rate,
+        latency_ns: None,
+        // the run's, stamped when it is complete
+        engine: EngineKind::default(),
+        cache: CacheMode::default(),
+        ops: Some(f.ops),
+    })
 }
 
 /// A rate in operations per second as printed: a finite positive number, or `None`.
@@ -218,11 +324,6 @@ pub fn option<'a>(words: &[&'a str], flag: &str) -> Option<&'a str> {
         .next_back()
 }
 
-/// Whether `-flag` is among a command's words.
-pub fn has_flag(words: &[&str], flag: &str) -> bool {
-    words.contains(&flag)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,7 +360,83 @@ mod tests {
         assert_eq!(option(&words, "-d"), Some("/b"));
         assert_eq!(option(&words, "-n"), Some("5"));
         assert_eq!(option(&words, "-k"), None);
-        assert!(has_flag(&words, "-k"));
+    }
+
+    fn origin() -> Origin {
+        super::super::text::testing::origin("ops")
+    }
+
+    fn figure(test: TestKind, repetition: u32, rate: Rate) -> OpFigure {
+        OpFigure {
+            test,
+            repetition,
+            ops: 4096,
+            bytes: 0,
+            rate,
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn a_run_keeps_its_tree_and_derives_each_time_from_the_rate() {
+        let mut parsed = OpsRun::new("bonnie++");
+        parsed.threads = 2;
+        parsed.cache = CacheMode::Sync;
+        parsed.tree = MetadataTree {
+            files: 2048,
+            dirs: 2,
+            ..MetadataTree::default()
+        };
+        parsed.hostname = Some("vm".into());
+        parsed
+            .add(figure(TestKind::Create, 1, Rate::PerSecond(2947.0)))
+            .unwrap();
+        let run = parsed.into_run(&origin(), 0).unwrap();
+        assert_eq!(run.params.metadata.unwrap().files_per_thread(), 4096);
+        assert_eq!((run.params.threads, run.params.cache()), (2, CacheMode::Sync));
+        assert_eq!(run.host.hostname.as_deref(), Some("vm"));
+        let m = &run.results[0];
+        assert_eq!((m.test, m.ops, m.cache), (TestKind::Create, Some(4096), CacheMode::Sync));
+        assert_eq!(m.throughput, 2947.0);
+        // 4096 operations at 2947/s: 1.389888022 s
+        assert_eq!(m.elapsed_ns, 1_389_888_022);
+        assert_eq!((m.file_size, m.record_size), (ByteSize(0), ByteSize(0)));
+        assert_eq!(run.note, None);
+        assert!(run.check_storable().is_ok());
+        let source = run.source.unwrap();
+        assert_eq!((source.tool.as_str(), source.time_known), ("bonnie++", false));
+    }
+
+    #[test]
+    fn too_fast_is_no_figure_and_the_note_says_unknown() {
+        let mut parsed = OpsRun::new("bonnie++");
+        parsed.remarks.push("a remark".into());
+        for (test, repetition, rate) in [
+            (TestKind::Create, 1, Rate::PerSecond(442.0)),
+            (TestKind::Stat, 1, Rate::TooFast),
+            (TestKind::Unlink, 1, Rate::TooFast),
+            (TestKind::Create, 2, Rate::PerSecond(331.0)),
+            (TestKind::Stat, 2, Rate::TooFast),
+            (TestKind::Unlink, 2, Rate::PerSecond(900.0)),
+        ] {
+            parsed.add(figure(test, repetition, rate)).unwrap();
+        }
+        let run = parsed.into_run(&origin(), 0).unwrap();
+        assert_eq!(
+            run.params.tests,
+            [TestKind::Create, TestKind::Stat, TestKind::Unlink]
+        );
+        assert_eq!(run.params.repeat, 2);
+        assert_eq!(run.results.len(), 3);
+        assert!(run.results.iter().all(|m| m.test != TestKind::Stat));
+        assert!(run.results.iter().all(|m| m.throughput > 0.0));
+        assert_eq!(
+            run.note.as_deref(),
+            Some(
+                "a remark; too fast for bonnie++ to measure, unknown (no figure): stat, \
+                 unlink (in 1 of 2 repetitions)"
+            )
+        );
     }
 
     #[test]

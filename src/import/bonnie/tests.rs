@@ -28,7 +28,7 @@ fn a_line_is_a_sequential_and_a_random_run_and_plus_signs_are_too_fast() {
     assert_eq!(seq.version.as_deref(), Some("2.00a"));
     assert_eq!(seq.hostname.as_deref(), Some("vm"));
     assert_eq!(seq.threads, 1);
-    let tree = Tree {
+    let tree = MetadataTree {
         files: 4096,
         dirs: 1,
         file_bytes: 0,
@@ -38,7 +38,7 @@ fn a_line_is_a_sequential_and_a_random_run_and_plus_signs_are_too_fast() {
     assert_eq!(seq.tree, tree);
     assert_eq!(
         ran.tree,
-        Tree {
+        MetadataTree {
             random_order: true,
             ..tree
         }

@@ -32,7 +32,7 @@ fn force_10_is_a_thousand_files_in_a_hundred_directories() {
     assert_eq!(run.tool, "fileop");
     assert_eq!(
         run.tree,
-        Tree {
+        MetadataTree {
             files: 10,
             dirs: 100,
             file_bytes: 1,

@@ -40,7 +40,7 @@ fn three_loops_are_three_repetitions_of_create() {
     assert_eq!((run.cache, run.threads), (CacheMode::Buffered, 1));
     assert_eq!(
         run.tree,
-        Tree {
+        MetadataTree {
             files: 2000,
             dirs: 1,
             file_bytes: 0,
@@ -59,7 +59,7 @@ fn fsync_per_file_is_sync_and_two_threads_share_the_directory() {
     assert_eq!((run.cache, run.threads), (CacheMode::Sync, 2));
     assert_eq!(
         run.tree,
-        Tree {
+        MetadataTree {
             files: 500,
             dirs: 1,
             file_bytes: 4096,

@@ -40,7 +40,7 @@ fn a_summary_of_three_iterations_is_a_run_of_their_means() {
     assert_eq!((run.threads, run.cache), (1, CacheMode::Buffered));
     assert_eq!(
         run.tree,
-        Tree {
+        MetadataTree {
             files: 1000,
             dirs: 1,
             file_bytes: 0,
@@ -73,7 +73,7 @@ fn tasks_with_their_own_directories_and_bytes_read_are_readfile() {
     assert_eq!(run.threads, 2);
     assert_eq!(
         run.tree,
-        Tree {
+        MetadataTree {
             files: 500,
             dirs: 1,
             file_bytes: 4096,
