@@ -31,9 +31,11 @@ use super::ops::{OpFigure, OpsRun, Rate, count, product};
 use super::text::error;
 use crate::model::{CacheMode, MetadataTree, TestKind};
 
-/// Whether `text` holds mdtest's summary: its title and mdtest's banner or table.
+/// Whether `text` holds mdtest's summary (of rates, or of times only, whose parse says
+/// why it is not imported): its title and mdtest's banner or table.
 pub fn looks_like(text: &str) -> bool {
-    text.contains("SUMMARY rate") && (text.contains("mdtest") || text.contains("   Operation"))
+    let summary = text.contains("SUMMARY rate") || text.contains("SUMMARY time");
+    summary && (text.contains("mdtest") || text.contains("   Operation"))
 }
 
 /// The runs of every rate table in `text`.

@@ -393,10 +393,16 @@ mod tests {
             .unwrap();
         let run = parsed.into_run(&origin(), 0).unwrap();
         assert_eq!(run.params.metadata.unwrap().files_per_thread(), 4096);
-        assert_eq!((run.params.threads, run.params.cache()), (2, CacheMode::Sync));
+        assert_eq!(
+            (run.params.threads, run.params.cache()),
+            (2, CacheMode::Sync)
+        );
         assert_eq!(run.host.hostname.as_deref(), Some("vm"));
         let m = &run.results[0];
-        assert_eq!((m.test, m.ops, m.cache), (TestKind::Create, Some(4096), CacheMode::Sync));
+        assert_eq!(
+            (m.test, m.ops, m.cache),
+            (TestKind::Create, Some(4096), CacheMode::Sync)
+        );
         assert_eq!(m.throughput, 2947.0);
         // 4096 operations at 2947/s: 1.389888022 s
         assert_eq!(m.elapsed_ns, 1_389_888_022);
@@ -404,7 +410,10 @@ mod tests {
         assert_eq!(run.note, None);
         assert!(run.check_storable().is_ok());
         let source = run.source.unwrap();
-        assert_eq!((source.tool.as_str(), source.time_known), ("bonnie++", false));
+        assert_eq!(
+            (source.tool.as_str(), source.time_known),
+            ("bonnie++", false)
+        );
     }
 
     #[test]
