@@ -213,6 +213,7 @@ mod tests {
             file_bytes: 0,
             shared_dir: false,
             random_order: false,
+            warm: false,
         };
         let params = Params {
             threads: 2,
