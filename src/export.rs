@@ -246,6 +246,7 @@ csv_columns! {
     MetaFileBytes = "meta_file_bytes",
     MetaSharedDir = "meta_shared_dir",
     MetaRandomOrder = "meta_random_order",
+    MetaWarm = "meta_warm",
     Ops = "ops",
 }
 
@@ -311,6 +312,7 @@ impl CsvColumn {
             CsvColumn::MetaSharedDir => tree(|t| t.shared_dir.to_string()),
             CsvColumn::MetaRandomOrder => tree(|t| t.random_order.to_string()),
             CsvColumn::Ops => m.ops.map_or(String::new(), |n| n.to_string()),
+            CsvColumn::MetaWarm => tree(|t| t.warm.to_string()),
         }
     }
 }

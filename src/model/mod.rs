@@ -121,17 +121,17 @@ impl TestKind {
     }
 
     /// Whether the test is one of the metadata family: a phase over a tree of small
-    /// files, counted in operations (its rows' unit is [`RateUnit::OpsPerSecond`]).
+    /// files, counted in operations (its rows' unit is [`RateKind::Ops`]).
     /// The one place that says which tests are.
     pub fn is_metadata(self) -> bool {
         self >= TestKind::Mkdir
     }
 
     /// What the test's figures count per second.
-    pub fn rate_unit(self) -> RateUnit {
+    pub fn rate_kind(self) -> RateKind {
         match self.is_metadata() {
-            true => RateUnit::OpsPerSecond,
-            false => RateUnit::BytesPerSecond,
+            true => RateKind::Ops,
+            false => RateKind::Bytes,
         }
     }
 
@@ -197,11 +197,13 @@ impl fmt::Display for TestKind {
 }
 
 /// What a row's figures count per second: bytes for iozone3's tests, operations for the
-/// metadata family. Renderers ask a row ([`RowKey::rate_unit`]) rather than its test.
+/// metadata family. Renderers ask a row ([`RowKey::rate_kind`]) rather than its test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RateUnit {
-    BytesPerSecond,
-    OpsPerSecond,
+pub enum RateKind {
+    /// bytes per second, shown in `--units`
+    Bytes,
+    /// operations per second, "ops/s", which `--units` never applies to
+    Ops,
 }
 
 /// How the page cache takes part in a measurement.
@@ -296,7 +298,7 @@ pub struct Measurement {
     /// Wall time from the first worker's start to the last worker's end.
     pub elapsed_ns: u64,
     /// bytes / elapsed, in bytes per second; for a metadata test, `ops` / elapsed, in
-    /// operations per second (the row's [`RateUnit`]).
+    /// operations per second (the row's [`RateKind`]).
     pub throughput: f64,
     /// Boxed: most figures (every imported one) have none, and a measurement of a
     /// million-figure import then takes 56 bytes instead of 96.
@@ -472,8 +474,8 @@ mod tests {
             .filter(|t| t.is_metadata())
             .collect();
         assert_eq!(family, TestKind::METADATA);
-        assert_eq!(TestKind::Rmdir.rate_unit(), RateUnit::OpsPerSecond);
-        assert_eq!(TestKind::Mix.rate_unit(), RateUnit::BytesPerSecond);
+        assert_eq!(TestKind::Rmdir.rate_kind(), RateKind::Ops);
+        assert_eq!(TestKind::Mix.rate_kind(), RateKind::Bytes);
     }
 
     #[test]

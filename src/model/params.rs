@@ -33,6 +33,11 @@ pub struct MetadataTree {
     /// Whether each phase visits the entries in an order shuffled with the run's seed,
     /// rather than in creation order.
     pub random_order: bool,
+    /// What the run found, not what it was asked: `--cache flush` could not drop the
+    /// dentry and inode caches (not root, or the kernel refused), so its phases
+    /// started warm.
+    #[serde(default)]
+    pub warm: bool,
 }
 
 impl MetadataTree {
@@ -341,6 +346,7 @@ mod tests {
             file_bytes: 0,
             shared_dir: true,
             random_order: true,
+            warm: false,
         };
         let with_tree = Params {
             tests: vec![TestKind::Create, TestKind::Unlink],
@@ -351,7 +357,7 @@ mod tests {
         assert_eq!(
             json["metadata"],
             serde_json::json!({"files": 10000, "dirs": 4, "file_bytes": 0,
-                "shared_dir": true, "random_order": true})
+                "shared_dir": true, "random_order": true, "warm": false})
         );
         assert_eq!(serde_json::from_value::<Params>(json).unwrap(), with_tree);
         assert_eq!(tree.files_per_thread(), 40_000);

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{CacheMode, EngineKind, Measurement, Params, RateUnit, TestKind};
+use super::{CacheMode, EngineKind, Measurement, Params, RateKind, TestKind};
 use crate::units::ByteSize;
 
 /// What a figure is a row of: its test, file and record size, the way its I/O went
@@ -96,8 +96,8 @@ impl RowKey {
 
     /// What the row's figures count per second: the one question a renderer asks
     /// before it formats a rate (`--units` applies to bytes only).
-    pub fn rate_unit(&self) -> RateUnit {
-        self.test.rate_unit()
+    pub fn rate_kind(&self) -> RateKind {
+        self.test.rate_kind()
     }
 
     /// The order a run lists its rows in, whatever order they were measured in (as
@@ -213,6 +213,7 @@ mod tests {
             file_bytes: 0,
             shared_dir: false,
             random_order: false,
+            warm: false,
         };
         let params = Params {
             threads: 2,
@@ -229,8 +230,8 @@ mod tests {
         );
         // a throughput row of the same run carries no tree
         assert_eq!((write_key.files, write_key.dirs), (0, 0));
-        assert_eq!(create_key.rate_unit(), RateUnit::OpsPerSecond);
-        assert_eq!(write_key.rate_unit(), RateUnit::BytesPerSecond);
+        assert_eq!(create_key.rate_kind(), RateKind::Ops);
+        assert_eq!(write_key.rate_kind(), RateKind::Bytes);
         // another tree is another row, unless the tree is pooled
         let bigger = Params {
             metadata: Some(tree(1000)),

@@ -231,7 +231,7 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
             Ok(())
         },
     ),
-    // the metadata tests' tree: five columns, null together for a run without them
+    // the metadata tests' tree: six columns, null together for a run without them
     column(
         "meta_files",
         Kind::Integer,
@@ -245,6 +245,7 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
     column("meta_file_bytes", Kind::Integer, |r| opt_bits(r.params.metadata.map(|t| t.file_bytes)), |r, v| in_tree(r, v, |t, v| set(&mut t.file_bytes, v.bits()))),
     column("meta_shared_dir", Kind::Bool, |r| r.params.metadata.map(|t| t.shared_dir).into(), |r, v| in_tree(r, v, |t, v| set(&mut t.shared_dir, v.bool()))),
     column("meta_random_order", Kind::Bool, |r| r.params.metadata.map(|t| t.random_order).into(), |r, v| in_tree(r, v, |t, v| set(&mut t.random_order, v.bool()))),
+    column("meta_warm", Kind::Bool, |r| r.params.metadata.map(|t| t.warm).into(), |r, v| in_tree(r, v, |t, v| set(&mut t.warm, v.bool()))),
     // the host
     column("hostname", Kind::Text, |r| r.host.hostname.clone().into(), |r, v| set(&mut r.host.hostname, v.opt_text())),
     column("os", Kind::Text, |r| r.host.os.clone().into(), |r, v| set(&mut r.host.os, v.opt_text())),

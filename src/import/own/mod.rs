@@ -329,6 +329,8 @@ impl CsvRow<'_> {
             file_bytes: self.number(CsvColumn::MetaFileBytes)?,
             shared_dir: self.number(CsvColumn::MetaSharedDir)?,
             random_order: self.number(CsvColumn::MetaRandomOrder)?,
+            // exports of the first metadata runs did not state it
+            warm: self.opt_number(CsvColumn::MetaWarm)?.unwrap_or(false),
         }))
     }
 

@@ -122,6 +122,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
                 file_bytes: 4096,
                 shared_dir: true,
                 random_order: false,
+                warm: true,
             }),
         },
         host: Host {

@@ -129,6 +129,7 @@ fn the_migration_backfills_the_summaries_of_earlier_runs(backend: &Backend) {
         ("runs", "meta_file_bytes"),
         ("runs", "meta_shared_dir"),
         ("runs", "meta_random_order"),
+        ("runs", "meta_warm"),
         ("results", "ops"),
     ] {
         backend.execute(&format!("ALTER TABLE {schema}{table} DROP COLUMN {column}"));
