@@ -201,6 +201,8 @@ impl Line {
                 file_bytes,
                 shared_dir: false,
                 random_order,
+                // no tool here drops caches: only a flush run can have started warm
+                warm: false,
             };
             run.remarks.push(
                 "bonnie++'s CSV does not say whether -b (fsync after every write) was \

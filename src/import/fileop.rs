@@ -208,6 +208,7 @@ impl Table {
             file_bytes,
             shared_dir: false,
             random_order: false,
+            warm: false,
         };
         let bytes = product(files, file_bytes, "bytes").map_err(at)?;
         let create = ["create", "write", "close"]

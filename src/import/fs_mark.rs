@@ -242,6 +242,7 @@ fn tree(
         file_bytes: size,
         shared_dir,
         random_order: false,
+        warm: false,
     })
 }
 

@@ -345,6 +345,7 @@ impl Shape {
                 file_bytes: header.number("-w", 0)?,
                 shared_dir: tasks > 1 && !header.flag("-u"),
                 random_order: false,
+                warm: false,
             },
             write_bytes: header.number("-w", 0)?,
             read_bytes: header.number("-e", 0)?,

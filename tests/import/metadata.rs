@@ -89,7 +89,7 @@ fn an_imported_fs_mark_run_keeps_its_tree_and_shows_operations_per_second() {
     assert_eq!(
         run["params"]["metadata"],
         serde_json::json!({"files": 500, "dirs": 1, "file_bytes": 4096,
-            "shared_dir": true, "random_order": false})
+            "shared_dir": true, "random_order": false, "warm": false})
     );
     assert_eq!(run["source"]["version"], "3.3");
     assert_eq!(

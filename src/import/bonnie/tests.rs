@@ -34,6 +34,7 @@ fn a_line_is_a_sequential_and_a_random_run_and_plus_signs_are_too_fast() {
         file_bytes: 0,
         shared_dir: false,
         random_order: false,
+        warm: false,
     };
     assert_eq!(seq.tree, tree);
     assert_eq!(

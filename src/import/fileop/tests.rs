@@ -37,7 +37,8 @@ fn force_10_is_a_thousand_files_in_a_hundred_directories() {
             dirs: 100,
             file_bytes: 1,
             shared_dir: false,
-            random_order: false
+            random_order: false,
+            warm: false,
         }
     );
     assert_eq!(run.dir.as_deref(), Some("/data/f"));

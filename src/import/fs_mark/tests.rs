@@ -45,7 +45,8 @@ fn three_loops_are_three_repetitions_of_create() {
             dirs: 1,
             file_bytes: 0,
             shared_dir: false,
-            random_order: false
+            random_order: false,
+            warm: false,
         }
     );
     assert_eq!(rates(run), [(1, 28607.0), (2, 18159.5), (3, 28743.1)]);
@@ -64,7 +65,8 @@ fn fsync_per_file_is_sync_and_two_threads_share_the_directory() {
             dirs: 1,
             file_bytes: 4096,
             shared_dir: true,
-            random_order: false
+            random_order: false,
+            warm: false,
         }
     );
     // the per-call columns of -v are read past, not imported

@@ -45,7 +45,8 @@ fn a_summary_of_three_iterations_is_a_run_of_their_means() {
             dirs: 1,
             file_bytes: 0,
             shared_dir: false,
-            random_order: false
+            random_order: false,
+            warm: false,
         }
     );
     assert_eq!(
@@ -78,7 +79,8 @@ fn tasks_with_their_own_directories_and_bytes_read_are_readfile() {
             dirs: 1,
             file_bytes: 4096,
             shared_dir: false,
-            random_order: false
+            random_order: false,
+            warm: false,
         }
     );
     let read = run
