@@ -5,8 +5,83 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Params, RunStatus};
-use crate::units::RateUnit;
+use crate::model::{MetadataTree, Params, RateKind, RowKey, RunStatus};
+use crate::units::{ByteSize, RateUnit, count};
+
+/// How a row's rates are shown: bytes in the unit of `--units` (resolved against the
+/// figures shown with it), or operations per second, which `--units` never scales.
+/// Every renderer takes it from the row ([`Scale::of`]), never from the test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Bytes(RateUnit),
+    Ops,
+}
+
+impl Scale {
+    /// The scale of `key`'s rates where byte rates are shown in `unit`.
+    pub fn of(key: &RowKey, unit: RateUnit) -> Scale {
+        Scale::for_kind(key.rate_kind(), unit)
+    }
+
+    pub fn for_kind(kind: RateKind, unit: RateUnit) -> Scale {
+        match kind {
+            RateKind::Bytes => Scale::Bytes(unit),
+            RateKind::Ops => Scale::Ops,
+        }
+    }
+
+    /// `MiB/s`, `ops/s`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scale::Bytes(unit) => unit.label(),
+            Scale::Ops => "ops/s",
+        }
+    }
+
+    /// A rate in this scale, without its label: operations whole, or to a tenth below
+    /// a hundred (a phase of four directories makes a few a second).
+    pub fn format(self, rate: f64) -> String {
+        match self {
+            Scale::Bytes(unit) => unit.format(rate),
+            Scale::Ops if rate.abs() < 100.0 => format!("{rate:.1}"),
+            Scale::Ops => format!("{rate:.0}"),
+        }
+    }
+
+    /// What one of the scale is, in the figures' own units (a chart's divisor).
+    pub fn per(self) -> f64 {
+        match self {
+            Scale::Bytes(unit) => unit.bytes_per_sec(),
+            Scale::Ops => 1.0,
+        }
+    }
+}
+
+/// A metadata tree as a row shows it: `4 × 10000 files` with `, 4 KiB each` when its
+/// files hold bytes.
+pub fn tree(files: u64, dirs: u64, file_bytes: u64) -> String {
+    let each = match file_bytes {
+        0 => String::new(),
+        n => format!(", {} each", ByteSize(n)),
+    };
+    format!("{dirs} × {}{each}", count(files as usize, "file"))
+}
+
+/// The metadata tree of a run's parameters, with how it was worked (`shared`,
+/// `random order`, `flush warm`): what `show` and `history` say of it.
+pub fn run_tree(t: &MetadataTree) -> String {
+    let mut text = tree(t.files, t.dirs, t.file_bytes);
+    for (set, word) in [
+        (t.shared_dir, "shared directories"),
+        (t.random_order, "random order"),
+        (t.warm, "flush warm (no root)"),
+    ] {
+        if set {
+            text.push_str(&format!(", {word}"));
+        }
+    }
+    text
+}
 
 /// A relative change in percent: `+12.3%`, `-4.0%`; never `-0.0%`; `-` for no figure.
 pub fn change(pct: f64) -> String {
@@ -47,8 +122,13 @@ fn p_text(p: f64) -> String {
 /// A throughput in `unit`; `-` for a figure that is not a number (a degenerate
 /// side), which would otherwise print as `NaN`.
 pub fn rate(unit: RateUnit, bytes_per_sec: f64) -> String {
-    match bytes_per_sec.is_finite() {
-        true => unit.format(bytes_per_sec),
+    scaled(Scale::Bytes(unit), bytes_per_sec)
+}
+
+/// A rate in `scale`; `-` for a figure that is not a number.
+pub fn scaled(scale: Scale, rate: f64) -> String {
+    match rate.is_finite() {
+        true => scale.format(rate),
         false => "-".into(),
     }
 }
@@ -85,14 +165,20 @@ pub fn depth(iodepth: Option<u32>) -> String {
     }
 }
 
-/// The mode of a run's own parameters, where nothing is dropped.
+/// The mode of a run's own parameters, where nothing is dropped; ` warm` after it when
+/// its metadata tests' flush phases could not drop the caches.
 pub fn run_mode(p: &Params) -> String {
-    mode(
+    let mode = mode(
         Some(&p.cache_names()),
         Some(&p.engine_names()),
         Some(p.iodepth),
         Some(p.threads),
-    )
+    );
+    let flushed = p.caches.contains(&crate::model::CacheMode::Flush);
+    match flushed && p.metadata.is_some_and(|t| t.warm) {
+        true => format!("{mode} warm"),
+        false => mode,
+    }
 }
 
 /// A run's status as docs/formats.md's JSON output spells it: `complete`, `aborted`, ….
