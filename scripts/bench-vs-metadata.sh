@@ -29,8 +29,9 @@
 #   directory (EEXIST), open(O_CREAT|O_RDWR|O_TRUNC) by absolute path, write of -s bytes
 #   (a write(0) at -s 0), fsync with -S 1, close; Files/sec is the files over the loop's
 #   wall time, those extras (its App Overhead) included: compared as printed. With -S 1
-#   fs_mark fsyncs the file only; iozone's sync also fsyncs the directory, so iozone
-#   does more there. bonnie++: open(O_CREAT|O_EXCL|O_WRONLY) in the directory, close,
+#   fs_mark fsyncs the file only; iozone's sync also fsyncs the directory after each
+#   create (as bonnie++ -b does), a second fsync fs_mark does not make: that row
+#   compares a little more work on iozone's side with fs_mark's. bonnie++: open(O_CREAT|O_EXCL|O_WRONLY) in the directory, close,
 #   and one sync() of the whole system at the end of the phase, inside its time.
 #   fileop: creat(), write(-s bytes) and close() each timed alone with gettimeofday
 #   (microseconds), an untimed fsync between write and close; compared with their times
@@ -51,9 +52,11 @@
 # verdict. Everything is synced before each measured command, so that nobody pays for
 # the writeback of the command before.
 #
-# Timing overhead: iozone's clock reads are two per phase plus those of the sampled
-# operations' latency; the rows compare create, stat and unlink of 0-byte files with
-# latency sampling (the default) against --no-latency, in alternating rounds.
+# Timing overhead: iozone's clock reads are two per phase plus two for each operation
+# whose latency is sampled (1 in 16); the rows compare create, stat and unlink of
+# 0-byte files with latency sampling (the default) against --no-latency, in twice as
+# many alternating rounds, judged on each side's fastest round (load only slows a round
+# down), the medians beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -221,22 +224,26 @@ compare(f"fileop -f {force} ({force ** 3} files)", ["create", "stat", "unlink"],
 
 if not measured_ours:
     print()
-    print("timing overhead per operation, 0-byte files (latency sampled / --no-latency)")
+    print(f"timing overhead per operation, {files} 0-byte files, {2 * rounds} alternating "
+          "rounds (latency sampled / --no-latency): fastest rounds, and medians")
     on = {t: [] for t in ["create", "stat", "unlink"]}
     off = {t: [] for t in on}
-    for k in range(rounds):
+    for k in range(2 * rounds):
         runs = [(on, ()), (off, ("--no-latency",))]
         for into, extra in runs if k % 2 == 0 else reversed(runs):
             got = ours(list(on), files, 1, extra=extra)
             for t in on:
                 into[t].append(got[t])
     for t in on:
-        o, f = statistics.median(on[t]), statistics.median(off[t])
-        cost = (1 - o / f) * 100
-        ok = cost < 3.0
+        # a busy machine only ever slows a round down: the fastest round of each side is
+        # the least disturbed, and judges; the medians are shown beside it
+        best = (1 - max(on[t]) / max(off[t])) * 100
+        median = (1 - statistics.median(on[t]) / statistics.median(off[t])) * 100
+        ok = best < 3.0
         misses += not ok
-        print(f"  {t:<7} sampled {o:>10.0f}  not {f:>10.0f}  cost {cost:+5.1f}%  (target < 3%)  "
-              f"{'ok' if ok else 'MISS'}")
+        print(f"  {t:<7} sampled {max(on[t]):>10.0f}  not {max(off[t]):>10.0f}  "
+              f"cost {best:+5.1f}% (medians {median:+5.1f}%)  (target < 3%)  "
+              f"{'ok' if ok else 'MISS'}  load {os.getloadavg()[0]:.1f}")
 
 print()
 if measured_ours:
