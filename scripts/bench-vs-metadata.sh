@@ -10,7 +10,7 @@
 #   bonnie++ -n (random)          against  iozone --random-order     create, stat, unlink
 #   fileop -f X -s 0              against  iozone                    create, stat, unlink
 #
-#   [FILES=20000] [SYNC_FILES=1000] [BONNIE_UNITS=128] [FORCE=20] \
+#   [FILES=10000] [SYNC_FILES=500] [BONNIE_UNITS=32] [FORCE=16] \
 #     scripts/bench-vs-metadata.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-vs-metadata (the filesystem under the checkout; the tools
@@ -88,8 +88,8 @@ fi
 cargo build --release --quiet
 mkdir -p "$dir"
 
-exec python3 - "$dir" "$rounds" "${FILES:-20000}" "${SYNC_FILES:-1000}" \
-  "${BONNIE_UNITS:-128}" "${FORCE:-20}" <<'PY'
+exec python3 - "$dir" "$rounds" "${FILES:-10000}" "${SYNC_FILES:-500}" \
+  "${BONNIE_UNITS:-32}" "${FORCE:-16}" <<'PY'
 import json, os, shutil, statistics, subprocess, sys
 
 dir, rounds = os.path.abspath(sys.argv[1]), int(sys.argv[2])

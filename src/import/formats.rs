@@ -146,6 +146,29 @@ mod tests {
         .prop_map(str::to_string)
     }
 
+    #[test]
+    fn each_metadata_tool_is_told_from_its_output() {
+        let fixture = |name: &str| {
+            let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read_to_string(path).unwrap()
+        };
+        for (name, format) in [
+            ("metadata/fileop-f10.txt", Format::Fileop),
+            ("metadata/fileop-e-f4.txt", Format::Fileop),
+            ("metadata/fs_mark-n500-s4096-S1-t2-v.txt", Format::FsMark),
+            ("metadata/bonnie-n4.csv", Format::Bonnie),
+            ("metadata/bonnie-n1-x2.csv", Format::Bonnie),
+            ("metadata/bonnie-n4.txt", Format::Bonnie),
+            ("metadata/mdtest-n300-z2-b3-P.txt", Format::Mdtest),
+            ("metadata/mdtest-dev-n1000.txt", Format::Mdtest),
+            ("iozone3/auto-n64k-g4m.txt", Format::Iozone3),
+            ("classic/bebox-beos-dr8.txt", Format::Classic),
+            ("fio/buffered-write-4k.json", Format::Fio),
+        ] {
+            assert_eq!(detect(&fixture(name)), Some(format), "{name}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
