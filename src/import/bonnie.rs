@@ -184,7 +184,7 @@ impl Line {
     /// The sequential and the random run, without figures.
     fn runs(&self) -> Result<[OpsRun; 2], String> {
         let files = product(self.num_files, FILES_PER_UNIT, "files")?;
-        if files % self.dirs != 0 {
+        if !files.is_multiple_of(self.dirs) {
             return Err(format!(
                 "{files} files over {} directories: not the same number in each",
                 self.dirs

@@ -111,10 +111,10 @@ fn output(lines: &[&str], first: usize) -> Result<Option<OpsRun>, ParseError> {
             setup.read(rest.trim()).map_err(at)?;
         } else if let Some(n) = header_columns(line) {
             columns = Some(n);
-        } else if let Some(n) = columns {
-            if let Some(row) = Row::read(line, n).map_err(at)? {
-                rows.push((number, row));
-            }
+        } else if let Some(n) = columns
+            && let Some(row) = Row::read(line, n).map_err(at)?
+        {
+            rows.push((number, row));
         }
     }
     if rows.is_empty() {
@@ -165,7 +165,7 @@ impl Setup {
             ));
         }
         let dirs_given = u32::try_from(self.dirs_given.max(1)).unwrap_or(u32::MAX);
-        if threads % dirs_given != 0 {
+        if !threads.is_multiple_of(dirs_given) {
             return Err(whole(format!(
                 "{threads} threads over {dirs_given} directories is not what fs_mark runs"
             )));
@@ -193,7 +193,7 @@ impl Setup {
                 .filter(|&f| f > 0)
                 .ok_or_else(|| at(format!("Count {} does not follow {before}", row.count)))?;
             before = row.count;
-            if files % u64::from(threads) != 0 {
+            if !files.is_multiple_of(u64::from(threads)) {
                 return Err(at(format!(
                     "{files} files are not {threads} threads' alike"
                 )));

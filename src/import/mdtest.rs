@@ -67,10 +67,10 @@ pub fn parse(text: &str) -> Result<Vec<OpsRun>, ParseError> {
             close(&mut table, &header, &mut runs)?;
             (header, tasks) = (Header::default(), None);
             header.read(trimmed).map_err(at)?;
-        } else if !header.read(trimmed).map_err(at)? {
-            if let Some(table) = &mut table {
-                table.read(trimmed, number).map_err(at)?;
-            }
+        } else if !header.read(trimmed).map_err(at)?
+            && let Some(table) = &mut table
+        {
+            table.read(trimmed, number).map_err(at)?;
         }
     }
     close(&mut table, &header, &mut runs)?;
@@ -319,7 +319,7 @@ impl Shape {
                     .to_string(),
             );
         }
-        if tasks == 0 || items % tasks != 0 {
+        if tasks == 0 || !items.is_multiple_of(tasks) {
             return Err(format!("{items} items are not {tasks} tasks' alike"));
         }
         let per_task = items / tasks;
@@ -333,7 +333,7 @@ impl Shape {
         }
         .filter(|&d| d > 0)
         .ok_or_else(|| format!("a tree {depth} deep of {branches} branches is too large"))?;
-        if per_task % dirs != 0 {
+        if !per_task.is_multiple_of(dirs) {
             return Err(format!(
                 "{per_task} items per task over {dirs} directories: not the same number in each"
             ));
