@@ -34,9 +34,15 @@ const BANNER: &str = "Fileop:";
 /// fileop's file size when `-s` is not given.
 const DEFAULT_FILE_BYTES: u64 = 1;
 
-/// Whether `text` holds fileop's table: its header line.
+/// Whether `text` holds fileop's table (its header line), or fileop's `-t` output
+/// (whose parse says to import the table instead).
 pub fn looks_like(text: &str) -> bool {
-    text.lines().any(|l| columns(l).is_some())
+    text.lines().any(|l| columns(l).is_some()) || verbose(text)
+}
+
+/// Whether `text` is fileop's `-t` output: its banner and its `Total Time` lines.
+fn verbose(text: &str) -> bool {
+    text.contains(BANNER) && text.contains("Total Time =")
 }
 
 /// The runs of every table in `text`: one per `A` row.
@@ -66,10 +72,13 @@ pub fn parse(text: &str) -> Result<Vec<OpsRun>, ParseError> {
         }
     }
     if runs.is_empty() {
-        return Err(error(
-            None,
-            "no `A` rows under fileop's header (` . mkdir chdir rmdir create ...`)",
-        ));
+        let message = if verbose(text) {
+            "fileop -t (verbose) output is not imported: rerun fileop without -t and import \
+             its table"
+        } else {
+            "no `A` rows under fileop's header (` . mkdir chdir rmdir create ...`)"
+        };
+        return Err(error(None, message));
     }
     Ok(runs)
 }

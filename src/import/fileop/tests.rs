@@ -133,6 +133,17 @@ fn damaged_rows_name_their_line() {
 }
 
 #[test]
+fn verbose_output_is_pointed_to_the_table() {
+    let verbose = "\nFileop:  Working in /data/f, File size is 1,  Output is in Ops/sec. \
+                   (A=Avg, B=Best, W=Worst)\n\
+                   mkdir:   Dirs =        14 Total Time =  0.017869711 seconds\n\
+                   \x20        Avg mkdir(s)/sec     =       783.45 ( 0.001276408 seconds/op)\n";
+    assert!(looks_like(verbose));
+    let e = parse(verbose).unwrap_err();
+    assert!(e.message.contains("without -t"), "{e}");
+}
+
+#[test]
 fn detection() {
     for text in [F10, L4_U6, E_F4, E_BEST_WORST, S4K] {
         assert!(looks_like(text));
