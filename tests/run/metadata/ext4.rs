@@ -12,7 +12,7 @@ fn dirsync_slows_the_directory_changes_and_compare_flags_only_those() {
     }
     let mount = Mount::ext4(64, "");
     let db = Db::sqlite();
-    let mut measure = |label: &str| {
+    let measure = |label: &str| {
         Measure::new(db.location(), mount.path())
             .tests("create,stat,open,rename,unlink")
             .repeat(3)
