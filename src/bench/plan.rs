@@ -117,9 +117,10 @@ pub enum PlanError {
     )]
     FileBytesTooLarge(u64),
     #[error(
-        "the metadata tests go through plain system calls (the posix engine); engine {} \
+        "the metadata tests go through plain system calls (engine {plain}); engine {} \
          has nothing to do with them",
-        .0.name()
+        .0.name(),
+        plain = engine::names_where(|e| e.plain_calls())
     )]
     MetadataEngine(EngineKind),
     #[error("direct I/O means nothing to the metadata tests: they move no records")]
@@ -214,13 +215,20 @@ impl Plan {
         if tree.file_bytes > MAX_FILE_BYTES {
             return Err(PlanError::FileBytesTooLarge(tree.file_bytes));
         }
-        if !self.engines.contains(&EngineKind::Posix) {
+        if self.plain_engine().is_none() {
             return Err(PlanError::MetadataEngine(self.engines[0]));
         }
         if self.caches.contains(&CacheMode::Direct) {
             return Err(PlanError::MetadataDirect);
         }
         Ok(())
+    }
+
+    /// The engine the metadata tests are recorded under: the run's engine of plain
+    /// system calls (`Engine::plain_calls`).
+    fn plain_engine(&self) -> Option<EngineKind> {
+        let plain = |kind: &&EngineKind| engine::of(**kind).is_ok_and(|e| e.plain_calls());
+        self.engines.iter().find(plain).copied()
     }
 
     /// The metadata tests' tree, when the plan has metadata tests.
@@ -301,7 +309,7 @@ impl Plan {
 
     /// Every cell a round visits: each (engine, cache mode) at each (file size, record
     /// size), in order, when there are tests of files; then the metadata tests' tree
-    /// once through each cache mode, by plain system calls (the posix engine), when
+    /// once through each cache mode, by plain system calls (the engine of them), when
     /// there are metadata tests.
     pub fn cells(&self) -> Vec<Cell> {
         let sizes = match self.tests.iter().any(|t| !t.is_metadata()) {
@@ -321,9 +329,9 @@ impl Plan {
                 })
             })
             .collect();
-        if self.tree().is_some() {
+        if let (Some(_), Some(engine)) = (self.tree(), self.plain_engine()) {
             cells.extend(self.caches.iter().map(|&cache| Cell {
-                engine: EngineKind::Posix,
+                engine,
                 cache,
                 file_size: 0,
                 record: 0,

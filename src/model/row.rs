@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde::ser::SerializeStruct;
 
 use super::{CacheMode, EngineKind, Measurement, Params, RateKind, TestKind};
 use crate::units::ByteSize;
@@ -21,7 +22,7 @@ use crate::units::ByteSize;
 /// test, whose file and record sizes a metadata test has as 0, so the two families'
 /// rows never mix). Ordered (and serialized) in that order, as a comparison's rows and
 /// a trend's series are; a run lists its own rows in [`RowKey::list_order`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RowKey {
     pub test: TestKind,
     pub file_size: ByteSize,
@@ -38,6 +39,28 @@ pub struct RowKey {
     pub dirs: u64,
     /// A metadata test's bytes per file: the whole run's (0 for other tests).
     pub file_bytes: u64,
+}
+
+/// Its fields in order; a metadata test's tree and its unit (`"rate_unit": "ops/s"`)
+/// only in a metadata test's row, so every other row reads as it always did.
+impl Serialize for RowKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("RowKey", 11)?;
+        s.serialize_field("test", &self.test)?;
+        s.serialize_field("file_size", &self.file_size)?;
+        s.serialize_field("record_size", &self.record_size)?;
+        s.serialize_field("cache", &self.cache)?;
+        s.serialize_field("engine", &self.engine)?;
+        s.serialize_field("iodepth", &self.iodepth)?;
+        s.serialize_field("threads", &self.threads)?;
+        if self.test.is_metadata() {
+            s.serialize_field("files", &self.files)?;
+            s.serialize_field("dirs", &self.dirs)?;
+            s.serialize_field("file_bytes", &self.file_bytes)?;
+            s.serialize_field("rate_unit", "ops/s")?;
+        }
+        s.end()
+    }
 }
 
 /// Parts of a row key to pool rows across: a comparison's `--ignore-param`, a chart's

@@ -67,6 +67,64 @@ pub fn tree(files: u64, dirs: u64, file_bytes: u64) -> String {
     format!("{dirs} × {}{each}", count(files as usize, "file"))
 }
 
+/// A row's file as tables show it: its size, or a metadata test's tree.
+pub fn row_file(key: &RowKey) -> String {
+    match key.test.is_metadata() {
+        true => tree(key.files, key.dirs, key.file_bytes),
+        false => key.file_size.to_string(),
+    }
+}
+
+/// A row's record as tables show it; `-` for a metadata test, which has none.
+pub fn row_record(key: &RowKey) -> String {
+    match key.test.is_metadata() {
+        true => "-".into(),
+        false => key.record_size.to_string(),
+    }
+}
+
+/// The scale a column of rates of `keys` is headed with: ops/s when every row counts
+/// operations, else `unit` resolved against the rows' figures that count bytes.
+pub fn column_scale<'a>(
+    rows: impl IntoIterator<Item = (&'a RowKey, f64)>,
+    unit: RateUnit,
+) -> Scale {
+    let mut bytes = Vec::new();
+    let mut kinds = Vec::new();
+    for (key, figure) in rows {
+        kinds.push(key.rate_kind());
+        if key.rate_kind() == RateKind::Bytes {
+            bytes.push(figure);
+        }
+    }
+    header_scale(kinds, unit.resolve(bytes))
+}
+
+/// The scale a column of rates of rows of `kinds` is headed with, bytes in `unit` as
+/// given: ops/s when every row counts operations.
+pub fn header_scale(kinds: impl IntoIterator<Item = RateKind>, unit: RateUnit) -> Scale {
+    let mut kinds = kinds.into_iter().peekable();
+    let any = kinds.peek().is_some();
+    match any && kinds.all(|k| k == RateKind::Ops) {
+        true => Scale::Ops,
+        false => Scale::Bytes(unit),
+    }
+}
+
+/// `key`'s rate under a column headed in `header`: in the row's own scale, which it
+/// names when it is not the header's (an operations row among byte rows).
+pub fn rate_under(header: Scale, key: &RowKey, rate: f64) -> String {
+    let unit = match header {
+        Scale::Bytes(unit) => unit,
+        Scale::Ops => RateUnit::MiB,
+    };
+    let own = Scale::of(key, unit);
+    match own == header {
+        true => scaled(own, rate),
+        false => format!("{} {}", scaled(own, rate), own.label()),
+    }
+}
+
 /// The metadata tree of a run's parameters, with how it was worked (`shared`,
 /// `random order`, `flush warm`): what `show` and `history` say of it.
 pub fn run_tree(t: &MetadataTree) -> String {

@@ -39,8 +39,9 @@ pub(crate) fn plan_message(error: &PlanError) -> String {
         PlanError::FileBytesTooLarge(_) => format!("--file-bytes: {error}"),
         PlanError::MetadataEngine(engine) => format!(
             "the metadata tests go through plain system calls, measured once as --engine \
-             posix: add posix to --engine {}, or run them apart",
-            engine.name()
+             {plain}: add {plain} to --engine {}, or run them apart",
+            engine.name(),
+            plain = bench::engine::names_where(|e| e.plain_calls())
         ),
         PlanError::MetadataDirect => {
             "--cache direct means nothing to the metadata tests (they move no records): use \
