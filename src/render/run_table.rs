@@ -87,7 +87,11 @@ fn listing(run: &Run, lines: &[Line], scale: Scale) -> (Listing, bool) {
     let with_mode = header.last() == Some(&"Mode");
     header.extend(tests.iter().map(|t| t.name()));
     let first_test = header.len() - tests.len();
-    let mut listing = Listing::new(&header).numeric(&[0, 1, 2]);
+    let sizes: &[usize] = match metadata {
+        true => &[0, 1, 2],
+        false => &[0, 1],
+    };
+    let mut listing = Listing::new(&header).numeric(sizes);
     let numeric: Vec<usize> = (first_test..header.len()).collect();
     listing = listing.numeric(&numeric);
 
