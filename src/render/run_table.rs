@@ -234,7 +234,11 @@ pub fn precision_note(run: &Run) -> Option<String> {
             let width = c
                 .half_width
                 .map_or("no interval".into(), |h| format!("±{:.1}%", h * 100.0));
-            format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size)
+            // a metadata test's cell is its test over the run's tree
+            match c.test.is_metadata() {
+                true => format!("{} ({width})", c.test),
+                false => format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size),
+            }
         })
         .collect();
     Some(format!(
