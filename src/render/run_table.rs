@@ -87,7 +87,11 @@ fn listing(run: &Run, lines: &[Line], scale: Scale) -> (Listing, bool) {
     let with_mode = header.last() == Some(&"Mode");
     header.extend(tests.iter().map(|t| t.name()));
     let first_test = header.len() - tests.len();
-    let mut listing = Listing::new(&header).numeric(&[0, 1, 2]);
+    let sizes: &[usize] = match metadata {
+        true => &[0, 1, 2],
+        false => &[0, 1],
+    };
+    let mut listing = Listing::new(&header).numeric(sizes);
     let numeric: Vec<usize> = (first_test..header.len()).collect();
     listing = listing.numeric(&numeric);
 
@@ -230,7 +234,11 @@ pub fn precision_note(run: &Run) -> Option<String> {
             let width = c
                 .half_width
                 .map_or("no interval".into(), |h| format!("±{:.1}%", h * 100.0));
-            format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size)
+            // a metadata test's cell is its test over the run's tree
+            match c.test.is_metadata() {
+                true => format!("{} ({width})", c.test),
+                false => format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size),
+            }
         })
         .collect();
     Some(format!(
