@@ -27,7 +27,13 @@
 #
 # - create. iozone: openat(O_CREAT|O_EXCL|O_WRONLY) + write of --file-bytes (none at 0)
 #   + close; with --cache sync, fsync of the file before the close and of its directory
-#   after. fs_mark: per file, a name made from the clock and random(), mkdir of the
+#   after. Names: every file's is 24 bytes (iozone's NAME_BYTES), and fs_mark is given
+#   the same length (-p 24 -r 16); how long the names are decides how many entries an
+#   ext4 leaf block holds, and so how much a lookup scans (fs_mark's default 40-byte
+#   names against 4-to-10-byte ones measured 20-25% faster creates). bonnie++'s are
+#   10 to 22 bytes (16 on average), fileop's 17 or more (fileop_file_<i>_<j>_<k>):
+#   neither can be set.
+#   fs_mark: per file, a name made from the clock and random(), mkdir of the
 #   directory (EEXIST), open(O_CREAT|O_RDWR|O_TRUNC) by absolute path, write of -s bytes
 #   (a write(0) at -s 0), fsync with -S 1, close; Files/sec is the files over the loop's
 #   wall time, those extras (its App Overhead) included: compared as printed. With -S 1
@@ -143,7 +149,9 @@ def fs_mark(n, sync):
     """fs_mark's Files/sec: one loop of n empty files, which it unlinks afterwards."""
     where = fresh("fs_mark")
     # fs_mark takes directory names under 40 bytes: a relative one, and its log there
-    out = run(["fs_mark", "-d", "d", "-n", str(n), "-s", "0", "-S", str(sync)], cwd=where)
+    # names of iozone's length (24 bytes: -p; 8 of them fs_mark's clock, 16 random: -r)
+    out = run(["fs_mark", "-d", "d", "-n", str(n), "-s", "0", "-S", str(sync),
+               "-p", "24", "-r", "16"], cwd=where)
     shutil.rmtree(where, ignore_errors=True)
     rows = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
     return {"create": float(rows[-1][3])}

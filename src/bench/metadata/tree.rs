@@ -4,7 +4,8 @@
 //! fails or is interrupted. Inside it, each thread's subtree `t<k>` of directories
 //! `d<j>`, or with `--shared-dir` one set of directories every thread works in;
 //! files are `f<k>.<i>` (`r<k>.<i>` once renamed), named by their thread so that
-//! threads sharing a directory never collide.
+//! threads sharing a directory never collide. Files and directories are named in
+//! [`NAME_BYTES`] bytes, the number zero-padded.
 
 use std::ffi::CStr;
 use std::io;
@@ -17,6 +18,15 @@ use crate::model::MetadataTree;
 
 /// What ends the name of a round's tree; `stale` recognises it.
 pub(crate) const TREE_SUFFIX: &str = "tree";
+
+/// The length of every file and directory name the tests make (past it only when
+/// the number needs more). A directory holds entries of its names' length: 200 names
+/// of 4 to 10 bytes fit in an ext4 leaf block where 120 of 24 do, so a lookup scans
+/// more of them and creates were measured 20–25% slower with the short names than
+/// with fs_mark's. One length for every file count keeps a row's workload the same
+/// whatever its numbers; 24 is within the names of the tools of the field (bonnie++
+/// 10 to 22, mdtest's `file.mdtest.<rank>.<i>`, fs_mark's 40 by default).
+pub(crate) const NAME_BYTES: usize = 24;
 
 /// A round's tree, removed whole when dropped.
 pub(super) struct TreeRoot {
@@ -79,7 +89,12 @@ impl Name {
         name
     }
 
-    fn number(mut self, mut n: u64) -> Name {
+    fn number(self, n: u64) -> Name {
+        self.padded(n, 0)
+    }
+
+    /// `n` in decimal, zero-padded so that the name is `width` bytes long.
+    fn padded(mut self, mut n: u64, width: usize) -> Name {
         let mut digits = [0u8; 20];
         let mut at = digits.len();
         loop {
@@ -90,6 +105,9 @@ impl Name {
                 break;
             }
         }
+        let pad = width.saturating_sub(self.len + digits.len() - at);
+        self.buf[self.len..self.len + pad].fill(b'0');
+        self.len += pad;
         let tail = &digits[at..];
         self.buf[self.len..self.len + tail.len()].copy_from_slice(tail);
         self.len += tail.len();
@@ -102,9 +120,9 @@ impl Name {
         self
     }
 
-    /// Directory `j`: `d<j>`.
+    /// Directory `j`: `d<j>`, in [`NAME_BYTES`].
     pub(super) fn dir(j: u64) -> Name {
-        Name::new(b'd').number(j)
+        Name::new(b'd').padded(j, NAME_BYTES)
     }
 
     /// Thread `k`'s subtree: `t<k>`.
@@ -112,10 +130,14 @@ impl Name {
         Name::new(b't').number(u64::from(k))
     }
 
-    /// Thread `k`'s file `i`: `f<k>.<i>`, or `r<k>.<i>` once renamed.
+    /// Thread `k`'s file `i`: `f<k>.<i>`, or `r<k>.<i>` once renamed, in
+    /// [`NAME_BYTES`].
     pub(super) fn file(renamed: bool, k: u32, i: u64) -> Name {
         let prefix = if renamed { b'r' } else { b'f' };
-        Name::new(prefix).number(u64::from(k)).dot().number(i)
+        Name::new(prefix)
+            .number(u64::from(k))
+            .dot()
+            .padded(i, NAME_BYTES)
     }
 
     pub(super) fn as_cstr(&self) -> &CStr {
@@ -180,12 +202,14 @@ mod tests {
 
     #[test]
     fn names_are_what_the_tree_is_documented_to_hold() {
-        assert_eq!(Name::dir(0).text(), "d0");
+        assert_eq!(Name::dir(0).text(), "d00000000000000000000000");
         assert_eq!(Name::subtree(12).text(), "t12");
-        assert_eq!(Name::file(false, 3, 1_000_000).text(), "f3.1000000");
+        assert_eq!(Name::file(false, 3, 1_000_000).text(), "f3.000000000000001000000");
+        assert_eq!(Name::file(false, 3, 7).text().len(), NAME_BYTES);
+        // past the length only when the number needs it
         assert_eq!(
-            Name::file(true, 0, u64::MAX).as_cstr().to_str().unwrap(),
-            "r0.18446744073709551615"
+            Name::file(true, 4_000_000_000, u64::MAX).as_cstr().to_str().unwrap(),
+            "r4000000000.18446744073709551615"
         );
     }
 
