@@ -204,11 +204,17 @@ mod tests {
     fn names_are_what_the_tree_is_documented_to_hold() {
         assert_eq!(Name::dir(0).text(), "d00000000000000000000000");
         assert_eq!(Name::subtree(12).text(), "t12");
-        assert_eq!(Name::file(false, 3, 1_000_000).text(), "f3.000000000000001000000");
+        assert_eq!(
+            Name::file(false, 3, 1_000_000).text(),
+            "f3.000000000000001000000"
+        );
         assert_eq!(Name::file(false, 3, 7).text().len(), NAME_BYTES);
         // past the length only when the number needs it
         assert_eq!(
-            Name::file(true, 4_000_000_000, u64::MAX).as_cstr().to_str().unwrap(),
+            Name::file(true, 4_000_000_000, u64::MAX)
+                .as_cstr()
+                .to_str()
+                .unwrap(),
             "r4000000000.18446744073709551615"
         );
     }
