@@ -289,6 +289,7 @@ fn rows_run(levels: &[f64], offset: f64, minutes: i64, z: &mut Gaussian) -> Run 
                     latency_ns: None,
                     engine: EngineKind::Posix,
                     cache: CacheMode::Flush,
+                    ops: None,
                 })
                 .collect::<Vec<_>>()
         })
