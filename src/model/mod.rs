@@ -14,7 +14,7 @@ pub use defaults::*;
 pub use engine::EngineKind;
 pub use machine::{Filesystem, Host, MachineState};
 pub use params::{AutoRepeat, MetadataTree, Params, first_seen, in_part};
-pub use precision::{Imprecise, imprecise_cells};
+pub use precision::{Imprecise, cell_of, imprecise_cells};
 pub use process::RunProcess;
 pub use row::{KeyParts, RowKey, by_row, throughputs};
 

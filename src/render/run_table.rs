@@ -214,11 +214,10 @@ fn rounds_note(run: &Run) -> String {
 /// Under `--repeat auto`: whether every cell's median reached the precision asked.
 pub fn precision_note(run: &Run) -> Option<String> {
     let auto = run.params.repeat_auto?;
-    let cells: std::collections::BTreeSet<_> = run
-        .results
-        .iter()
-        .map(|m| (m.file_size, m.record_size, m.test))
-        .collect();
+    let cells: std::collections::BTreeSet<_> =
+        run.results.iter().map(crate::model::cell_of).collect();
+    // which engine and cache mode, where the run measured more than one
+    let modes = run.params.engines.len() > 1 || run.params.caches.len() > 1;
     let missed = crate::model::imprecise_cells(&run.results, auto.precision_pct / 100.0);
     let target = format!("±{}% (95% interval of the median)", auto.precision_pct);
     if missed.is_empty() {
@@ -234,10 +233,17 @@ pub fn precision_note(run: &Run) -> Option<String> {
             let width = c
                 .half_width
                 .map_or("no interval".into(), |h| format!("±{:.1}%", h * 100.0));
+            let mode = match modes {
+                true => format!(" {}/{}", c.cache.name(), c.engine.name()),
+                false => String::new(),
+            };
             // a metadata test's cell is its test over the run's tree
             match c.test.is_metadata() {
-                true => format!("{} ({width})", c.test),
-                false => format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size),
+                true => format!("{}{mode} ({width})", c.test),
+                false => format!(
+                    "{} {} in {}{mode} ({width})",
+                    c.test, c.record_size, c.file_size
+                ),
             }
         })
         .collect();
