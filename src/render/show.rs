@@ -148,8 +148,8 @@ fn state(state: &Option<MachineState>) -> String {
 }
 
 /// The run's rows that timed single operations, each with its mode (`flush/posix`,
-/// in a run of several combinations) and its figures' latencies; listed by size, then
-/// mode by name, then test.
+/// in a run of several combinations) and its figures' latencies; listed as the run
+/// table lists them ([`RowKey::list_order`]: sizes, engine, cache mode, test).
 fn latency_rows(run: &Run) -> Vec<(RowKey, String, Vec<Latency>)> {
     let combined = run.params.combined();
     let mut rows: Vec<(RowKey, String, Vec<Latency>)> = by_row(&run.params, &run.results)
@@ -169,10 +169,7 @@ fn latency_rows(run: &Run) -> Vec<(RowKey, String, Vec<Latency>)> {
         })
         .filter(|(_, _, latencies): &(_, _, Vec<Latency>)| !latencies.is_empty())
         .collect();
-    rows.sort_by(|(a, a_mode, _), (b, b_mode, _)| {
-        let order = |k: &RowKey, mode| (k.file_size, k.record_size, mode, k.test);
-        order(a, a_mode).cmp(&order(b, b_mode))
-    });
+    rows.sort_by_key(|(key, _, _)| key.list_order());
     rows
 }
 
