@@ -41,6 +41,8 @@ fn signal_name(signal: i32) -> &'static str {
 
 pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
+    #[cfg(not(feature = "mpi"))]
+    crate::cluster::refuse_without_mpi(context.launched_ranks)?;
     let plan = plan_from(&args)?;
     plan.validate()?;
     let signals = Signals::install()?;
