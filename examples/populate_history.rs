@@ -125,6 +125,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             stride_records: Some(17),
             latency: true,
             dir: Some("/srv/bench".into()),
+            ..Params::default()
         },
         host: host(format!("host-{:04}", i % hosts), i),
         filesystem: filesystem(i),
@@ -134,6 +135,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
         process: None,
         warmup: Vec::new(),
         results,
+        cluster: None,
     }
 }
 

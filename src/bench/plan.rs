@@ -46,6 +46,9 @@ pub struct Plan {
     pub latency: bool,
     /// Auto mode skips record sizes larger than the file instead of refusing them.
     pub auto: bool,
+    /// One file for every worker of every client, each its own region of a file size
+    /// (N-to-1), rather than a file each (N-to-N).
+    pub shared_file: bool,
 }
 
 /// A plan that cannot be measured, found before the filesystem is touched. The text
@@ -283,6 +286,7 @@ mod tests {
             stride_records: 17,
             latency: false,
             auto: false,
+            shared_file: false,
         }
     }
 

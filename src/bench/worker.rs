@@ -16,7 +16,7 @@ use super::engine::{Bound, Engine, Opening, RecordIo, Uring, WriteBack};
 use super::file::{ReopenError, TestFile};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
-use super::{BenchError, Cancel, CellRound, Observer, Plan, Step, Tally};
+use super::{BenchError, Cancel, CellRound, Observer, Plan, Standing, Step, Tally};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
 
@@ -27,6 +27,9 @@ pub(crate) struct PhaseTiming {
     pub end: Instant,
     pub bytes: u64,
     pub histogram: Option<Histogram<u64>>,
+    /// When this process left the barrier of all clients that began the phase: known
+    /// to the worker that met them (worker 0), in a run of many clients.
+    pub gated_at: Option<Instant>,
 }
 
 pub(crate) struct Worker<'a> {
@@ -65,9 +68,12 @@ impl Worker<'_> {
     pub fn run(self) -> Result<Vec<PhaseTiming>, BenchError> {
         private_fd_table();
         let plan = self.plan;
-        let mut file = TestFile::new(&plan.dir, self.cell.run_tag, self.index);
+        let mut file = match self.cell.shared {
+            Some(path) => TestFile::joined(path.to_path_buf()),
+            None => TestFile::at(self.cell.files.worker(&plan.dir, self.index)),
+        };
         let pool = DataPool::new(
-            plan.seed.wrapping_add(u64::from(self.index)),
+            plan.seed.wrapping_add(self.number()),
             self.cell.cell.record as usize,
             self.cell.cell.file_size,
         );
@@ -94,16 +100,23 @@ impl Worker<'_> {
             // Every worker reaches every barrier, failed or not, so none waits
             // forever. The first starts the phase together; the second keeps any
             // worker from preparing the next phase (creating, syncing, evicting
-            // its file) while another is still being timed.
+            // its file) while another is still being timed. Between the first and
+            // the start, worker 0 meets the other clients, if any: all of them
+            // start together too.
             self.barrier.wait();
-            let outcome = engine
-                .ok()
-                .map(|engine| self.measure(test, engine, &pool, &mut buf, file.path(), done));
+            let gated_at = self.meet_clients();
+            let outcome = engine.ok().map(|engine| {
+                self.measure(test, engine, &pool, &mut buf, file.path(), done)
+                    .map(|t| PhaseTiming { gated_at, ..t })
+            });
             self.barrier.wait();
             match outcome {
                 Some(Ok(t)) => timings.push(t),
                 Some(Err(e)) => {
                     self.cancel.fail();
+                    if let (Some(peers), false) = (self.cell.peers, e.is_interrupted()) {
+                        peers.alarm();
+                    }
                     error.get_or_insert(e);
                 }
                 None => {}
@@ -114,6 +127,44 @@ impl Worker<'_> {
             None if self.cancel.is_set() => Err(BenchError::Interrupted),
             None => Ok(timings),
         }
+    }
+
+    /// Which worker this is among all clients' (`rank × threads + index`): it seeds
+    /// the worker's data and orders, and places its region of a shared file.
+    fn number(&self) -> u64 {
+        let rank = self.cell.peers.map_or(0, |p| p.rank());
+        u64::from(rank) * u64::from(self.plan.threads) + u64::from(self.index)
+    }
+
+    /// Where this worker's records start in its file: 0 in a file of its own, its
+    /// region in the shared one.
+    fn base(&self) -> u64 {
+        match self.cell.shared {
+            Some(_) => self.number() * self.cell.cell.file_size,
+            None => 0,
+        }
+    }
+
+    /// In a run of many clients: worker 0 meets the other clients, saying whether a
+    /// worker here failed to prepare, and learns whether one anywhere did (then every
+    /// worker here stops before its first operation); the others wait for it at a
+    /// second barrier. When worker 0 left the meeting, which is the phase's zero.
+    fn meet_clients(&self) -> Option<Instant> {
+        let peers = self.cell.peers?;
+        let mut gated_at = None;
+        if self.index == 0 {
+            let mine = match (self.cancel.by_signal(), self.cancel.has_failed()) {
+                (true, _) => Standing::Interrupted,
+                (false, true) => Standing::Failed,
+                (false, false) => Standing::Ready,
+            };
+            if peers.meet(mine) != Standing::Ready {
+                self.cancel.fail();
+            }
+            gated_at = Some(Instant::now());
+        }
+        self.barrier.wait();
+        gated_at
     }
 
     fn report(&self, index: u64, test: TestKind) {
@@ -165,13 +216,13 @@ impl Worker<'_> {
                 ReopenError::Replaced => BenchError::Replaced(file.path().to_path_buf()),
             })?;
             cache
-                .before_test(test, &handle, self.cell.cell.file_size)
+                .before_test(test, &handle, self.base(), self.cell.cell.file_size)
                 .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             handle
         };
         let opening = Opening {
             file: handle,
-            len: self.cell.cell.file_size,
+            len: self.base() + self.cell.cell.file_size,
             cache,
             depth: self.plan.iodepth,
             record: self.cell.cell.record,
@@ -192,12 +243,13 @@ impl Worker<'_> {
         let handle = file
             .create(CachePolicy::of(CacheMode::Buffered))
             .map_err(err)?;
+        let base = self.base();
         for r in 0..self.cell.cell.file_size / self.cell.cell.record {
             if self.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
             handle
-                .write_all_at(pool.record(r), r * self.cell.cell.record)
+                .write_all_at(pool.record(r), base + r * self.cell.cell.record)
                 .map_err(err)?;
         }
         handle.sync_data().map_err(err)
@@ -215,7 +267,7 @@ impl Worker<'_> {
         let n = self.cell.cell.file_size / self.cell.cell.record;
         // every round (warm-up included) visits records in orders of its own
         let seed = self.plan.seed
-            ^ (u64::from(self.cell.round) << 40 | (test as u64) << 32 | u64::from(self.index));
+            ^ (u64::from(self.cell.round) << 40 | (test as u64) << 32 | self.number());
         let order = match test {
             TestKind::Write | TestKind::Rewrite | TestKind::Read | TestKind::Reread => {
                 Order::Sequential
@@ -238,6 +290,7 @@ impl Worker<'_> {
             mix: Xoshiro256PlusPlus::seed_from_u64(seed),
             path,
             done,
+            base: self.base(),
         };
         let start = Instant::now();
         engine.drive(&mut phase)?;
@@ -249,6 +302,7 @@ impl Worker<'_> {
             end,
             bytes: n * self.cell.cell.record,
             histogram: phase.sampler.into_histogram(),
+            gated_at: None,
         })
     }
 }
@@ -279,6 +333,8 @@ pub(crate) struct Phase<'a> {
     path: &'a Path,
     /// Operations done so far, for progress: one relaxed store each.
     done: &'a AtomicU64,
+    /// Where the worker's records start in the file (its region of a shared one).
+    base: u64,
 }
 
 impl Phase<'_> {
@@ -296,10 +352,11 @@ impl Phase<'_> {
             }
             let (r, reading) = self.visit(i, access, read_pct);
             let timer = self.sampler.due().then(Instant::now);
+            let at = self.base + r * record;
             let result = if reading {
-                io.read_at(r * record, self.buf)
+                io.read_at(at, self.buf)
             } else {
-                io.write_at(r * record, self.pool.record(r))
+                io.write_at(at, self.pool.record(r))
             };
             if let Some(t) = timer {
                 self.sampler.record(t.elapsed());
@@ -341,10 +398,11 @@ impl Phase<'_> {
             while next < self.n && ring.in_flight() < depth {
                 let (r, reading) = self.visit(next, access, read_pct);
                 let queued_at = self.sampler.due().then(Instant::now);
+                let at = self.base + r * record;
                 if reading {
-                    ring.read(r, r * record, queued_at);
+                    ring.read(r, at, queued_at);
                 } else {
-                    ring.write(r, r * record, pool.record(r), queued_at);
+                    ring.write(r, at, pool.record(r), queued_at);
                 }
                 next += 1;
             }
@@ -408,7 +466,7 @@ impl Phase<'_> {
             .unwrap_or(0);
         Err(BenchError::Verify {
             path: self.path.to_path_buf(),
-            offset: r * self.worker.cell.cell.record + at as u64,
+            offset: self.base + r * self.worker.cell.cell.record + at as u64,
             expected: expected[at],
             found: found[at],
         })

@@ -73,6 +73,11 @@ pub struct RunArgs {
     #[arg(short = 't', long, default_value_t = model::DEFAULT_THREADS)]
     pub threads: u32,
 
+    /// One file for every worker (of every rank, under mpirun), each its own region of
+    /// the file size (N-to-1), instead of a file each (N-to-N)
+    #[arg(long)]
+    pub shared_file: bool,
+
     /// Rounds of every measurement, or `auto`: rounds until every cell's median is
     /// known to ±--precision, within --max-time
     #[arg(short = 'n', long, default_value_t = Repeat::Rounds(model::DEFAULT_REPEAT),

@@ -4,9 +4,27 @@
 //! behind the cargo feature `mpi`, off by default, so a build without an MPI library
 //! still finds a launcher and refuses to run as N processes racing on one file.
 
+mod agree;
+#[cfg(test)]
+mod fake;
+#[cfg(feature = "mpi")]
+mod mpi;
+
+pub use agree::{Gathered, checks, host_differences, shared_dir};
+#[cfg(feature = "mpi")]
+pub use mpi::{Ending, GRACE, MpiPeers, Session};
+
+/// What rank 0 does when the ranks cannot end together: mark the run failed in the
+/// store, given the rank found dead (rank, host), if one was, and the reason.
+pub type LastWord = Box<dyn FnOnce(Option<(u32, String)>, &str) + Send>;
+
 /// The variables a launcher sets to the number of ranks: Open MPI's `mpirun`, and the
 /// PMI of MPICH's `mpiexec`, Slurm's `srun` and others.
 pub const LAUNCHER_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"];
+
+/// The variables a launcher sets to a process's rank, in the order of
+/// [`LAUNCHER_VARIABLES`].
+pub const RANK_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_RANK", "PMI_RANK"];
 
 /// The ranks the launcher started, from the values of [`LAUNCHER_VARIABLES`] in their
 /// order: the first that is a number; `None` when the process was not launched so.
@@ -15,6 +33,13 @@ pub fn launched_ranks<'a>(values: impl IntoIterator<Item = Option<&'a str>>) -> 
         .into_iter()
         .flatten()
         .find_map(|value| value.trim().parse().ok())
+}
+
+/// Whether a process the launcher started (`rank`, from [`RANK_VARIABLES`] read as
+/// [`launched_ranks`] reads its) leaves the talking to rank 0: its status lines,
+/// warnings and errors would say what rank 0 says, once per rank.
+pub fn speaks(rank: Option<u32>) -> bool {
+    rank.is_none_or(|rank| rank == 0)
 }
 
 /// Why the ranks could not measure together.
@@ -28,6 +53,24 @@ pub enum ClusterError {
     NoMpi { ranks: u32 },
     #[error("MPI could not be started: {0}")]
     Start(String),
+    /// Rank 0 refused the run for every rank, for this rank's reason.
+    #[error("rank {rank} on {host}: {reason}")]
+    Refused {
+        rank: u32,
+        host: String,
+        reason: String,
+    },
+}
+
+/// Where a run of many clients is, for what ends a rank alone when the ranks cannot
+/// end together (`mpi`'s watcher): while measuring, it removes the files and has rank
+/// 0 mark the run; while rank 0 records, it waits longer; at the last meeting, nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Stage {
+    Measuring = 0,
+    Recording = 1,
+    Closing = 2,
 }
 
 /// What a build without MPI does under a launcher: one rank is one run as always;

@@ -272,6 +272,7 @@ impl CsvRow<'_> {
             process: None,
             results: Vec::new(),
             warmup: Vec::new(),
+            cluster: None,
         })
     }
 
@@ -303,6 +304,11 @@ impl CsvRow<'_> {
             stride_records: None,
             latency: false,
             dir: None,
+            // not in the CSV export, which keeps a run of one client's figures
+            clients: Params::one_client(),
+            hosts: Vec::new(),
+            shared_file: false,
+            stonewall: false,
         })
     }
 

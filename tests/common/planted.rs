@@ -39,6 +39,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
             stride_records: Some(17),
             latency: false,
             dir: Some("/srv".into()),
+            ..Params::default()
         },
         host: Host {
             hostname: Some(host.into()),
@@ -68,6 +69,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
                 cache: CacheMode::Flush,
             })
             .collect(),
+        cluster: None,
     }
 }
 

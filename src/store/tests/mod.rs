@@ -116,6 +116,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             stride_records: Some(17),
             latency: true,
             dir: Some("/mnt/test".into()),
+            ..Params::default()
         },
         host: Host {
             hostname: Some(hostname.into()),
@@ -150,6 +151,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
         }),
         warmup: warm_up_round(&results),
         results,
+        cluster: None,
     }
 }
 
