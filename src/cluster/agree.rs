@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::ClusterError;
 use crate::bench::{FileNames, Peers, text_words, words_text};
-use crate::facts::Fact;
 use crate::model::ClientHost;
 
 /// What a rank tells rank 0 before measuring.
@@ -179,43 +178,6 @@ pub fn shared_dir(peers: &dyn Peers, dir: &Path) -> Result<(), ClusterError> {
     decide(peers, verdict)
 }
 
-/// The facts in which hosts differ, as warnings name them: each host that differs
-/// from the first in its kernel, OS or filesystem ("vm-b: kernel 6.1.0 (vm-a:
-/// 6.12.0)"). Empty when all agree.
-pub fn host_differences(hosts: &[ClientHost]) -> Vec<String> {
-    const FACTS: [Fact; 6] = [
-        Fact::Os,
-        Fact::OsVersion,
-        Fact::Kernel,
-        Fact::FsType,
-        Fact::Device,
-        Fact::MountOptions,
-    ];
-    let Some((first, others)) = hosts.split_first() else {
-        return Vec::new();
-    };
-    let name = |h: &ClientHost| h.host.hostname.clone().unwrap_or_else(|| "?".into());
-    let value = |fact: Fact, h: &ClientHost| fact.value(&h.host, &h.filesystem).shown();
-    others
-        .iter()
-        .filter_map(|other| {
-            let differ: Vec<String> = (FACTS.into_iter())
-                .filter(|&f| value(f, other) != value(f, first))
-                .map(|f| {
-                    format!(
-                        "{} {} ({}: {})",
-                        f.label(),
-                        value(f, other),
-                        name(first),
-                        value(f, first)
-                    )
-                })
-                .collect();
-            (!differ.is_empty()).then(|| format!("{}: {}", name(other), differ.join(", ")))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::fake::{Fake, together};
@@ -307,20 +269,5 @@ mod tests {
             "{said}"
         );
         assert_eq!(std::fs::read_dir(shared.path()).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn hosts_that_differ_in_kernel_or_filesystem_are_named() {
-        let same = [facts("a", "nfs4", "6.1"), facts("b", "nfs4", "6.1")];
-        assert!(host_differences(&same).is_empty());
-        let differ = [
-            facts("a", "nfs4", "6.1"),
-            facts("b", "nfs4", "6.12"),
-            facts("c", "ext4", "6.1"),
-        ];
-        assert_eq!(
-            host_differences(&differ),
-            ["b: kernel 6.12 (a: 6.1)", "c: type ext4 (a: nfs4)"]
-        );
     }
 }

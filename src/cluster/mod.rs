@@ -10,7 +10,7 @@ mod fake;
 #[cfg(feature = "mpi")]
 mod mpi;
 
-pub use agree::{Gathered, checks, host_differences, shared_dir};
+pub use agree::{Gathered, checks, shared_dir};
 #[cfg(feature = "mpi")]
 pub use mpi::{Ending, GRACE, MpiPeers, Session};
 

@@ -98,7 +98,7 @@ fn begin(
     announce(shell, plan);
     if let Some(gathered) = &gathered {
         shell.status("", clients::layout(gathered, plan.shared_file));
-        let differ = crate::cluster::host_differences(&gathered.hosts);
+        let differ = crate::facts::host_differences(&gathered.hosts);
         if !differ.is_empty() {
             shell.warn(format!(
                 "the hosts differ: {} (each host's facts are recorded, and show lists them)",

@@ -52,7 +52,7 @@ use crate::stats::runlevel::{Effect, NoiseSource};
 use crate::units::ByteSize;
 
 use environment::{environment_changes, side_state};
-pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
+pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by, leave_out_many_clients};
 use history::{RowHistory, history_by_row};
 pub use overlap::{Overlap, overlap};
 use verdict::{Busy, correct, decide, measure_row, side, summarize};
@@ -65,6 +65,7 @@ pub struct Ignored {
     pub iodepth: bool,
     pub threads: bool,
     pub file_size: bool,
+    pub clients: bool,
 }
 
 impl Ignored {
@@ -83,6 +84,7 @@ impl Ignored {
             engine: self.engine,
             iodepth: self.iodepth,
             threads: self.threads,
+            clients: self.clients,
             ..KeyParts::default()
         }
     }
@@ -209,13 +211,17 @@ impl RowMatch {
     pub fn threads(&self) -> Option<u32> {
         (!self.ignored.threads).then_some(self.key.threads)
     }
+
+    pub fn clients(&self) -> Option<u32> {
+        (!self.ignored.clients).then_some(self.key.clients)
+    }
 }
 
 /// As the row key's fields, a dropped one null.
 impl Serialize for RowMatch {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("RowMatch", 7)?;
+        let mut s = serializer.serialize_struct("RowMatch", 8)?;
         s.serialize_field("test", &self.test())?;
         s.serialize_field("file_size", &self.file_size())?;
         s.serialize_field("record_size", &self.record_size())?;
@@ -223,6 +229,7 @@ impl Serialize for RowMatch {
         s.serialize_field("engine", &self.engine())?;
         s.serialize_field("iodepth", &self.iodepth())?;
         s.serialize_field("threads", &self.threads())?;
+        s.serialize_field("clients", &self.clients())?;
         s.end()
     }
 }

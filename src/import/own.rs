@@ -49,16 +49,13 @@ pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> 
 
 /// What our own formats can hold but no run can have.
 pub(super) fn sane(run: &Run) -> Result<(), ParseError> {
-    match run.params.iodepth {
-        0 => Err(error(
-            None,
-            format!(
-                "run {}: iodepth 0 is not a queue depth (1 or more)",
-                run.uuid
-            ),
-        )),
-        _ => Ok(()),
-    }
+    let p = &run.params;
+    let problem = match (p.iodepth, p.clients) {
+        (0, _) => "iodepth 0 is not a queue depth (1 or more)",
+        (_, 0) => "clients 0 is not a count of clients (1 or more)",
+        _ => return Ok(()),
+    };
+    Err(error(None, format!("run {}: {problem}", run.uuid)))
 }
 
 /// Runs from our CSV export (the whole-text form of [`read_csv`]).
@@ -304,8 +301,10 @@ impl CsvRow<'_> {
             stride_records: None,
             latency: false,
             dir: None,
-            // not in the CSV export, which keeps a run of one client's figures
-            clients: Params::one_client(),
+            // exports from before many clients have no such column
+            clients: self
+                .opt_number(CsvColumn::Clients)?
+                .unwrap_or_else(Params::one_client),
             hosts: Vec::new(),
             shared_file: false,
             stonewall: false,
@@ -468,18 +467,29 @@ mod tests {
         let run = sample_run();
         let text = crate::export::to_csv(std::slice::from_ref(&run));
         let header = text.lines().next().unwrap();
-        assert!(header.ends_with(",iodepth"), "{header}");
+        assert!(header.ends_with(",iodepth,clients"), "{header}");
         assert_eq!(
             parse_csv(&text, &origin(&text)).unwrap()[0].params.iodepth,
             32
         );
-        // an export from before the column: every line without its last field
+        // an export from before the columns: every line without its last two fields
         let old: String = text
             .lines()
-            .map(|line| format!("{}\n", line.rsplit_once(',').unwrap().0))
+            .map(|line| {
+                let line = line.rsplit_once(',').unwrap().0;
+                format!("{}\n", line.rsplit_once(',').unwrap().0)
+            })
             .collect();
-        assert_eq!(parse_csv(&old, &origin(&old)).unwrap()[0].params.iodepth, 1);
-        let bad = text.replacen(",32\n", ",deep\n", 1);
+        let back = &parse_csv(&old, &origin(&old)).unwrap()[0];
+        assert_eq!((back.params.iodepth, back.params.clients), (1, 1));
+        let mut many = run.clone();
+        many.params.clients = 4;
+        let text = crate::export::to_csv(std::slice::from_ref(&many));
+        assert_eq!(
+            parse_csv(&text, &origin(&text)).unwrap()[0].params.clients,
+            4
+        );
+        let bad = text.replacen(",32,4\n", ",deep,4\n", 1);
         let err = parse_csv(&bad, &origin(&bad)).unwrap_err();
         assert_eq!(err.message, "iodepth 'deep' is not a number");
     }
@@ -495,7 +505,7 @@ mod tests {
             "{e:?}"
         );
         let csv = crate::export::to_csv(std::slice::from_ref(&run));
-        assert!(csv.lines().nth(1).unwrap().ends_with(",0"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().ends_with(",0,1"), "{csv}");
         let e = parse_csv(&csv, &origin(&csv)).unwrap_err();
         assert!(
             e.message.contains("iodepth 0 is not a queue depth"),

@@ -16,7 +16,7 @@ use super::{CacheMode, EngineKind, Measurement, Params, TestKind};
 use crate::units::ByteSize;
 
 /// What a figure is a row of: its test, file and record size, the way its I/O went
-/// (cache mode, engine, queue depth) and its workers. Ordered (and serialized) in that
+/// (cache mode, engine, queue depth), its workers and its clients. Ordered (and serialized) in that
 /// order, as a comparison's rows and a trend's series are; a run lists its own rows in
 /// [`RowKey::list_order`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -30,6 +30,8 @@ pub struct RowKey {
     pub iodepth: u32,
     /// Workers: the whole run's.
     pub threads: u32,
+    /// Clients that measured together (MPI ranks): the whole run's, 1 for most.
+    pub clients: u32,
 }
 
 /// Parts of a row key to pool rows across: a comparison's `--ignore-param`, a chart's
@@ -43,6 +45,7 @@ pub struct KeyParts {
     pub engine: bool,
     pub iodepth: bool,
     pub threads: bool,
+    pub clients: bool,
 }
 
 impl RowKey {
@@ -56,6 +59,7 @@ impl RowKey {
             engine: m.engine,
             iodepth: params.iodepth,
             threads: params.threads,
+            clients: params.clients,
         }
     }
 
@@ -86,6 +90,7 @@ impl RowKey {
             engine: pool(parts.engine, self.engine, EngineKind::default()),
             iodepth: pool(parts.iodepth, self.iodepth, 0),
             threads: pool(parts.threads, self.threads, 0),
+            clients: pool(parts.clients, self.clients, 0),
         }
     }
 }

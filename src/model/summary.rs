@@ -86,6 +86,7 @@ impl RowSummary {
             engine: self.engine,
             iodepth: params.iodepth,
             threads: params.threads,
+            clients: params.clients,
         }
     }
 

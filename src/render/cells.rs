@@ -76,6 +76,16 @@ pub fn mode(
     )
 }
 
+/// The clients part of a mode: ` on 4 clients` for a run of many (MPI ranks), nothing
+/// for one, ` on * clients` when a comparison dropped them from its match.
+pub fn clients(clients: Option<u32>) -> String {
+    match clients {
+        Some(1) => String::new(),
+        Some(n) => format!(" on {n} clients"),
+        None => " on * clients".into(),
+    }
+}
+
 /// The queue depth part of a mode: ` qd32`, nothing for depth 1, ` qd*` when dropped.
 pub fn depth(iodepth: Option<u32>) -> String {
     match iodepth {
@@ -92,7 +102,7 @@ pub fn run_mode(p: &Params) -> String {
         Some(&p.engine_names()),
         Some(p.iodepth),
         Some(p.threads),
-    )
+    ) + &clients(Some(p.clients))
 }
 
 /// A run's status as docs/formats.md's JSON output spells it: `complete`, `aborted`, ….

@@ -70,7 +70,7 @@ pub(super) fn mode(key: &RowMatch) -> String {
         key.engine().map(|e| e.name()),
         key.iodepth(),
         key.threads(),
-    )
+    ) + &cells::clients(key.clients())
 }
 
 /// An interval's confidence in percent, with as many decimals as it has (at most two):
@@ -349,6 +349,7 @@ pub fn compare_csv(c: &Comparison) -> String {
         "note",
         // added after the others, so no column a spreadsheet reads moves
         "iodepth",
+        "clients",
     ]);
     let opt = cells::raw_or_empty;
     for r in &c.rows {
@@ -378,6 +379,7 @@ pub fn compare_csv(c: &Comparison) -> String {
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
             k.iodepth().map_or(String::new(), |x| x.to_string()),
+            k.clients().map_or(String::new(), |x| x.to_string()),
         ]);
     }
     listing.to_csv()
@@ -400,6 +402,7 @@ mod tests {
                     engine: EngineKind::Posix,
                     iodepth: 1,
                     threads: 1,
+                    clients: 1,
                 },
                 Ignored::default(),
             ),

@@ -72,10 +72,18 @@ fn header(run: &Run) -> Listing {
             ),
         ),
         ("rounds", rounds(run)),
+        ("clients", String::new()),
         ("machine at start", state(&run.state_at_start)),
         ("machine at end", state(&run.state_at_end)),
         ("iozone", run.tool_version.clone()),
     ] {
+        if fact == "clients" {
+            // a run of many clients has its lines here; any other, none
+            for (fact, value) in super::clients::header_lines(run) {
+                listing.push(vec![fact.into(), value]);
+            }
+            continue;
+        }
         listing.push(vec![fact.into(), value]);
         // only an imported run has the line, right under its start
         if let (Some(source), "started") = (&run.source, fact) {
@@ -216,11 +224,24 @@ pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     out.push('\n');
     out.push_str(&render(environment_listing(&run.host, &run.filesystem)));
     out.push('\n');
+    if let Some((hosts, differ)) = super::clients::hosts(run) {
+        out.push_str(&style.paragraph("hosts of the clients\n"));
+        out.push_str(&render(hosts));
+        for line in differ {
+            out.push_str(&style.paragraph(&format!("differs from rank 0's host: {line}\n")));
+        }
+        out.push('\n');
+    }
     if run.results.is_empty() {
         out.push_str("no results recorded\n");
         return out;
     }
     out.push_str(&super::run_table(run, unit, style));
+    if let Some(clients) = super::clients::figures(run, unit) {
+        out.push_str(&style.paragraph("\nclients: the figures of many, per row\n"));
+        out.push_str(&render(clients));
+        out.push_str(&style.paragraph(&super::clients::legend(run, unit)));
+    }
     if let Some(latency) = latency(run) {
         out.push_str(&style.paragraph("\nlatency per operation, median over repetitions\n"));
         out.push_str(&render(latency));

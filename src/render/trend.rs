@@ -73,6 +73,7 @@ const CSV_HEADERS: &[&str] = &[
     "runs_after",
     // added after the others, so no column a spreadsheet reads moves
     "iodepth",
+    "clients",
 ];
 
 /// A step as the CSV gives it: raw figures, empty cells for what is unknown.
@@ -96,6 +97,7 @@ fn raw_row(s: &Step) -> Vec<String> {
         s.runs_before.to_string(),
         s.runs_after.to_string(),
         k.row.iodepth.to_string(),
+        k.row.clients.to_string(),
     ]
 }
 
@@ -115,7 +117,7 @@ fn shown_row(s: &Step, unit: RateUnit) -> Vec<String> {
             Some(k.row.engine.name()),
             Some(k.row.iodepth),
             Some(k.row.threads),
-        ),
+        ) + &cells::clients(Some(k.row.clients)),
         s.run_id.map_or("-".into(), |id| id.to_string()),
         local_time(&s.started_at),
         unit.format(s.before),
