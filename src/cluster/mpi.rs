@@ -120,18 +120,27 @@ impl Session {
         ending
     }
 
-    /// The files the watcher removes when this rank ends alone: its own, and on rank 0
-    /// every rank's (a dead one's files are left to no one else).
+    /// The files the watcher removes when this rank ends alone: its own; on rank 0
+    /// every rank's, and on the others those of dead ranks on this machine (rank 0 may
+    /// be the one that died: a dead rank's files are left to no one else).
     fn files_to_remove(&self, dir: &Path) -> FilesOf {
         let p = &self.peers;
-        let ranks: Vec<u32> = match p.rank {
-            0 => (0..p.size).collect(),
-            own => vec![own],
-        };
+        let own_boot = &p.boots[p.rank as usize];
         FilesOf {
             dir: dir.to_path_buf(),
-            owners: (ranks.into_iter())
-                .map(|r| (p.pids[r as usize], p.hosts[r as usize].clone()))
+            owners: (0..p.size)
+                .map(|r| {
+                    let r = r as usize;
+                    let mine = r == p.rank as usize || p.rank == 0;
+                    let here = !own_boot.is_empty() && p.boots[r] == *own_boot;
+                    (p.pids[r], p.hosts[r].clone(), mine, here)
+                })
+                .filter(|&(_, _, mine, here)| mine || here)
+                .map(|(pid, host, mine, _)| Owner {
+                    pid,
+                    host,
+                    always: mine,
+                })
                 .collect(),
         }
     }
@@ -277,7 +286,15 @@ struct Watcher {
 /// The test files of some ranks, by their pid and host.
 struct FilesOf {
     dir: PathBuf,
-    owners: Vec<(u32, String)>,
+    owners: Vec<Owner>,
+}
+
+/// A rank whose files may be removed: always (this rank's own, or rank 0's charge of
+/// every rank), or when its process here is gone.
+struct Owner {
+    pid: u32,
+    host: String,
+    always: bool,
 }
 
 /// The ranks on this machine: (rank, pid, host).
@@ -355,10 +372,14 @@ impl Watched {
             );
             let word = (self.ending.last_word.lock().ok()).and_then(|mut w| w.take());
             if let Some(word) = word {
+                // rank 0, which speaks for all, and records
+                eprintln!("error: {why}; the run is recorded failed, the test files removed");
                 word(dead, &why);
             }
-            for (pid, host) in &self.files.owners {
-                bench::remove_client_files(&self.files.dir, *pid, host);
+            for owner in &self.files.owners {
+                if owner.always || !crate::process::is_running(owner.pid) {
+                    bench::remove_client_files(&self.files.dir, owner.pid, &owner.host);
+                }
             }
         }
         std::process::exit(128 + signal as i32);
