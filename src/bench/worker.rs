@@ -96,6 +96,7 @@ impl Worker<'_> {
                 false => Err(()),
             };
             self.report(step, test);
+            let visits = self.visits(test);
             done.store(0, Ordering::Relaxed);
             // Every worker reaches every barrier, failed or not, so none waits
             // forever. The first starts the phase together; the second keeps any
@@ -106,7 +107,7 @@ impl Worker<'_> {
             self.barrier.wait();
             let gated_at = self.meet_clients();
             let outcome = engine.ok().map(|engine| {
-                self.measure(test, engine, &pool, &mut buf, file.path(), done)
+                self.measure(visits, engine, &pool, &mut buf, file.path(), done)
                     .map(|t| PhaseTiming { gated_at, ..t })
             });
             self.barrier.wait();
@@ -255,15 +256,10 @@ impl Worker<'_> {
         handle.sync_data().map_err(err)
     }
 
-    fn measure<'p>(
-        &self,
-        test: TestKind,
-        mut engine: Box<dyn Bound + 'p>,
-        pool: &'p DataPool,
-        buf: &mut AlignedBuf,
-        path: &Path,
-        done: &AtomicU64,
-    ) -> Result<PhaseTiming, BenchError> {
+    /// How a phase of `test` visits the records, made before the phase's barriers so
+    /// that nothing but the clock stands between the last barrier and the first
+    /// operation: the order, the latency sampler (which allocates) and the mix's coin.
+    fn visits(&self, test: TestKind) -> Visits {
         let n = self.cell.cell.file_size / self.cell.cell.record;
         // every round (warm-up included) visits records in orders of its own
         let seed = self.plan.seed
@@ -279,15 +275,34 @@ impl Worker<'_> {
             TestKind::RecordRewrite => Order::Same,
             TestKind::StrideRead => Order::stride(self.plan.stride_records, n),
         };
+        Visits {
+            test,
+            n,
+            order,
+            sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
+            mix: Xoshiro256PlusPlus::seed_from_u64(seed),
+        }
+    }
+
+    fn measure<'p>(
+        &self,
+        visits: Visits,
+        mut engine: Box<dyn Bound + 'p>,
+        pool: &'p DataPool,
+        buf: &mut AlignedBuf,
+        path: &Path,
+        done: &AtomicU64,
+    ) -> Result<PhaseTiming, BenchError> {
+        let (test, n) = (visits.test, visits.n);
         let mut phase = Phase {
             worker: self,
             test,
             n,
-            order,
+            order: visits.order,
             pool,
             buf: buf.as_mut_slice(),
-            sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
-            mix: Xoshiro256PlusPlus::seed_from_u64(seed),
+            sampler: visits.sampler,
+            mix: visits.mix,
             path,
             done,
             base: self.base(),
@@ -318,6 +333,15 @@ fn private_fd_table() {
     // opened here is ever handed to another thread.
     #[cfg(target_os = "linux")]
     let _ = unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) };
+}
+
+/// How a phase visits the records: made before it is timed ([`Worker::visits`]).
+struct Visits {
+    test: TestKind,
+    n: u64,
+    order: Order,
+    sampler: Sampler,
+    mix: Xoshiro256PlusPlus,
 }
 
 /// One timed phase's loop state, which an engine bound to the file drives.

@@ -114,6 +114,7 @@ impl Session {
             done: Arc::clone(&done),
             files,
             dead: self.dead_ranks_finder(),
+            leads: self.peers.rank == 0,
         };
         let handle = std::thread::spawn(move || watched.run());
         self.watcher = Some(Watcher { done, handle });
@@ -302,10 +303,13 @@ struct DeadRanks {
     local: Vec<(u32, u32, String)>,
 }
 
+/// The first rank found dead here, and what is said of the dead.
+type Dead = (Option<(u32, String)>, String);
+
 impl DeadRanks {
     /// The first rank found dead here, and "rank 2 (pid 4242 on vm) died", or what can
     /// be said when none here did.
-    fn said(&self) -> (Option<(u32, String)>, String) {
+    fn said(&self) -> Dead {
         let gone: Vec<&(u32, u32, String)> = (self.local.iter())
             .filter(|(_, pid, _)| !crate::process::is_running(*pid))
             .collect();
@@ -331,12 +335,16 @@ struct Watched {
     done: Arc<AtomicBool>,
     files: FilesOf,
     dead: DeadRanks,
+    /// Whether this is rank 0.
+    leads: bool,
 }
 
 impl Watched {
     fn run(self) {
         let world = SimpleCommunicator::world();
-        let mut signalled: Option<Instant> = None;
+        // when the signal came, and who was dead then: the launcher's signal follows a
+        // death, and once the ranks end alone each one that has is gone too
+        let mut signalled: Option<(Instant, Dead)> = None;
         while !self.done.load(Ordering::Relaxed) {
             if let Some(status) = world.any_process().immediate_probe_with_tag(ALARM) {
                 let _ = world
@@ -346,8 +354,9 @@ impl Watched {
             }
             let signal = self.caught.load(Ordering::Relaxed);
             if signal != 0 {
-                let since = *signalled.get_or_insert_with(Instant::now);
-                self.end_alone_after(since, signal);
+                let (since, dead) =
+                    signalled.get_or_insert_with(|| (Instant::now(), self.dead.said()));
+                self.end_alone_after(*since, signal, dead);
             }
             std::thread::sleep(WATCH_EVERY);
         }
@@ -355,31 +364,34 @@ impl Watched {
 
     /// Ends this rank alone once the ranks have had their time to end together; the
     /// run's record, being written, is given its time too.
-    fn end_alone_after(&self, since: Instant, signal: usize) {
+    fn end_alone_after(&self, since: Instant, signal: usize, (dead, said): &Dead) {
         let stage = self.ending.stage.load(Ordering::Relaxed);
         let waited = since.elapsed();
+        // a rank found dead will never come to a meeting: rank 0 has nothing to wait
+        // for, and the launcher kills the living about a second after its signal; the
+        // others wait, so that rank 0 does not take them for dead too
         let due = match stage {
             s if s == Stage::Recording as u8 => waited >= 2 * GRACE,
+            s if s == Stage::Measuring as u8 && dead.is_some() && self.leads => true,
             _ => waited >= GRACE,
         };
         if !due {
             return;
         }
         if stage == Stage::Measuring as u8 {
-            let (dead, said) = self.dead.said();
+            for owner in &self.files.owners {
+                if owner.always || !crate::process::is_running(owner.pid) {
+                    bench::remove_client_files(&self.files.dir, owner.pid, &owner.host);
+                }
+            }
             let why = format!(
                 "the launcher stopped the job (signal {signal}) while the ranks measured: {said}"
             );
             let word = (self.ending.last_word.lock().ok()).and_then(|mut w| w.take());
             if let Some(word) = word {
                 // rank 0, which speaks for all, and records
-                eprintln!("error: {why}; the run is recorded failed, the test files removed");
-                word(dead, &why);
-            }
-            for owner in &self.files.owners {
-                if owner.always || !crate::process::is_running(owner.pid) {
-                    bench::remove_client_files(&self.files.dir, owner.pid, &owner.host);
-                }
+                eprintln!("error: {why}; the test files were removed, the run is recorded failed");
+                word(dead.clone(), &why);
             }
         }
         std::process::exit(128 + signal as i32);

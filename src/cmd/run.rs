@@ -122,6 +122,11 @@ fn begin(
         }),
         None => Ok(()),
     };
+    // from now on the run is in the store: if the ranks cannot end together, rank 0
+    // marks it there on its way out
+    if let (Some(clients), Some(id)) = (clients, run.id) {
+        clients.last_word(Some(last_word(context, &run, id)?));
+    }
     settle(clients, begun.map_err(Into::into))?;
     Ok(Begun { run, store })
 }
@@ -159,9 +164,6 @@ fn measure(
 ) -> anyhow::Result<()> {
     let shell = &context.shell;
     let Begun { mut run, mut store } = begin(args, context, plan, clients)?;
-    if let (Some(clients), Some(id)) = (clients, run.id) {
-        clients.last_word(Some(last_word(context, &run, id)?));
-    }
     // the run starts when the measuring does: a wait for the database is not part of it
     run.started_at = now();
     let clock = Instant::now();
