@@ -9,6 +9,7 @@ mod file;
 mod latency;
 mod order;
 mod peers;
+mod phase;
 mod plan;
 mod preflight;
 mod rounds;
