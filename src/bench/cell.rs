@@ -12,7 +12,7 @@ use super::cache::CachePolicy;
 use super::engine;
 use super::file::{FileNames, TestFile};
 use super::latency;
-use super::peers::{Peers, RankPhase, Standing, shared_len, text_words, words_text};
+use super::peers::{Peers, RankPhase, Standing, Stonewall, shared_len, text_words, words_text};
 use super::worker::{PhaseTiming, Worker};
 use super::{BenchError, Cancel, Cell, Observer, Plan};
 use crate::model::{CacheMode, Measurement, RankFigure, RankFigures};
@@ -33,6 +33,8 @@ pub(crate) struct CellRound<'a> {
     pub peers: Option<&'a dyn Peers>,
     /// The file every worker shares this round (`--shared-file`), each its region.
     pub shared: Option<&'a Path>,
+    /// The run's stonewall (`--stonewall`; never checked without it).
+    pub wall: &'a Stonewall,
 }
 
 /// What one round of one cell measured: a measurement per test (none on a rank other

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use cell::{CellRound, Measured, measure_cell};
 pub(crate) use file::FileNames;
-pub use peers::{Peers, Standing};
+pub use peers::{Peers, Standing, Stonewall};
 pub(crate) use peers::{text_words, words_text};
 pub use plan::{Cell, MAX_IODEPTH, MAX_RECORD, MAX_THREADS, Plan, PlanError};
 pub use preflight::{Preflight, preflight};

@@ -8,6 +8,8 @@
 //! every barrier), so none waits for one that will never come; a failure is said at
 //! the next meeting, and sooner by [`Peers::alarm`].
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use hdrhistogram::Histogram;
 
 use super::latency;
@@ -53,6 +55,35 @@ pub trait Peers: Sync {
     /// Tells the others that this process failed, so that they stop the phase they are
     /// timing now rather than at its end.
     fn alarm(&self);
+    /// This process's stonewall, which the others' [`Peers::wall`] make fall.
+    fn stonewall(&self) -> &Stonewall;
+    /// Tells the others that a worker here finished phase `step` first (`--stonewall`):
+    /// theirs stop.
+    fn wall(&self, step: u64);
+}
+
+/// `--stonewall`: the latest phase (by its step, 1-based in the run) in which a worker,
+/// here or of another rank, has finished; every worker of that phase stops at its next
+/// operation. Only ever raised, so a wall from a phase that others have not yet begun
+/// still stops them when they do.
+#[derive(Debug, Default)]
+pub struct Stonewall(AtomicU64);
+
+impl Stonewall {
+    /// A wall that never falls: what a run without `--stonewall` checks against, with
+    /// phases of step [`u64::MAX`].
+    pub const NEVER: u64 = u64::MAX;
+
+    /// Whether the wall has fallen in phase `step`.
+    #[inline]
+    pub fn fell_in(&self, step: u64) -> bool {
+        self.0.load(Ordering::Relaxed) >= step
+    }
+
+    /// Says that a worker finished phase `step`: true for the first to say so here.
+    pub fn fall(&self, step: u64) -> bool {
+        self.0.fetch_max(step, Ordering::Relaxed) < step
+    }
 }
 
 /// One rank's share of one phase: what its workers moved, from the first one's start

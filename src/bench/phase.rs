@@ -8,12 +8,12 @@ use std::time::Instant;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::BenchError;
 use super::data::DataPool;
 use super::engine::{RecordIo, Uring, WriteBack};
 use super::latency::Sampler;
 use super::order::Order;
 use super::worker::Worker;
+use super::{BenchError, Stonewall};
 use crate::model::TestKind;
 
 /// What a phase does with each record it visits.
@@ -35,6 +35,8 @@ fn access(test: TestKind) -> Access {
 /// How a phase visits the records: made before it is timed ([`Worker::visits`]).
 pub(super) struct Visits {
     pub test: TestKind,
+    /// The phase's step for the stonewall ([`Stonewall::NEVER`] without it).
+    pub step: u64,
     pub n: u64,
     pub order: Order,
     pub sampler: Sampler,
@@ -56,20 +58,32 @@ pub(crate) struct Phase<'a> {
     pub(super) done: &'a AtomicU64,
     /// Where the worker's records start in the file (its region of a shared one).
     pub(super) base: u64,
+    /// `--stonewall`: the wall, and this phase's step; a step no wall reaches (`u64::MAX`)
+    /// without it.
+    pub(super) wall: &'a Stonewall,
+    pub(super) step: u64,
+    /// Operations done when the loop ended: all, or as many as before the wall fell.
+    pub(super) moved: u64,
 }
 
 impl Phase<'_> {
     /// The timed loop. Everything here runs once per operation, so it stays minimal:
-    /// a relaxed load for cancellation, the access order, the sampler's countdown, a
-    /// relaxed store of the operations done.
+    /// a relaxed load for cancellation and one for the stonewall, the access order, the
+    /// sampler's countdown, a relaxed store of the operations done. A fallen wall ends
+    /// the phase as if it were done, with what it moved.
     pub(crate) fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
         let record = self.worker.cell.cell.record;
         let access = access(self.test);
         let read_pct = u64::from(self.worker.plan.read_pct);
         let verify = self.worker.plan.verify;
+        self.moved = self.n;
         for i in 0..self.n {
             if self.worker.cancel.is_set() {
                 return Err(BenchError::Interrupted);
+            }
+            if self.wall.fell_in(self.step) {
+                self.moved = i;
+                break;
             }
             let (r, reading) = self.visit(i, access, read_pct);
             let timer = self.sampler.due().then(Instant::now);
@@ -112,11 +126,16 @@ impl Phase<'_> {
             false => ring.depth(),
         };
         let mut next = 0;
-        while next < self.n || ring.in_flight() > 0 {
+        // at the wall, nothing more is queued, and what is in flight completes
+        let mut end = self.n;
+        while next < end || ring.in_flight() > 0 {
             if self.worker.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
-            while next < self.n && ring.in_flight() < depth {
+            if self.wall.fell_in(self.step) {
+                end = next;
+            }
+            while next < end && ring.in_flight() < depth {
                 let (r, reading) = self.visit(next, access, read_pct);
                 let queued_at = self.sampler.due().then(Instant::now);
                 let at = self.base + r * record;
@@ -144,6 +163,7 @@ impl Phase<'_> {
             self.done
                 .store(next - u64::from(ring.in_flight()), Ordering::Relaxed);
         }
+        self.moved = next;
         self.end(access, ring)
     }
 

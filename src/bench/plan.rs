@@ -49,6 +49,10 @@ pub struct Plan {
     /// One file for every worker of every client, each its own region of a file size
     /// (N-to-1), rather than a file each (N-to-N).
     pub shared_file: bool,
+    /// Every worker (of every client) stops a phase as soon as the first one finishes
+    /// it: the figures are then what all had moved by then (iozone3's and elbencho's
+    /// stonewall).
+    pub stonewall: bool,
 }
 
 /// A plan that cannot be measured, found before the filesystem is touched. The text
@@ -287,6 +291,7 @@ mod tests {
             latency: false,
             auto: false,
             shared_file: false,
+            stonewall: false,
         }
     }
 

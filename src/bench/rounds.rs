@@ -14,7 +14,8 @@ use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{
-    BenchError, Cell, CellRound, FileNames, Measured, Observer, Peers, Plan, measure_cell,
+    BenchError, Cell, CellRound, FileNames, Measured, Observer, Peers, Plan, Stonewall,
+    measure_cell,
 };
 use crate::model::{Measurement, RankFigures, RoundOrder, imprecise_cells};
 
@@ -68,6 +69,8 @@ struct Schedule<'a> {
     observer: &'a dyn Observer,
     signal: &'a AtomicBool,
     peers: Option<&'a dyn Peers>,
+    /// The stonewall of a run of one process (the peers hold theirs).
+    wall: Stonewall,
     files: FileNames,
     cells: Vec<Cell>,
     next_step: u64,
@@ -93,6 +96,7 @@ pub fn execute(
         observer,
         signal,
         peers,
+        wall: Stonewall::default(),
         files: FileNames {
             tag: format!("{tag:08x}"),
             client: peers.map(|p| (p.rank(), p.host(p.rank()).to_string())),
@@ -188,6 +192,7 @@ impl Schedule<'_> {
                 files: &self.files,
                 peers: self.peers,
                 shared: None,
+                wall: self.peers.map_or(&self.wall, |p| p.stonewall()),
             };
             let cell = measure_cell(self.plan, &cell, self.observer, self.signal)?;
             measured.measurements.extend(cell.measurements);

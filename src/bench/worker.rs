@@ -17,7 +17,7 @@ use super::file::{ReopenError, TestFile};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
 use super::phase::{Phase, Visits};
-use super::{BenchError, Cancel, CellRound, Observer, Plan, Standing, Step, Tally};
+use super::{BenchError, Cancel, CellRound, Observer, Plan, Standing, Step, Stonewall, Tally};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
 
@@ -81,7 +81,7 @@ impl Worker<'_> {
                 false => Err(()),
             };
             self.report(step, test);
-            let visits = self.visits(test);
+            let visits = self.visits(test, step);
             done.store(0, Ordering::Relaxed);
             // Every worker reaches every barrier, failed or not, so none waits
             // forever. The first starts the phase together; the second keeps any
@@ -97,7 +97,16 @@ impl Worker<'_> {
             });
             self.barrier.wait();
             match outcome {
-                Some(Ok(t)) => timings.push(t),
+                Some(Ok(t)) => {
+                    let written = t.bytes / self.cell.cell.record;
+                    let records = self.cell.cell.file_size / self.cell.cell.record;
+                    let cut_short = t.test == TestKind::Write && written < records;
+                    if cut_short && let Err(e) = self.fill(&mut file, &pool, t.test, written) {
+                        self.cancel.fail();
+                        error.get_or_insert(e);
+                    }
+                    timings.push(t);
+                }
                 Some(Err(e)) => {
                     self.cancel.fail();
                     if let (Some(peers), false) = (self.cell.peers, e.is_interrupted()) {
@@ -195,7 +204,7 @@ impl Worker<'_> {
                 .map_err(|e| BenchError::io(self.context("creating", file.path(), test), e))?
         } else {
             if !file.exists() {
-                self.fill(file, pool, test)?;
+                self.fill(file, pool, test, 0)?;
             }
             let handle = file.open(cache).map_err(|e| match e {
                 ReopenError::Io(e) => BenchError::io(self.context("opening", file.path(), test), e),
@@ -222,15 +231,28 @@ impl Worker<'_> {
     /// Writes the file untimed, for runs whose tests do not include `write`: through
     /// the page cache whatever the mode, then synced, so every mode starts from the
     /// same file on the device.
-    fn fill(&self, file: &mut TestFile, pool: &DataPool, test: TestKind) -> Result<(), BenchError> {
+    /// From record `from` on: the rest of a file whose write the stonewall cut short,
+    /// so that the tests after it find the whole file.
+    fn fill(
+        &self,
+        file: &mut TestFile,
+        pool: &DataPool,
+        test: TestKind,
+        from: u64,
+    ) -> Result<(), BenchError> {
         use std::os::unix::fs::FileExt;
         let path = file.path().to_path_buf();
         let err = |e| BenchError::io(self.context("preparing", &path, test), e);
-        let handle = file
-            .create(CachePolicy::of(CacheMode::Buffered))
-            .map_err(err)?;
+        let buffered = CachePolicy::of(CacheMode::Buffered);
+        let handle = match from {
+            0 => file.create(buffered).map_err(err)?,
+            _ => file.open(buffered).map_err(|e| match e {
+                ReopenError::Io(e) => err(e),
+                ReopenError::Replaced => BenchError::Replaced(path.clone()),
+            })?,
+        };
         let base = self.base();
-        for r in 0..self.cell.cell.file_size / self.cell.cell.record {
+        for r in from..self.cell.cell.file_size / self.cell.cell.record {
             if self.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
@@ -244,7 +266,7 @@ impl Worker<'_> {
     /// How a phase of `test` visits the records, made before the phase's barriers so
     /// that nothing but the clock stands between the last barrier and the first
     /// operation: the order, the latency sampler (which allocates) and the mix's coin.
-    fn visits(&self, test: TestKind) -> Visits {
+    fn visits(&self, test: TestKind, step: u64) -> Visits {
         let n = self.cell.cell.file_size / self.cell.cell.record;
         // every round (warm-up included) visits records in orders of its own
         let seed = self.plan.seed
@@ -262,6 +284,10 @@ impl Worker<'_> {
         };
         Visits {
             test,
+            step: match self.plan.stonewall {
+                true => step,
+                false => Stonewall::NEVER,
+            },
             n,
             order,
             sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
@@ -291,16 +317,27 @@ impl Worker<'_> {
             path,
             done,
             base: self.base(),
+            wall: self.cell.wall,
+            step: visits.step,
+            moved: 0,
         };
         let start = Instant::now();
         engine.drive(&mut phase)?;
         let end = Instant::now();
         drop(engine);
+        // the first to finish fells the wall, here and on the other ranks
+        if phase.moved == n
+            && self.plan.stonewall
+            && self.cell.wall.fall(phase.step)
+            && let Some(peers) = self.cell.peers
+        {
+            peers.wall(phase.step);
+        }
         Ok(PhaseTiming {
             test,
             start,
             end,
-            bytes: n * self.cell.cell.record,
+            bytes: phase.moved * self.cell.cell.record,
             histogram: phase.sampler.into_histogram(),
             gated_at: None,
         })

@@ -78,6 +78,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub shared_file: bool,
 
+    /// End each phase for every worker (of every rank) when the first one finishes it:
+    /// the figures are what all had moved by then ("first done"), as iozone3's
+    /// stonewall
+    #[arg(long)]
+    pub stonewall: bool,
+
     /// Rounds of every measurement, or `auto`: rounds until every cell's median is
     /// known to ±--precision, within --max-time
     #[arg(short = 'n', long, default_value_t = Repeat::Rounds(model::DEFAULT_REPEAT),

@@ -3,7 +3,7 @@
 
 use std::sync::{Barrier, Mutex};
 
-use crate::bench::{Peers, Standing};
+use crate::bench::{Peers, Standing, Stonewall};
 
 /// One rank of [`together`]'s.
 pub struct Fake<'a> {
@@ -16,6 +16,7 @@ pub struct Fake<'a> {
 pub struct Board {
     barrier: Barrier,
     slots: Mutex<Vec<Vec<u64>>>,
+    wall: Stonewall,
 }
 
 impl Fake<'_> {
@@ -62,6 +63,12 @@ impl Peers for Fake<'_> {
     }
 
     fn alarm(&self) {}
+
+    fn stonewall(&self) -> &Stonewall {
+        &self.board.wall
+    }
+
+    fn wall(&self, _step: u64) {}
 }
 
 /// Runs `each` as every rank of `hosts` (rank r on `hosts[r]`), each on a thread of its
@@ -70,6 +77,7 @@ pub fn together<T: Send>(hosts: &[&str], each: impl Fn(&Fake) -> T + Sync) -> Ve
     let board = Board {
         barrier: Barrier::new(hosts.len()),
         slots: Mutex::new(vec![Vec::new(); hosts.len()]),
+        wall: Stonewall::default(),
     };
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..hosts.len() as u32)

@@ -25,14 +25,20 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::{ClusterError, LastWord, Stage};
-use crate::bench::{self, Peers, Standing};
+use crate::bench::{self, Peers, Standing, Stonewall};
 
 /// The tag of an alarm: a failed rank asks the others to stop now.
 const ALARM: mpi::Tag = 7001;
+/// The tag of a stonewall: a rank's worker finished the phase (its step, the message)
+/// first, and the others' stop.
+const WALL: mpi::Tag = 7002;
 /// Room for a host name and a boot id in the exchange at the start.
 const NAME_BYTES: usize = 256;
 /// How often the watcher looks for alarms and signals.
 const WATCH_EVERY: Duration = Duration::from_millis(10);
+/// How often it looks with `--stonewall`, where how soon the ranks stop after the first
+/// finished is part of the figures.
+const WATCH_WALLS_EVERY: Duration = Duration::from_millis(1);
 /// How long ranks stopped by a signal have to end together before the watcher ends
 /// this one alone: `mpirun` kills every rank about a second after its SIGTERM.
 pub const GRACE: Duration = Duration::from_millis(400);
@@ -50,6 +56,8 @@ pub struct Session {
 pub struct MpiPeers {
     rank: u32,
     size: u32,
+    /// Raised by this rank's workers and, through the watcher, by the others'.
+    wall: Arc<Stonewall>,
     hosts: Vec<String>,
     pids: Vec<u32>,
     boots: Vec<String>,
@@ -79,6 +87,7 @@ impl Session {
             peers: MpiPeers {
                 rank,
                 size,
+                wall: Arc::default(),
                 hosts,
                 pids,
                 boots,
@@ -100,6 +109,7 @@ impl Session {
         dir: &Path,
         stop: Arc<AtomicBool>,
         caught: Arc<AtomicUsize>,
+        walls: bool,
     ) -> Arc<Ending> {
         let ending = Arc::new(Ending {
             stage: AtomicU8::new(Stage::Measuring as u8),
@@ -115,6 +125,11 @@ impl Session {
             files,
             dead: self.dead_ranks_finder(),
             leads: self.peers.rank == 0,
+            wall: Arc::clone(&self.peers.wall),
+            every: match walls {
+                true => WATCH_WALLS_EVERY,
+                false => WATCH_EVERY,
+            },
         };
         let handle = std::thread::spawn(move || watched.run());
         self.watcher = Some(Watcher { done, handle });
@@ -259,6 +274,19 @@ impl Peers for MpiPeers {
                 .send_with_tag(&1u8, ALARM);
         }
     }
+
+    fn stonewall(&self) -> &Stonewall {
+        &self.wall
+    }
+
+    fn wall(&self, step: u64) {
+        let world = SimpleCommunicator::world();
+        for other in (0..self.size).filter(|&r| r != self.rank) {
+            world
+                .process_at_rank(other as mpi::Rank)
+                .send_with_tag(&step, WALL);
+        }
+    }
 }
 
 /// Where the command is, and what rank 0 says in the store if this rank must end alone.
@@ -337,6 +365,10 @@ struct Watched {
     dead: DeadRanks,
     /// Whether this is rank 0.
     leads: bool,
+    /// This rank's stonewall, which the others' walls raise.
+    wall: Arc<Stonewall>,
+    /// How often to look.
+    every: Duration,
 }
 
 impl Watched {
@@ -352,13 +384,19 @@ impl Watched {
                     .receive_with_tag::<u8>(ALARM);
                 self.stop.store(true, Ordering::Relaxed);
             }
+            while let Some(status) = world.any_process().immediate_probe_with_tag(WALL) {
+                let (step, _) = world
+                    .process_at_rank(status.source_rank())
+                    .receive_with_tag::<u64>(WALL);
+                self.wall.fall(step);
+            }
             let signal = self.caught.load(Ordering::Relaxed);
             if signal != 0 {
                 let (since, dead) =
                     signalled.get_or_insert_with(|| (Instant::now(), self.dead.said()));
                 self.end_alone_after(*since, signal, dead);
             }
-            std::thread::sleep(WATCH_EVERY);
+            std::thread::sleep(self.every);
         }
     }
 

@@ -62,7 +62,7 @@ fn prepare(args: &RunArgs, clients: Option<&mut Clients>) -> anyhow::Result<(Pla
     plan.validate()?;
     let signals = Signals::install()?;
     if let Some(clients) = clients {
-        clients.watch(&plan.dir, &signals);
+        clients.watch(&plan, &signals);
     }
     Ok((plan, signals))
 }

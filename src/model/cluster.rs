@@ -103,9 +103,10 @@ pub struct Aggregates {
     /// bytes per second. The headline, and the measurement's own throughput.
     pub all_done: f64,
     /// "First done" (elbencho's, iozone3's stonewall): the bytes all ranks had moved
-    /// when the fastest finished ÷ (its end − earliest start). Known only when the
-    /// ranks stopped as the first finished (`--stonewall`): then what each moved is
-    /// what it had moved by then.
+    /// when the fastest finished ÷ (its end − earliest start), the fastest being the
+    /// first to end among the ranks that moved the most. Known only when the ranks
+    /// stopped as the first finished (`--stonewall`): then what each moved is what it
+    /// had moved by then.
     pub first_done: Option<f64>,
     /// The sum of the ranks' own rates (iozone3's "Children see").
     pub rank_sum: f64,
@@ -117,7 +118,11 @@ impl Aggregates {
     pub fn of(ranks: &[RankFigure], stonewalled: bool) -> Option<Aggregates> {
         let start = ranks.iter().map(|r| r.start_ns).min()?;
         let last = ranks.iter().map(|r| r.end_ns).max()?;
-        let first = ranks.iter().map(|r| r.end_ns).min()?;
+        // the first to finish is among those that moved the most: the others stopped at
+        // the wall (one that began after it fell stopped at once, and moved nothing)
+        let most = ranks.iter().map(|r| r.bytes).max()?;
+        let finished = ranks.iter().filter(|r| r.bytes == most);
+        let first = finished.map(|r| r.end_ns).min()?;
         let bytes: u64 = ranks.iter().map(|r| r.bytes).sum();
         let rate = |end: u64| bytes as f64 * 1e9 / end.saturating_sub(start).max(1) as f64;
         Some(Aggregates {
@@ -170,8 +175,9 @@ mod tests {
 
     #[test]
     fn first_done_is_known_when_the_ranks_stopped_with_the_first() {
-        // stonewalled: the slow rank stopped at about the first one's end, half done
-        let ranks = [rank(100, 0, 1_000), rank(50, 0, 1_010)];
+        // stonewalled: the slow rank stopped at about the first one's end, half done;
+        // one began after the wall fell and stopped at once, having moved nothing
+        let ranks = [rank(100, 0, 1_000), rank(50, 0, 1_010), rank(0, 20, 21)];
         let a = Aggregates::of(&ranks, true).unwrap();
         assert_eq!(a.first_done, Some(150.0 * 1e9 / 1_000.0));
         assert_eq!(a.all_done, 150.0 * 1e9 / 1_010.0);

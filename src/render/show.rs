@@ -55,22 +55,7 @@ fn header(run: &Run) -> Listing {
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
-        (
-            "mode",
-            format!(
-                "cache {}, engine {}{}, {}{}{}",
-                p.cache_names(),
-                p.engine_names(),
-                // depth 1, every run's before depths existed, goes unsaid
-                match p.iodepth {
-                    1 => String::new(),
-                    n => format!(", queue depth {n}"),
-                },
-                count(p.threads as usize, "thread"),
-                p.seed.map_or(String::new(), |s| format!(", seed {s}")),
-                if p.verify { ", verified" } else { "" }
-            ),
-        ),
+        ("mode", mode(p)),
         ("rounds", rounds(run)),
         ("clients", String::new()),
         ("machine at start", state(&run.state_at_start)),
@@ -91,6 +76,30 @@ fn header(run: &Run) -> Listing {
         }
     }
     listing
+}
+
+/// "cache flush, engine posix, 2 threads, seed 42, verified".
+fn mode(p: &crate::model::Params) -> String {
+    let flags = [
+        (p.verify, ", verified"),
+        (p.shared_file, ", one file shared"),
+        (p.stonewall, ", stonewall"),
+    ];
+    format!(
+        "cache {}, engine {}{}, {}{}{}",
+        p.cache_names(),
+        p.engine_names(),
+        // depth 1, every run's before depths existed, goes unsaid
+        match p.iodepth {
+            1 => String::new(),
+            n => format!(", queue depth {n}"),
+        },
+        count(p.threads as usize, "thread"),
+        p.seed.map_or(String::new(), |s| format!(", seed {s}")),
+        (flags.iter().filter(|(on, _)| *on))
+            .map(|(_, said)| *said)
+            .collect::<String>()
+    )
 }
 
 /// "from results.txt (iozone3 3.489), on 2026-12-01 09:00".

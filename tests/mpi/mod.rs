@@ -65,12 +65,17 @@ pub fn finished(mut cmd: Command) -> Output {
     }
 }
 
-/// `iozone run` of four ranks on `dir` with `extra` arguments, which must succeed;
-/// the run rank 0 recorded, as `show --format json` gives it.
+/// `iozone run` of four ranks on `dir` with `extra` arguments after [`TINY`] ones,
+/// which must succeed; the run rank 0 recorded, as `show --format json` gives it.
 pub fn recorded_run(db: &Path, dir: &Path, extra: &[&str]) -> Value {
+    recorded_run_of(db, dir, &TINY, extra)
+}
+
+/// [`recorded_run`] with `sizes` instead of [`TINY`]'s.
+pub fn recorded_run_of(db: &Path, dir: &Path, sizes: &[&str], extra: &[&str]) -> Value {
     let bin = binary();
     let mut program = vec![bin.as_str(), "run"];
-    program.extend(TINY);
+    program.extend(sizes);
     program.extend(["-d", dir.to_str().unwrap()]);
     program.extend(extra);
     let out = finished(mpirun(4, db, &program));

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{binary, finished, mpirun, recorded_run, shown, with_ranks};
+use super::{binary, finished, mpirun, recorded_run, recorded_run_of, shown, with_ranks};
 use crate::common::{Scene, ok};
 
 /// Every measurement's bytes are its ranks' bytes, its time from their earliest start
@@ -126,4 +126,22 @@ fn one_rank_records_what_a_run_without_mpirun_records() {
             .collect::<Vec<_>>()
     };
     assert_eq!(figures(&under_mpirun), figures(&alone));
+}
+
+#[test]
+fn stonewalled_ranks_stop_when_the_first_finishes_and_first_done_is_shown() {
+    let scene = Scene::new();
+    let sizes = ["-s", "4M", "-r", "4k", "-n", "2", "--warmup", "0"];
+    let extra = ["--cache", "buffered", "--stonewall", "--verify"];
+    let run = recorded_run_of(&scene.db, scene.dir.path(), &sizes, &extra);
+    assert_eq!(run["params"]["stonewall"], true);
+    for (m, ranks) in with_ranks(&run) {
+        let bytes: Vec<u64> = ranks.iter().map(|r| r["bytes"].as_u64().unwrap()).collect();
+        // one rank moved its whole file; no rank more
+        assert!(bytes.iter().all(|&b| b <= 4 << 20), "{m}");
+        assert!(bytes.contains(&(4 << 20)), "{bytes:?}: {m}");
+        assert_eq!(m["bytes"].as_u64(), Some(bytes.iter().sum()), "{m}");
+    }
+    let shown = scene.ok(&["show", "latest"]);
+    assert!(shown.contains("first done"), "{shown}");
 }

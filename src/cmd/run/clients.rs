@@ -39,11 +39,12 @@ impl Clients {
     }
 
     /// Starts the watcher of alarms and of the launcher's signals.
-    pub(super) fn watch(&mut self, dir: &std::path::Path, signals: &super::Signals) {
+    pub(super) fn watch(&mut self, plan: &bench::Plan, signals: &super::Signals) {
         let ending = self.session.watch(
-            dir,
+            &plan.dir,
             std::sync::Arc::clone(&signals.stop),
             std::sync::Arc::clone(&signals.caught),
+            plan.stonewall,
         );
         self.ending = Some(ending);
     }
@@ -81,7 +82,7 @@ impl Clients {
         match *self {}
     }
 
-    pub(super) fn watch(&mut self, _dir: &std::path::Path, _signals: &super::Signals) {
+    pub(super) fn watch(&mut self, _plan: &bench::Plan, _signals: &super::Signals) {
         match *self {}
     }
 

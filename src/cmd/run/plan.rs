@@ -104,6 +104,7 @@ pub(super) fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         latency: !args.no_latency,
         auto: args.auto,
         shared_file: args.shared_file,
+        stonewall: args.stonewall,
     })
 }
 
@@ -147,7 +148,7 @@ pub(super) fn params(plan: &Plan) -> Params {
         clients: Params::one_client(),
         hosts: Vec::new(),
         shared_file: plan.shared_file,
-        stonewall: false,
+        stonewall: plan.stonewall,
     }
 }
 
