@@ -184,6 +184,30 @@ impl Drop for Session {
     }
 }
 
+/// Tests before a rank waiting for the others naps.
+const SPINS: u32 = 200;
+/// How long it naps between tests.
+const NAP: Duration = Duration::from_micros(50);
+
+/// Waits for `request` without holding a core: MPI's own waits spin, which takes the
+/// CPU from the ranks (or this rank's workers) still measuring on the same cores, and
+/// more ranks than cores is how a node is often shared. A short spin, then naps: a
+/// meeting ends for each rank at most a nap after the last one came.
+fn gently<'a, D: ?Sized, S: mpi::request::Scope<'a>>(mut request: mpi::request::Request<'a, D, S>) {
+    let mut tries = 0u32;
+    loop {
+        match request.test() {
+            Ok(_) => return,
+            Err(pending) => request = pending,
+        }
+        tries += 1;
+        match tries > SPINS {
+            true => std::thread::sleep(NAP),
+            false => std::hint::spin_loop(),
+        }
+    }
+}
+
 /// Every rank's `name` (at most [`NAME_BYTES`] of it), in rank order.
 fn all_names(world: &SimpleCommunicator, name: &str, size: u32) -> Vec<String> {
     let mut mine = [0u8; NAME_BYTES];
@@ -219,7 +243,15 @@ impl Peers for MpiPeers {
     fn meet(&self, mine: Standing) -> Standing {
         let world = SimpleCommunicator::world();
         let mut worst = 0u8;
-        world.all_reduce_into(&(mine as u8), &mut worst, SystemOperation::max());
+        let mine = mine as u8;
+        mpi::request::scope(|scope| {
+            gently(world.immediate_all_reduce_into(
+                scope,
+                &mine,
+                &mut worst,
+                SystemOperation::max(),
+            ));
+        });
         Standing::of(worst)
     }
 
@@ -228,12 +260,16 @@ impl Peers for MpiPeers {
         let root = world.process_at_rank(0);
         let count = mine.len() as mpi::Count;
         if self.rank != 0 {
-            root.gather_into(&count);
-            root.gather_varcount_into(mine);
+            mpi::request::scope(|scope| {
+                gently(root.immediate_gather_into(scope, &count));
+                gently(root.immediate_gather_varcount_into(scope, mine));
+            });
             return None;
         }
         let mut counts = vec![0 as mpi::Count; self.size as usize];
-        root.gather_into_root(&count, &mut counts[..]);
+        mpi::request::scope(|scope| {
+            gently(root.immediate_gather_into_root(scope, &count, &mut counts[..]));
+        });
         let displs: Vec<mpi::Count> = (counts.iter())
             .scan(0, |at, &n| {
                 let here = *at;
@@ -245,7 +281,9 @@ impl Peers for MpiPeers {
         let mut all = vec![0u64; total];
         {
             let mut parts = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            root.gather_varcount_into_root(mine, &mut parts);
+            mpi::request::scope(|scope| {
+                gently(root.immediate_gather_varcount_into_root(scope, mine, &mut parts));
+            });
         }
         let mut rest = &all[..];
         Some(
@@ -262,7 +300,13 @@ impl Peers for MpiPeers {
     fn share(&self, value: u64) -> u64 {
         let world = SimpleCommunicator::world();
         let mut value = value;
-        world.process_at_rank(0).broadcast_into(&mut value);
+        mpi::request::scope(|scope| {
+            gently(
+                world
+                    .process_at_rank(0)
+                    .immediate_broadcast_into(scope, &mut value),
+            );
+        });
         value
     }
 
