@@ -35,7 +35,7 @@ steps!(
         "0008_unstated_params.sql",
         "0009_run_summaries.sql",
         "0010_summary_levels.sql",
-        "0011_clients.sql",
+        "0012_clients.sql",
     ]
 );
 
@@ -51,7 +51,7 @@ steps!(
         "0007_run_summaries.sql",
         "0008_summary_levels.sql",
         "0009_results_checked_per_statement.sql",
-        "0010_clients.sql",
+        "0011_clients.sql",
     ]
 );
 
@@ -123,8 +123,8 @@ pub(super) const CHANGES: &[Change] = &[
     },
     Change {
         what: "many clients measured together",
-        sqlite: Side::Step("0011_clients.sql"),
-        postgres: Side::Step("postgres/0010_clients.sql"),
+        sqlite: Side::Step("0012_clients.sql"),
+        postgres: Side::Step("postgres/0011_clients.sql"),
     },
 ];
 

@@ -1,5 +1,5 @@
 -- Many clients measured together (MPI ranks under mpirun, recorded as one run by rank
--- 0): the same change as SQLite's migration 0011. Every run recorded before this had
+-- 0): the same change as SQLite's migration 0012. Every run recorded before this had
 -- one client.
 
 ALTER TABLE iozone.runs ADD COLUMN clients bigint NOT NULL DEFAULT 1;
