@@ -4,9 +4,9 @@
 # mode (`iozone -t N`: its "Children see" and "Parent sees" figures) and fio
 # (`--numjobs=N --group_reporting`), on the same directory, in alternated rounds:
 # 64 KiB buffered write and read, and 4 KiB O_DIRECT random reads. Prints each
-# figure's median and our ratio to fio's (the target: 0.95 or more), then what one
-# meeting of the ranks costs (an MPI_Allreduce of one byte, what a phase's barrier is)
-# and its share of a cell's time at the default sizes.
+# figure's median and our ratio to fio's (the target: 0.95 or more), then what the
+# ranks' meetings and gather cost a cell (examples/meeting_cost.rs: the same collectives
+# a run uses) and their share of a cell's time at the default sizes (target: under 1%).
 #
 #   [SIZE=32M] [RANDOM_SIZE=16M] scripts/bench-clients.sh [DIR] [ROUNDS]
 #
@@ -46,36 +46,14 @@ if ! command -v iozone >/dev/null; then
   trap - EXIT
 fi
 
-cargo build --release --quiet --features mpi
+cargo build --release --quiet --features mpi --bin iozone --example meeting_cost
 mkdir -p "$dir"
 
-# one meeting of the ranks, as a phase's barrier has it: MPI_Allreduce of one byte
-meet_c=$(mktemp --suffix=.c)
-meet_bin=$(mktemp)
-cat > "$meet_c" <<'C'
-#include <mpi.h>
-#include <stdio.h>
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    int rank; MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    unsigned char mine = 0, worst;
-    for (int i = 0; i < 200; i++) MPI_Allreduce(&mine, &worst, 1, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
-    int n = 2000;
-    double t = MPI_Wtime();
-    for (int i = 0; i < n; i++) MPI_Allreduce(&mine, &worst, 1, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD);
-    t = MPI_Wtime() - t;
-    if (rank == 0) printf("%.3f\n", t / n * 1e6);
-    MPI_Finalize();
-    return 0;
-}
-C
-mpicc -O2 -o "$meet_bin" "$meet_c"
-rm -f "$meet_c"
-
-exec python3 - "$dir" "$rounds" "$size" "$random_size" "$meet_bin" <<'PY'
+exec python3 - "$dir" "$rounds" "$size" "$random_size" <<'PY'
 import glob, json, os, re, statistics, subprocess, sys
 
-dir, rounds, size, random_size, meet_bin = sys.argv[1:6]
+dir, rounds, size, random_size = sys.argv[1:5]
+meet_bin = os.path.abspath("target/release/examples/meeting_cost")
 dir, rounds = os.path.abspath(dir), int(rounds)
 iozone = os.path.abspath("target/release/iozone")
 MiB = 1 << 20
@@ -150,7 +128,7 @@ print(f"many clients: iozone (mpirun -np N) vs iozone3 -t N vs fio --numjobs=N, 
       f"alternated rounds, MiB/s medians, in {dir}")
 print(f"load average at the start: {load():.2f}")
 print(f"{'workload':<14}{'N':>2}  {'test':<12}{'iozone':>9}{'iozone3':>9}{'parent':>9}"
-      f"{'fio':>9}{'ratio':>7}  verdict  load")
+      f"{'fio':>9}{'ratio':>7}  verdict  load  iozone range / fio range")
 misses = 0
 cell_ms = {}
 for workload in ["buffered 64k", "direct 4k"]:
@@ -173,27 +151,30 @@ for workload in ["buffered 64k", "direct 4k"]:
             parent = statistics.median(b.get((test, "Parent sees"), [float("nan")]))
             ok = o / f >= 0.95
             misses += not ok
+            spread = (f"{min(a[test]):.0f}..{max(a[test]):.0f} / "
+                      f"{min(c[test]):.0f}..{max(c[test]):.0f}")
             print(f"{workload:<14}{n:>2}  {test:<12}{o:>9.1f}{child:>9.1f}{parent:>9.1f}{f:>9.1f}"
-                  f"{o / f:>7.2f}  {'ok  ' if ok else 'MISS'}     {statistics.median(loads):.1f}")
+                  f"{o / f:>7.2f}  {'ok  ' if ok else 'MISS'}     {statistics.median(loads):>4.1f}  {spread}")
 
-# what a meeting costs, against a cell at the default sizes (32 MiB, 64 KiB records,
-# write and read: four phases, a meeting before each and one after the cell, and the
-# gather of the figures)
+# what the collectives cost a cell at the default sizes (one file size and record size,
+# write and read: four phases): a meeting before each phase and one after the cell, and
+# the gather of the ranks' figures, each timed with every rank arriving at once
 print()
 default = subprocess.run(
     MPIRUN + ["-np", "4", iozone, "run", "-r", "64k", "--cache", "buffered", "-n", "1",
               "--warmup", "0", "--no-record", "-q", "--format", "json", "-d", dir],
     check=True, capture_output=True, text=True).stdout
-phases_ns = sum(r["elapsed_ns"] for r in json.loads(default)["results"])
+results = json.loads(default)["results"]
+phases_ns = sum(r["elapsed_ns"] for r in results)
 for n in [2, 4]:
-    us = float(subprocess.run(MPIRUN + ["-np", str(n), meet_bin], check=True,
-                              capture_output=True, text=True).stdout)
-    per_cell = 6 * us
+    meet, gather = map(float, subprocess.run(MPIRUN + ["-np", str(n), meet_bin], check=True,
+                                             capture_output=True, text=True).stdout.split())
+    per_cell = (len(results) + 1) * meet + gather
     share = per_cell * 1e3 / phases_ns * 100
-    print(f"a meeting of {n} ranks: {us:.1f} µs; 6 a cell: {per_cell / 1e3:.3f} ms, "
-          f"{share:.2f}% of a default cell's {phases_ns / 1e6:.0f} ms at 4 ranks "
-          f"({'ok' if share < 1 else 'MISS'}: under 1%)")
-os.remove(meet_bin)
+    print(f"{n} ranks: a meeting {meet:.1f} µs, a gather {gather:.1f} µs; a cell's "
+          f"{len(results) + 1} meetings and gather {per_cell / 1e3:.3f} ms, {share:.2f}% of "
+          f"a default cell's {phases_ns / 1e6:.0f} ms timed at 4 ranks "
+          f"({'ok' if share < 1 else 'MISS'}: under 1%)  load {load():.1f}")
 print(f"load average at the end: {load():.2f}")
 sys.exit(1 if misses else 0)
 PY
