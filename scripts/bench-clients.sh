@@ -6,12 +6,14 @@
 # 64 KiB buffered write and read, and 4 KiB O_DIRECT random reads. Prints each
 # figure's median and our ratio to fio's (the target: 0.95 or more), then what the
 # ranks' meetings and gather cost a cell (examples/meeting_cost.rs: the same collectives
-# a run uses) and their share of a cell's time at the default sizes (target: under 1%).
+# a run uses) and their share of a cell's time at the default sizes (target: under 1%),
+# and how far apart the ranks leave a meeting, on the host's monotonic clock.
 #
-#   [SIZE=32M] [RANDOM_SIZE=16M] scripts/bench-clients.sh [DIR] [ROUNDS]
+#   [SIZE=512M] [RANDOM_SIZE=16M] scripts/bench-clients.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-clients (on the filesystem under the checkout); ROUNDS
-# to 3. Needs 4 × SIZE free in DIR. Runs as root (mpirun --allow-run-as-root); installs
+# to 3. Needs 4 × SIZE free in DIR. SIZE is large because fio times a job in whole
+# milliseconds: a buffered read of 32 MiB from the page cache takes two. Runs as root (mpirun --allow-run-as-root); installs
 # Open MPI, fio and iozone3 (Debian non-free, through a sources entry added for the
 # install and removed after) when they are missing.
 set -euo pipefail
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 dir=${1:-target/bench-clients}
 rounds=${2:-3}
-size=${SIZE:-32M}
+size=${SIZE:-512M}
 random_size=${RANDOM_SIZE:-16M}
 
 missing=()
@@ -167,14 +169,17 @@ default = subprocess.run(
 results = json.loads(default)["results"]
 phases_ns = sum(r["elapsed_ns"] for r in results)
 for n in [2, 4]:
-    meet, gather = map(float, subprocess.run(MPIRUN + ["-np", str(n), meet_bin], check=True,
-                                             capture_output=True, text=True).stdout.split())
+    meet, gather, spread, spread_max = map(float, subprocess.run(
+        MPIRUN + ["-np", str(n), meet_bin], check=True, capture_output=True,
+        text=True).stdout.split())
     per_cell = (len(results) + 1) * meet + gather
     share = per_cell * 1e3 / phases_ns * 100
     print(f"{n} ranks: a meeting {meet:.1f} µs, a gather {gather:.1f} µs; a cell's "
           f"{len(results) + 1} meetings and gather {per_cell / 1e3:.3f} ms, {share:.2f}% of "
           f"a default cell's {phases_ns / 1e6:.0f} ms timed at 4 ranks "
           f"({'ok' if share < 1 else 'MISS'}: under 1%)  load {load():.1f}")
+    print(f"  ranks left a meeting {spread:.1f} µs apart (median), {spread_max / 1e3:.2f} ms "
+          f"at most")
 print(f"load average at the end: {load():.2f}")
 sys.exit(1 if misses else 0)
 PY
