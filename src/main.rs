@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         true => cli.global.verbosity(),
         false => Verbosity::Quiet,
     };
-    let shell = Shell::new(cli.global.color, verbosity);
+    let shell = Shell::new(cli.global.color.launched(launched()), verbosity);
     let context = cmd::Context::new(
         shell,
         cli.global.db.as_deref(),
@@ -30,6 +30,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => failure(&e, &context.shell, speaks),
     }
+}
+
+/// Whether an MPI launcher started this process, as one rank or many.
+fn launched() -> bool {
+    let sizes = iozone::cluster::LAUNCHER_VARIABLES.map(|name| std::env::var(name).ok());
+    iozone::cluster::launched_ranks(sizes.iter().map(Option::as_deref)).is_some()
 }
 
 /// Whether this process speaks: it was not started by an MPI launcher, or is rank 0.

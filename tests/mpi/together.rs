@@ -145,3 +145,33 @@ fn stonewalled_ranks_stop_when_the_first_finishes_and_first_done_is_shown() {
     let shown = scene.ok(&["show", "latest"]);
     assert!(shown.contains("first done"), "{shown}");
 }
+
+#[test]
+fn a_table_under_mpirun_has_no_colour_unless_asked() {
+    // Open MPI gives ranks a pseudo-terminal for stdout, even when mpirun's stdout is a
+    // pipe as here; tiny files measured three times make noisy cells, which colour marks
+    let scene = Scene::new();
+    let bin = binary();
+    let dir = scene.dir.path().to_str().unwrap();
+    let table = |color: &[&str]| {
+        let mut cmd = mpirun(2, &scene.db, &[&bin, "run"]);
+        cmd.args(["-s", "64k", "-r", "4k", "-n", "3", "--warmup", "0"])
+            .args(["--no-record", "-d", dir])
+            .args(color)
+            .env_remove("NO_COLOR");
+        let out = finished(cmd);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = table(&[]);
+    assert!(
+        plain.contains("64 KiB") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
+    let asked = table(&["--color", "always"]);
+    assert!(asked.contains('\x1b'), "{asked:?}");
+}
