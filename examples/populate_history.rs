@@ -82,6 +82,7 @@ fn results(i: u64) -> Vec<Measurement> {
                 })),
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
+                ops: None,
             })
         })
         .collect()

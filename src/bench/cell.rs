@@ -294,6 +294,7 @@ fn combine(
                     .map(Box::new),
                 engine: cell.cell.engine,
                 cache: cell.cell.cache,
+                ops: None,
             }
         })
         .collect();

@@ -7,6 +7,7 @@ mod data;
 pub(crate) mod engine;
 mod file;
 mod latency;
+mod metadata;
 mod order;
 mod peers;
 mod phase;
@@ -22,9 +23,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use cell::{CellRound, Measured, measure_cell};
 pub(crate) use file::FileNames;
+pub(crate) use metadata::measure_tree;
 pub use peers::{Peers, Standing, Stonewall};
 pub(crate) use peers::{text_words, words_text};
-pub use plan::{Cell, MAX_IODEPTH, MAX_RECORD, MAX_THREADS, Plan, PlanError};
+pub use plan::{
+    Cell, MAX_FILE_BYTES, MAX_IODEPTH, MAX_RECORD, MAX_THREADS, MAX_TREE_ENTRIES, Plan, PlanError,
+};
 pub use preflight::{Preflight, preflight};
 pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Outcome, Rounds, execute};
 pub use stale::{remove_client_files, remove_stale_files};
@@ -64,6 +68,13 @@ pub enum BenchError {
     },
     #[error("no space left on device while {context}")]
     DiskFull { context: String },
+    #[error("no inode left on the filesystem while {context}: it holds fewer files than the tree")]
+    NoInodes { context: String },
+    #[error(
+        "the tree's directories need {needed} open files at once, more than this process may \
+         open ({limit}); raise `ulimit -n`, or use fewer --dirs or --threads"
+    )]
+    TooManyDirectories { needed: u64, limit: u64 },
     #[error("I/O error while {context}: {source}")]
     Io {
         context: String,

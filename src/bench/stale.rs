@@ -1,7 +1,8 @@
 //! Test files a killed run left behind (`kill -9`, a power loss: nothing ran to remove
 //! them). The next run in the directory removes those of its own naming whose process
 //! is gone, and only those: regular files owned by this user (looked at without
-//! following links), named `iozone-<pid>-<tag>-<worker>.tmp` (or `-shared.tmp`), whose
+//! following links), named `iozone-<pid>-<tag>-<worker>.tmp` (or `-shared.tmp`), and
+//! the metadata tests' trees, directories named `iozone-<pid>-<tag>-tree.tmp`, whose
 //! pid no longer runs or was taken by a process that started after the file was last
 //! written. A client of many names its host too (`…@<host>.tmp`): a directory several
 //! hosts share holds other hosts' files, whose pids say nothing here, so only this
@@ -25,19 +26,25 @@ pub fn remove_stale_files(dir: &Path) -> Vec<PathBuf> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name();
-            let (pid, host) = test_file_owner(name.to_str()?)?;
+            let (pid, host, tree) = test_file_owner(name.to_str()?)?;
             if host.is_some_and(|host| host != here) {
                 return None;
             }
             // lstat: a symlink under the name is not a file of ours, wherever it points
             let meta = std::fs::symlink_metadata(entry.path()).ok()?;
-            let ours = meta.file_type().is_file() && meta.uid() == uid;
+            let kind = meta.file_type();
+            let ours = meta.uid() == uid && if tree { kind.is_dir() } else { kind.is_file() };
             let dead = match crate::process::started_at(pid) {
                 None => true,
                 // the pid was reused: its process is younger than the file
                 Some(started) => meta.modified().is_ok_and(|written| started > written),
             };
-            (ours && dead && std::fs::remove_file(entry.path()).is_ok()).then(|| entry.path())
+            let removed = match tree {
+                // never follows a link inside the tree
+                true => ours && dead && std::fs::remove_dir_all(entry.path()).is_ok(),
+                false => ours && dead && std::fs::remove_file(entry.path()).is_ok(),
+            };
+            removed.then(|| entry.path())
         })
         .collect()
 }
@@ -54,18 +61,19 @@ pub fn remove_client_files(dir: &Path, pid: u32, host: &str) -> Vec<PathBuf> {
         .filter(|entry| {
             let name = entry.file_name();
             let owner = name.to_str().and_then(test_file_owner);
-            owner.is_some_and(|(p, h)| p == pid && h == Some(host.as_str()))
+            owner.is_some_and(|(p, h, _)| p == pid && h == Some(host.as_str()))
         })
         .filter(|entry| std::fs::remove_file(entry.path()).is_ok())
         .map(|entry| entry.path())
         .collect()
 }
 
-/// The pid in a test file's name, and the host for a client of many's (as
-/// `FileNames` makes them): `iozone-<pid>-<tag>-<worker>.tmp`,
+/// The pid in a test file's name, the host for a client of many's (as `FileNames`
+/// makes them), and whether the name is a metadata tree's: `iozone-<pid>-<tag>-<worker>.tmp`,
 /// `iozone-<pid>-<tag>-shared.tmp`, `iozone-<pid>-<tag>-<worker>-<rank>@<host>.tmp`,
-/// `iozone-<pid>-<tag>-shared@<host>.tmp`; `None` for any other name.
-fn test_file_owner(name: &str) -> Option<(u32, Option<&str>)> {
+/// `iozone-<pid>-<tag>-shared@<host>.tmp`, `iozone-<pid>-<tag>-tree.tmp`; `None` for
+/// any other name.
+fn test_file_owner(name: &str) -> Option<(u32, Option<&str>, bool)> {
     let inner = name.strip_prefix("iozone-")?.strip_suffix(".tmp")?;
     let (inner, host) = match inner.rsplit_once('@') {
         Some((inner, host)) if !host.is_empty() => (inner, Some(host)),
@@ -76,27 +84,29 @@ fn test_file_owner(name: &str) -> Option<(u32, Option<&str>)> {
     let pid = parts.next()?.parse().ok()?;
     let tag = parts.next()?;
     let worker = parts.next()?;
+    // trees are of runs of one client, which name no host
+    let tree = host.is_none() && worker == super::metadata::TREE_SUFFIX;
     let worker = worker == "shared" || worker.parse::<u32>().is_ok();
     let rank = match (host, worker) {
         (Some(_), true) => parts.next().is_none_or(|r| r.parse::<u32>().is_ok()),
         (None, true) => true,
         (_, false) => false,
     };
-    let named = !tag.is_empty() && worker && rank && parts.next().is_none();
-    named.then_some((pid, host))
+    let named = !tag.is_empty() && (tree || worker && rank) && parts.next().is_none();
+    named.then_some((pid, host, tree))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn test_file_pid(name: &str) -> Option<u32> {
-        test_file_owner(name).map(|(pid, _)| pid)
+    fn test_file_pid(name: &str) -> Option<(u32, bool)> {
+        test_file_owner(name).map(|(pid, _, tree)| (pid, tree))
     }
 
     #[test]
     fn a_client_of_many_names_its_host() {
-        let owner = |name| test_file_owner(name);
+        let owner = |name| test_file_owner(name).map(|(pid, host, _)| (pid, host));
         assert_eq!(owner("iozone-42-ab-0-3@vm-b.tmp"), Some((42, Some("vm-b"))));
         assert_eq!(
             owner("iozone-42-ab-shared@vm.example.tmp"),
@@ -108,6 +118,7 @@ mod tests {
             "iozone-42-ab-0-1@.tmp",
             "iozone-42-ab-shared-1-2@vm.tmp",
             "iozone-42-ab-w@vm.tmp",
+            "iozone-42-ab-tree@vm.tmp",
         ] {
             assert_eq!(owner(other), None, "{other}");
         }
@@ -140,14 +151,25 @@ mod tests {
 
     #[test]
     fn only_test_file_names_give_a_pid() {
-        assert_eq!(test_file_pid("iozone-4242-a1b2c3-0.tmp"), Some(4242));
-        assert_eq!(test_file_pid("iozone-4242-a1b2c3-12.tmp"), Some(4242));
+        assert_eq!(
+            test_file_pid("iozone-4242-a1b2c3-0.tmp"),
+            Some((4242, false))
+        );
+        assert_eq!(
+            test_file_pid("iozone-4242-a1b2c3-12.tmp"),
+            Some((4242, false))
+        );
+        assert_eq!(
+            test_file_pid("iozone-4242-a1b2c3-tree.tmp"),
+            Some((4242, true))
+        );
         for other in [
             "iozone-4242.tmp",
             "iozone-x-a1b2c3-0.tmp",
             "iozone-4242-a1b2c3-0.txt",
             "iozone-4242--0.tmp",
             "iozone-4242-a1b2c3-0-1.tmp",
+            "iozone-4242-a1b2c3-trees.tmp",
             "history.db",
         ] {
             assert_eq!(test_file_pid(other), None, "{other}");

@@ -43,13 +43,24 @@ fn signal_name(signal: i32) -> &'static str {
 
 pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let mut clients = Clients::join(context)?;
-    let outcome = prepare(&args, clients.as_mut())
-        .and_then(|(plan, signals)| measure(&args, context, &plan, &signals, clients.as_ref()));
+    let outcome = prepare(&args, clients.as_mut()).and_then(|(mut plan, signals)| {
+        measure(&args, context, &mut plan, &signals, clients.as_ref())
+    });
     // every rank waits here until rank 0 has recorded; then MPI ends
     if let Some(clients) = clients {
         clients.close();
     }
     outcome
+}
+
+/// Metadata tests measure one client's tree: their phases have no meetings of ranks.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the metadata tests ({tests}) measure one client: run them without the launcher, or \
+     with one rank"
+)]
+struct MetadataOfMany {
+    tests: String,
 }
 
 /// The plan, checked, with the signals caught; a client of many takes rank 0's seed
@@ -60,6 +71,14 @@ fn prepare(args: &RunArgs, clients: Option<&mut Clients>) -> anyhow::Result<(Pla
         plan.seed = clients.peers().share(plan.seed);
     }
     plan.validate()?;
+    if plan.metadata.is_some() && clients.as_ref().is_some_and(|c| c.peers().size() > 1) {
+        let tests: Vec<&str> = (plan.tests.iter())
+            .filter(|t| t.is_metadata())
+            .map(|t| t.name())
+            .collect();
+        let tests = tests.join(", ");
+        return Err(MetadataOfMany { tests }.into());
+    }
     let signals = Signals::install()?;
     if let Some(clients) = clients {
         clients.watch(&plan, &signals);
@@ -75,11 +94,11 @@ struct Begun {
 
 /// Everything before the measuring: every rank's checks, the database (rank 0's), the
 /// header and warnings, the run begun in the store. A client of many goes on only with
-/// all the others.
+/// all the others. The checks say whether the metadata tests' phases can be warm.
 fn begin(
     args: &RunArgs,
     context: &Context,
-    plan: &Plan,
+    plan: &mut Plan,
     clients: Option<&Clients>,
 ) -> anyhow::Result<Begun> {
     let shell = &context.shell;
@@ -88,6 +107,11 @@ fn begin(
         Some(clients) => clients.check(plan, local)?,
         None => (local?, None),
     };
+    // what the machine allows: the run measures, and records, warm phases
+    if let Some(tree) = &mut plan.metadata {
+        tree.warm = checks.metadata_warm;
+    }
+    let plan = &*plan;
     let leads = clients.is_none_or(Clients::leads);
     // a bad database is found before the measuring, not after
     let opened = match args.no_record || !leads {
@@ -158,12 +182,13 @@ fn remove_stale(shell: &Shell, plan: &Plan) {
 fn measure(
     args: &RunArgs,
     context: &Context,
-    plan: &Plan,
+    plan: &mut Plan,
     signals: &Signals,
     clients: Option<&Clients>,
 ) -> anyhow::Result<()> {
     let shell = &context.shell;
     let Begun { mut run, mut store } = begin(args, context, plan, clients)?;
+    let plan = &*plan;
     // the run starts when the measuring does: a wait for the database is not part of it
     run.started_at = now();
     let clock = Instant::now();

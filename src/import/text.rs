@@ -200,6 +200,7 @@ impl Draft {
             hosts: Vec::new(),
             shared_file: false,
             stonewall: false,
+            metadata: None,
         };
         let mut run = Run {
             id: None,
@@ -327,6 +328,7 @@ pub fn measurement(
         latency_ns: None,
         engine: EngineKind::default(),
         cache: CacheMode::default(),
+        ops: None,
     })
 }
 

@@ -67,6 +67,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
                 latency_ns: None,
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
+                ops: None,
             })
             .collect(),
         cluster: None,

@@ -122,15 +122,22 @@ fn the_migration_backfills_the_summaries_of_earlier_runs(backend: &Backend) {
     // SQL, without a run's whole level, which the program then derives again
     let schema = backend.schema();
     backend.execute(&format!("DROP TABLE {schema}run_summaries"));
-    // and without the columns later steps add, which they add again
-    for column in [
-        "clients",
-        "client_hosts",
-        "shared_file",
-        "stonewall",
-        "cluster",
+    // the steps after them are replayed too: what they added goes first
+    for (table, column) in [
+        ("runs", "meta_files"),
+        ("runs", "meta_dirs"),
+        ("runs", "meta_file_bytes"),
+        ("runs", "meta_shared_dir"),
+        ("runs", "meta_random_order"),
+        ("runs", "meta_warm"),
+        ("results", "ops"),
+        ("runs", "clients"),
+        ("runs", "client_hosts"),
+        ("runs", "shared_file"),
+        ("runs", "stonewall"),
+        ("runs", "cluster"),
     ] {
-        backend.execute(&format!("ALTER TABLE {schema}runs DROP COLUMN {column}"));
+        backend.execute(&format!("ALTER TABLE {schema}{table} DROP COLUMN {column}"));
     }
     backend.set_version_back(backend.summaries_step() - 1);
     let store = backend.open();
