@@ -175,3 +175,38 @@ fn a_table_under_mpirun_has_no_colour_unless_asked() {
     let asked = table(&["--color", "always"]);
     assert!(asked.contains('\x1b'), "{asked:?}");
 }
+
+#[test]
+fn metadata_tests_are_refused_for_many_ranks_and_measured_for_one() {
+    let scene = Scene::new();
+    let bin = binary();
+    let dir = scene.dir.path().to_str().unwrap();
+    let program = |np| {
+        let args = ["run", "-i", "create,stat", "--files", "10", "-n", "1"];
+        let mut program = vec![bin.as_str()];
+        program.extend(args);
+        program.extend(["--warmup", "0", "-d", dir]);
+        finished(mpirun(np, &scene.db, &program))
+    };
+    let out = program(2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let said: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        said,
+        [
+            "error: the metadata tests (create, stat) measure one client: run them without the \
+          launcher, or with one rank"
+        ],
+        "{stderr}"
+    );
+    assert!(!scene.db.exists() || scene.history(&[]).is_empty());
+    crate::common::assert_no_leftovers(scene.dir.path());
+    let out = program(1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(shown(&scene.db, "latest")["params"]["clients"], 1);
+}
