@@ -201,7 +201,10 @@ fn a_depth_of_zero_is_refused_in_either_format() {
         "{e:?}"
     );
     let csv = crate::export::to_csv(std::slice::from_ref(&run));
-    assert!(csv.lines().nth(1).unwrap().ends_with(",0,,,,,,,,1"), "{csv}");
+    assert!(
+        csv.lines().nth(1).unwrap().ends_with(",0,,,,,,,,1"),
+        "{csv}"
+    );
     let e = parse_csv(&csv, &origin(&csv)).unwrap_err();
     assert!(
         e.message.contains("iodepth 0 is not a queue depth"),
