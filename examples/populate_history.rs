@@ -126,7 +126,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             stride_records: Some(17),
             latency: true,
             dir: Some("/srv/bench".into()),
-            metadata: None,
+            ..Params::default()
         },
         host: host(format!("host-{:04}", i % hosts), i),
         filesystem: filesystem(i),
@@ -136,6 +136,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
         process: None,
         warmup: Vec::new(),
         results,
+        cluster: None,
     }
 }
 

@@ -238,7 +238,7 @@ csv_columns! {
     LatP999Ns = "lat_p999_ns",
     LatMaxNs = "lat_max_ns",
     LatSamples = "lat_samples",
-    // a run fact, added after the others so that no column a spreadsheet reads moves
+    // run facts, added after the others so that no column a spreadsheet reads moves
     Iodepth = "iodepth",
     // a metadata test's tree (the run's) and operations; empty for every other test
     MetaFiles = "meta_files",
@@ -248,6 +248,7 @@ csv_columns! {
     MetaRandomOrder = "meta_random_order",
     MetaWarm = "meta_warm",
     Ops = "ops",
+    Clients = "clients",
 }
 
 impl CsvColumn {
@@ -294,6 +295,7 @@ impl CsvColumn {
             CsvColumn::Repeat => run.params.repeat.to_string(),
             CsvColumn::Seed => run.params.seed.map_or(String::new(), |s| s.to_string()),
             CsvColumn::Iodepth => run.params.iodepth.to_string(),
+            CsvColumn::Clients => run.params.clients.to_string(),
             CsvColumn::Test => m.test.name().into(),
             CsvColumn::FileSize => m.file_size.bytes().to_string(),
             CsvColumn::RecordSize => m.record_size.bytes().to_string(),

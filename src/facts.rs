@@ -5,7 +5,7 @@
 //! filesystem heading of `show` and `info`). Users pick which facts they show and in
 //! what order; the names and values come from here.
 
-use crate::model::{Filesystem, Host};
+use crate::model::{ClientHost, Filesystem, Host};
 use crate::units::ByteSize;
 
 /// One recorded fact about the host or the filesystem under the measured directory.
@@ -244,9 +244,75 @@ impl FactValue<'_> {
     }
 }
 
+/// The facts in which hosts differ, as warnings name them: each host that differs
+/// from the first in its kernel, OS or filesystem ("vm-b: kernel 6.1.0 (vm-a:
+/// 6.12.0)"). Empty when all agree.
+pub fn host_differences(hosts: &[ClientHost]) -> Vec<String> {
+    const FACTS: [Fact; 6] = [
+        Fact::Os,
+        Fact::OsVersion,
+        Fact::Kernel,
+        Fact::FsType,
+        Fact::Device,
+        Fact::MountOptions,
+    ];
+    let Some((first, others)) = hosts.split_first() else {
+        return Vec::new();
+    };
+    let name = |h: &ClientHost| h.host.hostname.clone().unwrap_or_else(|| "?".into());
+    let value = |fact: Fact, h: &ClientHost| fact.value(&h.host, &h.filesystem).shown();
+    others
+        .iter()
+        .filter_map(|other| {
+            let differ: Vec<String> = (FACTS.into_iter())
+                .filter(|&f| value(f, other) != value(f, first))
+                .map(|f| {
+                    format!(
+                        "{} {} ({}: {})",
+                        f.label(),
+                        value(f, other),
+                        name(first),
+                        value(f, first)
+                    )
+                })
+                .collect();
+            (!differ.is_empty()).then(|| format!("{}: {}", name(other), differ.join(", ")))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn facts(host: &str, fs_type: &str, kernel: &str) -> ClientHost {
+        ClientHost {
+            host: Host {
+                hostname: Some(host.into()),
+                kernel: Some(kernel.into()),
+                ..Host::default()
+            },
+            filesystem: Filesystem {
+                fs_type: Some(fs_type.into()),
+                ..Filesystem::default()
+            },
+        }
+    }
+
+    #[test]
+    fn hosts_that_differ_in_kernel_or_filesystem_are_named() {
+        let same = [facts("a", "nfs4", "6.1"), facts("b", "nfs4", "6.1")];
+        assert!(host_differences(&same).is_empty());
+        let differ = [
+            facts("a", "nfs4", "6.1"),
+            facts("b", "nfs4", "6.12"),
+            facts("c", "ext4", "6.1"),
+        ];
+        assert_eq!(
+            host_differences(&differ),
+            ["b: kernel 6.12 (a: 6.1)", "c: type ext4 (a: nfs4)"]
+        );
+    }
 
     #[test]
     fn three_spellings_of_one_fact() {

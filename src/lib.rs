@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod cluster;
 pub mod cmd;
 pub mod compare;
 pub mod export;

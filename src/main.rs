@@ -14,7 +14,13 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    let shell = Shell::new(cli.global.color, cli.global.verbosity());
+    // under mpirun, rank 0 alone speaks for a run: the other ranks say nothing on stderr
+    let speaks = !matches!(cli.command, iozone::cli::Command::Run(_)) || launched_rank_speaks();
+    let verbosity = match speaks {
+        true => cli.global.verbosity(),
+        false => Verbosity::Quiet,
+    };
+    let shell = Shell::new(cli.global.color.launched(launched()), verbosity);
     let context = cmd::Context::new(
         shell,
         cli.global.db.as_deref(),
@@ -22,8 +28,22 @@ fn main() -> ExitCode {
     );
     match cmd::dispatch(cli.command, &context) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => failure(&e, &context.shell),
+        Err(e) => failure(&e, &context.shell, speaks),
     }
+}
+
+/// Whether an MPI launcher started this process, as one rank or many.
+fn launched() -> bool {
+    let sizes = iozone::cluster::LAUNCHER_VARIABLES.map(|name| std::env::var(name).ok());
+    iozone::cluster::launched_ranks(sizes.iter().map(Option::as_deref)).is_some()
+}
+
+/// Whether this process speaks: it was not started by an MPI launcher, or is rank 0.
+fn launched_rank_speaks() -> bool {
+    let ranks = iozone::cluster::RANK_VARIABLES.map(|name| std::env::var(name).ok());
+    iozone::cluster::speaks(iozone::cluster::launched_ranks(
+        ranks.iter().map(Option::as_deref),
+    ))
 }
 
 /// The command line; `--db-file` with `--db` is an error, with `IOZONE_DB` it wins
@@ -47,6 +67,9 @@ fn parse() -> Result<Cli, clap::Error> {
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if !shown && !launched_rank_speaks() {
+        return ExitCode::from(exit_status::ERROR);
+    }
     if let Some(habit) = (!shown)
         .then(|| iozone::cli::iozone3::recognise(std::env::args_os().skip(1)))
         .flatten()
@@ -71,8 +94,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
 }
 
 /// A closed stdout pipe is success (as in ripgrep); a signal gives 128 + its number; a
-/// run measured but not recorded 3; everything else is one line and status 2.
-fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
+/// run measured but not recorded 3; everything else is one line and status 2, said
+/// unless another process (rank 0 of many) `speaks` for this one.
+fn failure(e: &anyhow::Error, shell: &Shell, speaks: bool) -> ExitCode {
     let broken_pipe = e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -84,7 +108,9 @@ fn failure(e: &anyhow::Error, shell: &Shell) -> ExitCode {
     if e.downcast_ref::<cmd::RegressionsFound>().is_some() {
         return ExitCode::from(exit_status::REGRESSION);
     }
-    shell.error(cmd::error_message(e));
+    if speaks {
+        shell.error(cmd::error_message(e));
+    }
     if let Some(signal) = cmd::interrupted_by(e) {
         return ExitCode::from(exit_status::SIGNAL_BASE + signal as u8);
     }

@@ -24,6 +24,18 @@ fn stat_start_ticks(stat: &str) -> Option<u64> {
     after_name.split_whitespace().nth(19)?.parse().ok()
 }
 
+/// Whether the process `pid` runs: it exists and is not a zombie waiting for its
+/// parent (a killed MPI rank stays one until its launcher reaps it).
+pub fn is_running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rfind(')')
+        .and_then(|at| stat[at + 1..].split_whitespace().next());
+    !matches!(state, Some("Z" | "X") | None)
+}
+
 /// When the process `pid` started, by the wall clock (to a clock tick, rounded down);
 /// `None` when there is no such process.
 pub fn started_at(pid: u32) -> Option<SystemTime> {
@@ -49,6 +61,15 @@ mod tests {
                     987654 1000 200";
         assert_eq!(stat_start_ticks(stat), Some(987654));
         assert_eq!(stat_start_ticks("4242 (short) S 1"), None);
+    }
+
+    #[test]
+    fn this_process_runs_and_a_reaped_one_does_not() {
+        assert!(is_running(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(!is_running(pid));
     }
 
     #[test]

@@ -30,6 +30,16 @@ impl ColorChoice {
             ColorChoice::Never => "never",
         }
     }
+
+    /// The choice for a process an MPI launcher started (`launched`): none in auto, as
+    /// Open MPI gives each rank a pseudo-terminal for stdout whatever `mpirun`'s own
+    /// stdout is, so a rank cannot tell a terminal from a file it is redirected to.
+    pub fn launched(self, launched: bool) -> ColorChoice {
+        match (self, launched) {
+            (ColorChoice::Auto, true) => ColorChoice::Never,
+            _ => self,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,6 +303,22 @@ fn clock(secs: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_launched_process_colours_only_when_asked() {
+        for (asked, alone, launched) in [
+            (ColorChoice::Auto, ColorChoice::Auto, ColorChoice::Never),
+            (
+                ColorChoice::Always,
+                ColorChoice::Always,
+                ColorChoice::Always,
+            ),
+            (ColorChoice::Never, ColorChoice::Never, ColorChoice::Never),
+        ] {
+            assert_eq!(asked.launched(false), alone);
+            assert_eq!(asked.launched(true), launched);
+        }
+    }
 
     #[test]
     fn the_bar_fills_with_the_share_done() {

@@ -108,6 +108,14 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
         "runs whose process is gone, found from the store and the machine",
     ),
     (
+        "cluster",
+        &[
+            "cli", "cmd", "store", "render", "compare", "trend", "report", "paged", "import",
+            "export",
+        ],
+        "the ranks measure together; the command records what rank 0 gathered",
+    ),
+    (
         "output",
         &[
             "cli", "cmd", "store", "render", "bench", "host", "compare", "trend", "import",

@@ -8,6 +8,8 @@ mod engine_identity;
 mod fleet;
 mod import;
 mod layering;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod run;
 mod size;
 mod store;

@@ -86,9 +86,16 @@ impl CachePolicy {
         self.evict_before_cold && !self.around_page_cache
     }
 
-    /// Between phases, before the clock starts: readies `file`, just opened and `len`
-    /// bytes long, for `test`.
-    pub(crate) fn before_test(self, test: TestKind, file: &File, len: u64) -> io::Result<()> {
+    /// Between phases, before the clock starts: readies the `len` bytes of `file` from
+    /// `offset` (the whole file, or a client's region of a shared one), just opened,
+    /// for `test`.
+    pub(crate) fn before_test(
+        self,
+        test: TestKind,
+        file: &File,
+        offset: u64,
+        len: u64,
+    ) -> io::Result<()> {
         // Around the page cache every test starts with none of the file's pages cached:
         // pages left by the untimed fill (written through the cache) would make each
         // direct write invalidate its page first, a cost of the harness, not the device
@@ -97,7 +104,7 @@ impl CachePolicy {
         if self.evict_before_cold && evict {
             // fadvise(DONTNEED) drops only clean pages, hence the fdatasync first
             rustix::fs::fdatasync(file)?;
-            rustix::fs::fadvise(file, 0, NonZeroU64::new(len), Advice::DontNeed)?;
+            rustix::fs::fadvise(file, offset, NonZeroU64::new(len), Advice::DontNeed)?;
         }
         Ok(())
     }
@@ -225,7 +232,7 @@ mod tests {
         );
         let buffered = CachePolicy::of(CacheMode::Buffered);
         buffered
-            .before_test(TestKind::RandomWrite, &file, len as u64)
+            .before_test(TestKind::RandomWrite, &file, 0, len as u64)
             .unwrap();
         assert!(
             cached_pages(&file, len) > 0,
@@ -233,7 +240,7 @@ mod tests {
         );
         let direct = CachePolicy::of(CacheMode::Direct);
         direct
-            .before_test(TestKind::RandomWrite, &file, len as u64)
+            .before_test(TestKind::RandomWrite, &file, 0, len as u64)
             .unwrap();
         assert_eq!(
             cached_pages(&file, len),

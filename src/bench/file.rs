@@ -17,12 +17,61 @@ use rustix::fs::OFlags;
 
 use super::cache::CachePolicy;
 
-/// A test file path this process owns. The file is removed when this is dropped.
+/// A test file path this process owns (the file is removed when this is dropped), or
+/// a region of a file another rank created and removes ([`TestFile::joined`]).
 pub struct TestFile {
     path: PathBuf,
     exists: bool,
     /// The device and inode of the file created, once it is.
     identity: Option<(u64, u64)>,
+    /// Whether this process created the file and so removes it.
+    owned: bool,
+}
+
+/// How this process names its test files: `iozone-<pid>-<tag>-<worker>.tmp`, the tag
+/// unique to the run; a client of many adds its rank and host
+/// (`…-<worker>-<rank>@<host>.tmp`), so that ranks of hosts sharing a directory never
+/// collide, and a later run on one host removes only that host's dead files.
+#[derive(Clone, Debug)]
+pub(crate) struct FileNames {
+    pub tag: String,
+    /// This client's rank and host, for a run of many.
+    pub client: Option<(u32, String)>,
+}
+
+impl FileNames {
+    /// The file of worker `worker` in `dir`.
+    pub fn worker(&self, dir: &Path, worker: u32) -> PathBuf {
+        let pid = std::process::id();
+        let tag = &self.tag;
+        dir.join(match &self.client {
+            None => format!("iozone-{pid}-{tag}-{worker}.tmp"),
+            Some((rank, host)) => format!("iozone-{pid}-{tag}-{worker}-{rank}@{}.tmp", safe(host)),
+        })
+    }
+
+    /// The one file every worker shares (`--shared-file`): this process's
+    /// (`iozone-<pid>-<tag>-shared.tmp`), or of many clients rank 0's, which creates
+    /// and removes it (`iozone-<pid>-<tag>-shared@<host>.tmp`, `leader` its pid and host).
+    pub fn shared(&self, dir: &Path, leader: Option<(u32, &str)>) -> PathBuf {
+        let tag = &self.tag;
+        dir.join(match leader {
+            None => format!("iozone-{}-{tag}-shared.tmp", std::process::id()),
+            Some((pid, host)) => format!("iozone-{pid}-{tag}-shared@{}.tmp", safe(host)),
+        })
+    }
+}
+
+/// A host name as part of a file name: what a host name may hold, and `_` for the rest.
+pub(crate) fn safe(host: &str) -> String {
+    host.chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                true => c,
+                false => '_',
+            },
+        )
+        .collect()
 }
 
 /// Why the test file could not be reopened.
@@ -38,11 +87,32 @@ pub enum ReopenError {
 impl TestFile {
     /// A name no other run uses: the pid and a random tag shared by this run's files.
     pub fn new(dir: &Path, run_tag: &str, worker: u32) -> Self {
-        let name = format!("iozone-{}-{run_tag}-{worker}.tmp", std::process::id());
+        let names = FileNames {
+            tag: run_tag.to_string(),
+            client: None,
+        };
+        TestFile::at(names.worker(dir, worker))
+    }
+
+    /// The file at `path`, which this process creates and removes.
+    pub fn at(path: PathBuf) -> Self {
         TestFile {
-            path: dir.join(name),
+            path,
             exists: false,
             identity: None,
+            owned: true,
+        }
+    }
+
+    /// The file at `path` that another process created and removes (the shared file
+    /// of many clients, rank 0's): [`TestFile::create`] opens it as it is, and it is
+    /// never removed from here.
+    pub fn joined(path: PathBuf) -> Self {
+        TestFile {
+            path,
+            exists: false,
+            identity: None,
+            owned: false,
         }
     }
 
@@ -57,6 +127,9 @@ impl TestFile {
     /// Creates the file anew: removes this run's previous copy, then O_CREAT|O_EXCL,
     /// so a file or symlink planted under the name is never written through.
     pub fn create(&mut self, cache: CachePolicy) -> io::Result<File> {
+        if !self.owned {
+            return self.join(cache);
+        }
         self.remove()?;
         match options(cache).create_new(true).open(&self.path) {
             Ok(file) => {
@@ -87,7 +160,28 @@ impl TestFile {
         }
     }
 
+    /// Opens the file another process created, as it is, and takes its identity: the
+    /// one later opens check.
+    fn join(&mut self, cache: CachePolicy) -> io::Result<File> {
+        let file = options(cache).open(&self.path)?;
+        let meta = file.metadata()?;
+        if self
+            .identity
+            .is_some_and(|id| id != (meta.dev(), meta.ino()))
+            || meta.nlink() != 1
+        {
+            return Err(io::Error::other(ReopenError::Replaced));
+        }
+        self.identity = Some((meta.dev(), meta.ino()));
+        self.exists = true;
+        Ok(file)
+    }
+
     pub fn remove(&mut self) -> io::Result<()> {
+        if !self.owned {
+            self.exists = false;
+            return Ok(());
+        }
         if self.exists {
             match std::fs::remove_file(&self.path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),

@@ -9,6 +9,8 @@ mod file;
 mod latency;
 mod metadata;
 mod order;
+mod peers;
+mod phase;
 mod plan;
 mod preflight;
 mod rounds;
@@ -19,14 +21,17 @@ mod worker;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use cell::{CellRound, measure_cell};
+pub(crate) use cell::{CellRound, Measured, measure_cell};
+pub(crate) use file::FileNames;
 pub(crate) use metadata::measure_tree;
+pub use peers::{Peers, Standing, Stonewall};
+pub(crate) use peers::{text_words, words_text};
 pub use plan::{
     Cell, MAX_FILE_BYTES, MAX_IODEPTH, MAX_RECORD, MAX_THREADS, MAX_TREE_ENTRIES, Plan, PlanError,
 };
 pub use preflight::{Preflight, preflight};
 pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Outcome, Rounds, execute};
-pub use stale::remove_stale_files;
+pub use stale::{remove_client_files, remove_stale_files};
 pub use tally::Tally;
 
 use crate::model::{CacheMode, EngineKind, Measurement, TestKind};
@@ -93,9 +98,20 @@ pub enum BenchError {
     UringUnavailable(String),
     #[error("interrupted; the test files were removed")]
     Interrupted,
+    /// Another client (MPI rank) failed, or this one: every rank stops; rank 0 knows
+    /// the error of the first rank that failed.
+    #[error("rank {rank} failed: {error}")]
+    Client { rank: u32, error: String },
+    #[error("the figures another rank sent were not whole")]
+    Garbled,
 }
 
 impl BenchError {
+    /// Whether this is a stop asked for (a signal, another rank's failure), not a fault.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, BenchError::Interrupted)
+    }
+
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         let context = context.into();
         match source.raw_os_error() {
@@ -154,6 +170,10 @@ impl Cancel<'_> {
 
     pub(crate) fn fail(&self) {
         self.failed.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn has_failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
     }
 
     pub(crate) fn by_signal(&self) -> bool {

@@ -52,6 +52,13 @@ pub struct Plan {
     pub latency: bool,
     /// Auto mode skips record sizes larger than the file instead of refusing them.
     pub auto: bool,
+    /// One file for every worker of every client, each its own region of a file size
+    /// (N-to-1), rather than a file each (N-to-N).
+    pub shared_file: bool,
+    /// Every worker (of every client) stops a phase as soon as the first one finishes
+    /// it: the figures are then what all had moved by then (iozone3's and elbencho's
+    /// stonewall).
+    pub stonewall: bool,
     /// The tree of the metadata tests: set when `tests` has one.
     pub metadata: Option<MetadataTree>,
 }
@@ -393,6 +400,8 @@ mod tests {
             stride_records: 17,
             latency: false,
             auto: false,
+            shared_file: false,
+            stonewall: false,
             metadata: None,
         }
     }

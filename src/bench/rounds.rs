@@ -13,8 +13,11 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{BenchError, Cell, CellRound, Observer, Plan, measure_cell, measure_tree};
-use crate::model::{Measurement, RoundOrder, imprecise_cells};
+use super::{
+    BenchError, Cell, CellRound, FileNames, Measured, Observer, Peers, Plan, Stonewall,
+    measure_cell, measure_tree,
+};
+use crate::model::{Measurement, RankFigures, RoundOrder, imprecise_cells};
 
 /// Fewer rounds than this give no 95% interval of a median (from order statistics,
 /// 1 − 2·0.5⁶ ≈ 96.9% is the first coverage above 95%), so `auto` starts with them.
@@ -48,13 +51,16 @@ impl Rounds {
     }
 }
 
-/// What a run measured.
+/// What a run measured. With other clients, rank 0's holds every rank's figures and
+/// the others' none.
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub results: Vec<Measurement>,
     pub warmup: Vec<Measurement>,
     /// Measured rounds done (for `auto`, as many as it took).
     pub rounds: u32,
+    /// Each measurement's figures per rank, in a run of many clients.
+    pub ranks: Vec<RankFigures>,
 }
 
 /// Where the run is: the next phase's number and the phases planned so far.
@@ -62,7 +68,10 @@ struct Schedule<'a> {
     plan: &'a Plan,
     observer: &'a dyn Observer,
     signal: &'a AtomicBool,
-    run_tag: String,
+    peers: Option<&'a dyn Peers>,
+    /// The stonewall of a run of one process (the peers hold theirs).
+    wall: Stonewall,
+    files: FileNames,
     cells: Vec<Cell>,
     next_step: u64,
     round: u32,
@@ -71,16 +80,27 @@ struct Schedule<'a> {
 }
 
 /// Runs the plan; `signal` is set from outside (Ctrl-C, SIGTERM) to stop early.
+/// `peers`, in a run of many clients, are the other processes running the same plan:
+/// every rank visits the cells in the same order (the seed's, which rank 0 chose) and
+/// meets the others before every phase.
 pub fn execute(
     plan: &Plan,
     observer: &dyn Observer,
     signal: &AtomicBool,
+    peers: Option<&dyn Peers>,
 ) -> Result<Outcome, BenchError> {
+    let tag = u64::from(rand::random::<u32>());
+    let tag = peers.map_or(tag, |p| p.share(tag));
     let mut schedule = Schedule {
         plan,
         observer,
         signal,
-        run_tag: format!("{:08x}", rand::random::<u32>()),
+        peers,
+        wall: Stonewall::default(),
+        files: FileNames {
+            tag: format!("{tag:08x}"),
+            client: peers.map(|p| (p.rank(), p.host(p.rank()).to_string())),
+        },
         cells: plan.cells(),
         next_step: 1,
         round: 0,
@@ -94,6 +114,17 @@ pub fn execute(
     // one order whatever the schedule: as the stores give results back
     outcome.results.sort_by_key(Measurement::list_order);
     outcome.warmup.sort_by_key(Measurement::list_order);
+    outcome.ranks.sort_by_key(|f| {
+        (
+            f.warmup,
+            f.file_size,
+            f.record_size,
+            f.repetition,
+            f.engine,
+            f.cache,
+            f.test,
+        )
+    });
     Ok(outcome)
 }
 
@@ -101,13 +132,16 @@ impl Schedule<'_> {
     fn interleaved(&mut self) -> Result<Outcome, BenchError> {
         let mut out = Outcome::default();
         for w in 1..=self.plan.warmup {
-            out.warmup.extend(self.round_of(&self.shuffled(), w, true)?);
+            let measured = self.round_of(&self.shuffled(), w, true)?;
+            out.warmup.extend(measured.measurements);
+            out.ranks.extend(measured.ranks);
         }
         while out.rounds < self.repeat || self.add_round(&out.results, out.rounds, None) {
             out.rounds += 1;
             let cells = self.shuffled();
-            out.results
-                .extend(self.round_of(&cells, out.rounds, false)?);
+            let measured = self.round_of(&cells, out.rounds, false)?;
+            out.results.extend(measured.measurements);
+            out.ranks.extend(measured.ranks);
         }
         Ok(out)
     }
@@ -117,7 +151,9 @@ impl Schedule<'_> {
         let cells = self.cells.clone();
         for (i, &cell) in cells.iter().enumerate() {
             for w in 1..=self.plan.warmup {
-                out.warmup.extend(self.round_of(&[cell], w, true)?);
+                let measured = self.round_of(&[cell], w, true)?;
+                out.warmup.extend(measured.measurements);
+                out.ranks.extend(measured.ranks);
             }
             // each cell gets an equal share of what is left of the time
             let deadline = self.deadline(cells.len() - i);
@@ -125,7 +161,9 @@ impl Schedule<'_> {
             let mut done = 0;
             while done < self.repeat || self.add_round(&results, done, Some(deadline)) {
                 done += 1;
-                results.extend(self.round_of(&[cell], done, false)?);
+                let measured = self.round_of(&[cell], done, false)?;
+                results.extend(measured.measurements);
+                out.ranks.extend(measured.ranks);
             }
             out.rounds = out.rounds.max(done);
             out.results.extend(results);
@@ -139,9 +177,9 @@ impl Schedule<'_> {
         cells: &[Cell],
         repetition: u32,
         warmup: bool,
-    ) -> Result<Vec<Measurement>, BenchError> {
+    ) -> Result<Measured, BenchError> {
         self.round += 1;
-        let mut measured = Vec::new();
+        let mut measured = Measured::default();
         for &cell in cells {
             let cell = CellRound {
                 cell,
@@ -151,13 +189,22 @@ impl Schedule<'_> {
                 first_step: self.next_step,
                 total: self.plan.phases_with(self.repeat),
                 repeat: self.repeat,
-                run_tag: &self.run_tag,
+                files: &self.files,
+                peers: self.peers,
+                shared: None,
+                wall: self.peers.map_or(&self.wall, |p| p.stonewall()),
             };
             let tests = self.plan.tests_of(&cell.cell).count() as u64;
-            measured.extend(match cell.cell.metadata {
-                true => measure_tree(self.plan, &cell, self.observer, self.signal)?,
-                false => measure_cell(self.plan, &cell, self.observer, self.signal)?,
-            });
+            // metadata tests run with one client only (the run refuses them under a
+            // launcher), so they have no ranks' figures
+            if cell.cell.metadata {
+                let tree = measure_tree(self.plan, &cell, self.observer, self.signal)?;
+                measured.measurements.extend(tree);
+            } else {
+                let cell = measure_cell(self.plan, &cell, self.observer, self.signal)?;
+                measured.measurements.extend(cell.measurements);
+                measured.ranks.extend(cell.ranks);
+            }
             self.next_step += tests;
         }
         Ok(measured)
@@ -181,7 +228,8 @@ impl Schedule<'_> {
     }
 
     /// Under `auto`: whether another round is worth measuring after `done` rounds:
-    /// some cell is not yet precise, and the round fits in the time left.
+    /// some cell is not yet precise, and the round fits in the time left. With other
+    /// clients, rank 0 decides from every rank's figures, and the others do as it says.
     fn add_round(&mut self, results: &[Measurement], done: u32, deadline: Option<Instant>) -> bool {
         let Rounds::Auto {
             precision,
@@ -190,15 +238,21 @@ impl Schedule<'_> {
         else {
             return false;
         };
-        if done >= AUTO_MAX_ROUNDS || imprecise_cells(results, precision).is_empty() {
-            return false;
+        let worth = || {
+            if done >= AUTO_MAX_ROUNDS || imprecise_cells(results, precision).is_empty() {
+                return false;
+            }
+            let deadline = deadline.unwrap_or(self.started + max_time);
+            let per_round = self.started.elapsed() / (self.plan.warmup + done).max(1);
+            Instant::now() + per_round <= deadline
+        };
+        let add = match self.peers {
+            Some(peers) => peers.share(u64::from(worth())) != 0,
+            None => worth(),
+        };
+        if add {
+            self.repeat = self.repeat.max(done + 1);
         }
-        let deadline = deadline.unwrap_or(self.started + max_time);
-        let per_round = self.started.elapsed() / (self.plan.warmup + done).max(1);
-        if Instant::now() + per_round > deadline {
-            return false;
-        }
-        self.repeat = self.repeat.max(done + 1);
-        true
+        add
     }
 }

@@ -7,16 +7,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cache::CachePolicy;
 use super::data::{AlignedBuf, DataPool};
-use super::engine::{Bound, Engine, Opening, RecordIo, Uring, WriteBack};
+use super::engine::{Bound, Engine, Opening};
 use super::file::{ReopenError, TestFile};
 use super::latency::Sampler;
 use super::order::{Order, Permutation};
-use super::{BenchError, Cancel, CellRound, Observer, Plan, Step, Tally};
+use super::phase::{Phase, Visits};
+use super::{BenchError, Cancel, CellRound, Observer, Plan, Standing, Step, Stonewall, Tally};
 use crate::model::{CacheMode, TestKind};
 use crate::units::ByteSize;
 
@@ -27,6 +28,9 @@ pub(crate) struct PhaseTiming {
     pub end: Instant,
     pub bytes: u64,
     pub histogram: Option<Histogram<u64>>,
+    /// When this process left the barrier of all clients that began the phase: known
+    /// to the worker that met them (worker 0), in a run of many clients.
+    pub gated_at: Option<Instant>,
 }
 
 pub(crate) struct Worker<'a> {
@@ -45,29 +49,16 @@ pub(crate) struct Worker<'a> {
     pub tally: Option<&'a Tally>,
 }
 
-/// What a phase does with each record it visits.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Write,
-    Read,
-    Mix,
-}
-
-fn access(test: TestKind) -> Access {
-    match test {
-        TestKind::Mix => Access::Mix,
-        t if t.is_read() => Access::Read,
-        _ => Access::Write,
-    }
-}
-
 impl Worker<'_> {
     pub fn run(self) -> Result<Vec<PhaseTiming>, BenchError> {
         private_fd_table();
         let plan = self.plan;
-        let mut file = TestFile::new(&plan.dir, self.cell.run_tag, self.index);
+        let mut file = match self.cell.shared {
+            Some(path) => TestFile::joined(path.to_path_buf()),
+            None => TestFile::at(self.cell.files.worker(&plan.dir, self.index)),
+        };
         let pool = DataPool::new(
-            plan.seed.wrapping_add(u64::from(self.index)),
+            plan.seed.wrapping_add(self.number()),
             self.cell.cell.record as usize,
             self.cell.cell.file_size,
         );
@@ -90,20 +81,37 @@ impl Worker<'_> {
                 false => Err(()),
             };
             self.report(step, test);
+            let visits = self.visits(test, step);
             done.store(0, Ordering::Relaxed);
             // Every worker reaches every barrier, failed or not, so none waits
             // forever. The first starts the phase together; the second keeps any
             // worker from preparing the next phase (creating, syncing, evicting
-            // its file) while another is still being timed.
+            // its file) while another is still being timed. Between the first and
+            // the start, worker 0 meets the other clients, if any: all of them
+            // start together too.
             self.barrier.wait();
-            let outcome = engine
-                .ok()
-                .map(|engine| self.measure(test, engine, &pool, &mut buf, file.path(), done));
+            let gated_at = self.meet_clients();
+            let outcome = engine.ok().map(|engine| {
+                self.measure(visits, engine, &pool, &mut buf, file.path(), done)
+                    .map(|t| PhaseTiming { gated_at, ..t })
+            });
             self.barrier.wait();
             match outcome {
-                Some(Ok(t)) => timings.push(t),
+                Some(Ok(t)) => {
+                    let written = t.bytes / self.cell.cell.record;
+                    let records = self.cell.cell.file_size / self.cell.cell.record;
+                    let cut_short = t.test == TestKind::Write && written < records;
+                    if cut_short && let Err(e) = self.fill(&mut file, &pool, t.test, written) {
+                        self.cancel.fail();
+                        error.get_or_insert(e);
+                    }
+                    timings.push(t);
+                }
                 Some(Err(e)) => {
                     self.cancel.fail();
+                    if let (Some(peers), false) = (self.cell.peers, e.is_interrupted()) {
+                        peers.alarm();
+                    }
                     error.get_or_insert(e);
                 }
                 None => {}
@@ -114,6 +122,44 @@ impl Worker<'_> {
             None if self.cancel.is_set() => Err(BenchError::Interrupted),
             None => Ok(timings),
         }
+    }
+
+    /// Which worker this is among all clients' (`rank × threads + index`): it seeds
+    /// the worker's data and orders, and places its region of a shared file.
+    fn number(&self) -> u64 {
+        let rank = self.cell.peers.map_or(0, |p| p.rank());
+        u64::from(rank) * u64::from(self.plan.threads) + u64::from(self.index)
+    }
+
+    /// Where this worker's records start in its file: 0 in a file of its own, its
+    /// region in the shared one.
+    fn base(&self) -> u64 {
+        match self.cell.shared {
+            Some(_) => self.number() * self.cell.cell.file_size,
+            None => 0,
+        }
+    }
+
+    /// In a run of many clients: worker 0 meets the other clients, saying whether a
+    /// worker here failed to prepare, and learns whether one anywhere did (then every
+    /// worker here stops before its first operation); the others wait for it at a
+    /// second barrier. When worker 0 left the meeting, which is the phase's zero.
+    fn meet_clients(&self) -> Option<Instant> {
+        let peers = self.cell.peers?;
+        let mut gated_at = None;
+        if self.index == 0 {
+            let mine = match (self.cancel.by_signal(), self.cancel.has_failed()) {
+                (true, _) => Standing::Interrupted,
+                (false, true) => Standing::Failed,
+                (false, false) => Standing::Ready,
+            };
+            if peers.meet(mine) != Standing::Ready {
+                self.cancel.fail();
+            }
+            gated_at = Some(Instant::now());
+        }
+        self.barrier.wait();
+        gated_at
     }
 
     fn report(&self, index: u64, test: TestKind) {
@@ -136,7 +182,7 @@ impl Worker<'_> {
         }
     }
 
-    fn context(&self, doing: &str, path: &Path, test: TestKind) -> String {
+    pub(super) fn context(&self, doing: &str, path: &Path, test: TestKind) -> String {
         format!(
             "{doing} {} ({test} test, {} records)",
             path.display(),
@@ -158,20 +204,20 @@ impl Worker<'_> {
                 .map_err(|e| BenchError::io(self.context("creating", file.path(), test), e))?
         } else {
             if !file.exists() {
-                self.fill(file, pool, test)?;
+                self.fill(file, pool, test, 0)?;
             }
             let handle = file.open(cache).map_err(|e| match e {
                 ReopenError::Io(e) => BenchError::io(self.context("opening", file.path(), test), e),
                 ReopenError::Replaced => BenchError::Replaced(file.path().to_path_buf()),
             })?;
             cache
-                .before_test(test, &handle, self.cell.cell.file_size)
+                .before_test(test, &handle, self.base(), self.cell.cell.file_size)
                 .map_err(|e| BenchError::io(self.context("evicting", file.path(), test), e))?;
             handle
         };
         let opening = Opening {
             file: handle,
-            len: self.cell.cell.file_size,
+            len: self.base() + self.cell.cell.file_size,
             cache,
             depth: self.plan.iodepth,
             record: self.cell.cell.record,
@@ -185,37 +231,46 @@ impl Worker<'_> {
     /// Writes the file untimed, for runs whose tests do not include `write`: through
     /// the page cache whatever the mode, then synced, so every mode starts from the
     /// same file on the device.
-    fn fill(&self, file: &mut TestFile, pool: &DataPool, test: TestKind) -> Result<(), BenchError> {
+    /// From record `from` on: the rest of a file whose write the stonewall cut short,
+    /// so that the tests after it find the whole file.
+    fn fill(
+        &self,
+        file: &mut TestFile,
+        pool: &DataPool,
+        test: TestKind,
+        from: u64,
+    ) -> Result<(), BenchError> {
         use std::os::unix::fs::FileExt;
         let path = file.path().to_path_buf();
         let err = |e| BenchError::io(self.context("preparing", &path, test), e);
-        let handle = file
-            .create(CachePolicy::of(CacheMode::Buffered))
-            .map_err(err)?;
-        for r in 0..self.cell.cell.file_size / self.cell.cell.record {
+        let buffered = CachePolicy::of(CacheMode::Buffered);
+        let handle = match from {
+            0 => file.create(buffered).map_err(err)?,
+            _ => file.open(buffered).map_err(|e| match e {
+                ReopenError::Io(e) => err(e),
+                ReopenError::Replaced => BenchError::Replaced(path.clone()),
+            })?,
+        };
+        let base = self.base();
+        for r in from..self.cell.cell.file_size / self.cell.cell.record {
             if self.cancel.is_set() {
                 return Err(BenchError::Interrupted);
             }
             handle
-                .write_all_at(pool.record(r), r * self.cell.cell.record)
+                .write_all_at(pool.record(r), base + r * self.cell.cell.record)
                 .map_err(err)?;
         }
         handle.sync_data().map_err(err)
     }
 
-    fn measure<'p>(
-        &self,
-        test: TestKind,
-        mut engine: Box<dyn Bound + 'p>,
-        pool: &'p DataPool,
-        buf: &mut AlignedBuf,
-        path: &Path,
-        done: &AtomicU64,
-    ) -> Result<PhaseTiming, BenchError> {
+    /// How a phase of `test` visits the records, made before the phase's barriers so
+    /// that nothing but the clock stands between the last barrier and the first
+    /// operation: the order, the latency sampler (which allocates) and the mix's coin.
+    fn visits(&self, test: TestKind, step: u64) -> Visits {
         let n = self.cell.cell.file_size / self.cell.cell.record;
         // every round (warm-up included) visits records in orders of its own
         let seed = self.plan.seed
-            ^ (u64::from(self.cell.round) << 40 | (test as u64) << 32 | u64::from(self.index));
+            ^ (u64::from(self.cell.round) << 40 | (test as u64) << 32 | self.number());
         let order = match test {
             TestKind::Write | TestKind::Rewrite | TestKind::Read | TestKind::Reread => {
                 Order::Sequential
@@ -228,28 +283,64 @@ impl Worker<'_> {
             TestKind::StrideRead => Order::stride(self.plan.stride_records, n),
             metadata => unreachable!("{metadata} is measured over a tree, not a file"),
         };
+        Visits {
+            test,
+            step: match self.plan.stonewall {
+                true => step,
+                false => Stonewall::NEVER,
+            },
+            n,
+            order,
+            sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
+            mix: Xoshiro256PlusPlus::seed_from_u64(seed),
+        }
+    }
+
+    fn measure<'p>(
+        &self,
+        visits: Visits,
+        mut engine: Box<dyn Bound + 'p>,
+        pool: &'p DataPool,
+        buf: &mut AlignedBuf,
+        path: &Path,
+        done: &AtomicU64,
+    ) -> Result<PhaseTiming, BenchError> {
+        let (test, n) = (visits.test, visits.n);
         let mut phase = Phase {
             worker: self,
             test,
             n,
-            order,
+            order: visits.order,
             pool,
             buf: buf.as_mut_slice(),
-            sampler: Sampler::new(self.plan.latency, self.cell.cell.record, seed),
-            mix: Xoshiro256PlusPlus::seed_from_u64(seed),
+            sampler: visits.sampler,
+            mix: visits.mix,
             path,
             done,
+            base: self.base(),
+            wall: self.cell.wall,
+            step: visits.step,
+            moved: 0,
         };
         let start = Instant::now();
         engine.drive(&mut phase)?;
         let end = Instant::now();
         drop(engine);
+        // the first to finish fells the wall, here and on the other ranks
+        if phase.moved == n
+            && self.plan.stonewall
+            && self.cell.wall.fall(phase.step)
+            && let Some(peers) = self.cell.peers
+        {
+            peers.wall(phase.step);
+        }
         Ok(PhaseTiming {
             test,
             start,
             end,
-            bytes: n * self.cell.cell.record,
+            bytes: phase.moved * self.cell.cell.record,
             histogram: phase.sampler.into_histogram(),
+            gated_at: None,
         })
     }
 }
@@ -265,153 +356,4 @@ pub(crate) fn private_fd_table() {
     // opened here is ever handed to another thread.
     #[cfg(target_os = "linux")]
     let _ = unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) };
-}
-
-/// One timed phase's loop state, which an engine bound to the file drives.
-pub(crate) struct Phase<'a> {
-    worker: &'a Worker<'a>,
-    test: TestKind,
-    n: u64,
-    order: Order,
-    pool: &'a DataPool,
-    buf: &'a mut [u8],
-    sampler: Sampler,
-    mix: Xoshiro256PlusPlus,
-    path: &'a Path,
-    /// Operations done so far, for progress: one relaxed store each.
-    done: &'a AtomicU64,
-}
-
-impl Phase<'_> {
-    /// The timed loop. Everything here runs once per operation, so it stays minimal:
-    /// a relaxed load for cancellation, the access order, the sampler's countdown, a
-    /// relaxed store of the operations done.
-    pub(crate) fn drive<E: RecordIo>(&mut self, io: &mut E) -> Result<(), BenchError> {
-        let record = self.worker.cell.cell.record;
-        let access = access(self.test);
-        let read_pct = u64::from(self.worker.plan.read_pct);
-        let verify = self.worker.plan.verify;
-        for i in 0..self.n {
-            if self.worker.cancel.is_set() {
-                return Err(BenchError::Interrupted);
-            }
-            let (r, reading) = self.visit(i, access, read_pct);
-            let timer = self.sampler.due().then(Instant::now);
-            let result = if reading {
-                io.read_at(r * record, self.buf)
-            } else {
-                io.write_at(r * record, self.pool.record(r))
-            };
-            if let Some(t) = timer {
-                self.sampler.record(t.elapsed());
-            }
-            if let Err(e) = result {
-                let doing = if reading { "reading" } else { "writing" };
-                return Err(self.error(doing, e));
-            }
-            if reading && verify {
-                self.check(r, self.buf)?;
-            }
-            self.done.store(i + 1, Ordering::Relaxed);
-        }
-        self.end(access, io)
-    }
-
-    /// The timed loop of a queued engine: as many operations in flight as its depth,
-    /// one more queued as each completes (never a batch waited for as a whole), in the
-    /// order the test visits records. Latency is per completion, queued to reaped.
-    /// `pool` is the phase's own, with the lifetime the ring's writes need.
-    pub(crate) fn drive_queued<'p>(
-        &mut self,
-        ring: &mut Uring<'p>,
-        pool: &'p DataPool,
-    ) -> Result<(), BenchError> {
-        let record = self.worker.cell.cell.record;
-        let access = access(self.test);
-        let read_pct = u64::from(self.worker.plan.read_pct);
-        let verify = self.worker.plan.verify;
-        let depth = match self.order.revisits() {
-            true => 1,
-            false => ring.depth(),
-        };
-        let mut next = 0;
-        while next < self.n || ring.in_flight() > 0 {
-            if self.worker.cancel.is_set() {
-                return Err(BenchError::Interrupted);
-            }
-            while next < self.n && ring.in_flight() < depth {
-                let (r, reading) = self.visit(next, access, read_pct);
-                let queued_at = self.sampler.due().then(Instant::now);
-                if reading {
-                    ring.read(r, r * record, queued_at);
-                } else {
-                    ring.write(r, r * record, pool.record(r), queued_at);
-                }
-                next += 1;
-            }
-            ring.wait()
-                .map_err(|e| self.error("waiting for operations on", e))?;
-            for done in ring.done() {
-                if let Some(t) = done.queued_at {
-                    self.sampler.record(t.elapsed());
-                }
-                if let Err(e) = done.result() {
-                    let doing = if done.reading { "reading" } else { "writing" };
-                    return Err(self.error(doing, e));
-                }
-                if done.reading && verify {
-                    self.check(done.record, ring.data(done))?;
-                }
-            }
-            self.done
-                .store(next - u64::from(ring.in_flight()), Ordering::Relaxed);
-        }
-        self.end(access, ring)
-    }
-
-    /// Operation `i`'s record, and whether it reads it (in `mix`, a seeded coin).
-    #[inline]
-    fn visit(&mut self, i: u64, access: Access, read_pct: u64) -> (u64, bool) {
-        let r = self.order.record(i, self.n);
-        let reading = match access {
-            Access::Read => true,
-            Access::Write => false,
-            Access::Mix => self.mix.next_u64() % 100 < read_pct,
-        };
-        (r, reading)
-    }
-
-    /// The end of the timed loop: what the cache policy asks of a phase that wrote.
-    fn end(&self, access: Access, io: &mut impl WriteBack) -> Result<(), BenchError> {
-        if access != Access::Read {
-            self.worker
-                .cache
-                .after_writing(io)
-                .map_err(|e| self.error("syncing", e))?;
-        }
-        Ok(())
-    }
-
-    fn error(&self, doing: &str, e: std::io::Error) -> BenchError {
-        BenchError::io(self.worker.context(doing, self.path, self.test), e)
-    }
-
-    /// Compares record `r` as read (`found`) with what was written.
-    fn check(&self, r: u64, found: &[u8]) -> Result<(), BenchError> {
-        let expected = self.pool.record(r);
-        if found == expected {
-            return Ok(());
-        }
-        let at = found
-            .iter()
-            .zip(expected)
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        Err(BenchError::Verify {
-            path: self.path.to_path_buf(),
-            offset: r * self.worker.cell.cell.record + at as u64,
-            expected: expected[at],
-            found: found[at],
-        })
-    }
 }

@@ -269,6 +269,8 @@ pub enum IgnoreParam {
     Threads,
     #[value(name = "file_size", alias = "file-size")]
     FileSize,
+    /// The clients measured together (MPI ranks)
+    Clients,
 }
 
 #[derive(Debug, Args)]
@@ -295,6 +297,10 @@ pub struct CompareArgs {
     /// Compare each host, filesystem type or kernel on its own: the fleet view
     #[arg(long, value_enum)]
     pub by: Option<crate::compare::GroupBy>,
+    /// With --by host: compare runs of many clients (MPI ranks) too, each grouped by
+    /// its set of hosts; left out otherwise
+    #[arg(long, requires = "by")]
+    pub with_clients: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: ListFormat,

@@ -99,6 +99,17 @@ pub struct RunArgs {
     #[arg(short = 't', long, default_value_t = model::DEFAULT_THREADS)]
     pub threads: u32,
 
+    /// One file for every worker (of every rank, under mpirun), each its own region of
+    /// the file size (N-to-1), instead of a file each (N-to-N)
+    #[arg(long)]
+    pub shared_file: bool,
+
+    /// End each phase for every worker (of every rank) when the first one finishes it:
+    /// the figures are what all had moved by then ("first done"), as iozone3's
+    /// stonewall
+    #[arg(long)]
+    pub stonewall: bool,
+
     /// Rounds of every measurement, or `auto`: rounds until every cell's median is
     /// known to ±--precision, within --max-time
     #[arg(short = 'n', long, default_value_t = Repeat::Rounds(model::DEFAULT_REPEAT),

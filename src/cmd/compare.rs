@@ -25,8 +25,18 @@ pub fn exec(args: CompareArgs, context: &Context) -> anyhow::Result<()> {
     options.validate()?;
     let store = context.read_store()?;
     if let Some(by) = args.by {
-        let ((base_runs, base_summaries, base), (cand_runs, cand_summaries, cand)) =
+        let ((mut base_runs, base_summaries, base), (mut cand_runs, cand_summaries, cand)) =
             both_sides(&*store, &args, &options, context)?;
+        if !args.with_clients {
+            let left_out = compare::leave_out_many_clients(by, &mut base_runs)
+                + compare::leave_out_many_clients(by, &mut cand_runs);
+            if left_out > 0 {
+                shell.warn(format!(
+                    "left out {} of many clients, which measured their hosts together, not                      one host (--with-clients compares them, by their set of hosts)",
+                    crate::units::count(left_out, "run")
+                ));
+            }
+        }
         say_sides(shell, &*store, &args, &base_runs, &cand_runs)?;
         super::warn_overlap(
             shell,

@@ -23,6 +23,9 @@ pub struct Context {
     db_file: Option<PathBuf>,
     /// `IOZONE_RECORD_RETRY`: how long `run` tries its final write again, when set.
     pub record_retry: Option<Duration>,
+    /// The ranks an MPI launcher started (`OMPI_COMM_WORLD_SIZE`, `PMI_SIZE`), when one
+    /// did: `run` then measures as one client of many.
+    pub launched_ranks: Option<u32>,
 }
 
 impl Context {
@@ -39,6 +42,12 @@ impl Context {
                 .map(str::to_string),
             db_file: db_file.map(Path::to_path_buf),
             record_retry: seconds("IOZONE_RECORD_RETRY"),
+            launched_ranks: crate::cluster::launched_ranks(
+                crate::cluster::LAUNCHER_VARIABLES
+                    .map(|name| std::env::var(name).ok())
+                    .iter()
+                    .map(Option::as_deref),
+            ),
         }
     }
 

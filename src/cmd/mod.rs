@@ -341,6 +341,7 @@ pub(crate) fn ignored(params: &[IgnoreParam]) -> Ignored {
         iodepth: params.contains(&IgnoreParam::Iodepth),
         threads: params.contains(&IgnoreParam::Threads),
         file_size: params.contains(&IgnoreParam::FileSize),
+        clients: params.contains(&IgnoreParam::Clients),
     }
 }
 

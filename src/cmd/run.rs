@@ -1,5 +1,6 @@
 //! `iozone run`: arguments → plan → preflight → measure → run value → output.
 
+mod clients;
 mod plan;
 mod progress;
 mod record;
@@ -21,6 +22,7 @@ use crate::render;
 use crate::shell::Shell;
 
 use super::Context;
+use clients::Clients;
 pub(crate) use plan::plan_message;
 use plan::{params, plan_from};
 use progress::{Progress, announce};
@@ -40,24 +42,129 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
-    let shell = &context.shell;
-    let mut plan = plan_from(&args)?;
+    let mut clients = Clients::join(context)?;
+    let outcome = prepare(&args, clients.as_mut()).and_then(|(mut plan, signals)| {
+        measure(&args, context, &mut plan, &signals, clients.as_ref())
+    });
+    // every rank waits here until rank 0 has recorded; then MPI ends
+    if let Some(clients) = clients {
+        clients.close();
+    }
+    outcome
+}
+
+/// Metadata tests measure one client's tree: their phases have no meetings of ranks.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the metadata tests ({tests}) measure one client: run them without the launcher, or \
+     with one rank"
+)]
+struct MetadataOfMany {
+    tests: String,
+}
+
+/// The plan, checked, with the signals caught; a client of many takes rank 0's seed
+/// (every rank then visits the cells in one order) and starts its watcher.
+fn prepare(args: &RunArgs, clients: Option<&mut Clients>) -> anyhow::Result<(Plan, Signals)> {
+    let mut plan = plan_from(args)?;
+    if let Some(clients) = &clients {
+        plan.seed = clients.peers().share(plan.seed);
+    }
     plan.validate()?;
+    if plan.metadata.is_some() && clients.as_ref().is_some_and(|c| c.peers().size() > 1) {
+        let tests: Vec<&str> = (plan.tests.iter())
+            .filter(|t| t.is_metadata())
+            .map(|t| t.name())
+            .collect();
+        let tests = tests.join(", ");
+        return Err(MetadataOfMany { tests }.into());
+    }
     let signals = Signals::install()?;
-    let checks = bench::preflight(&plan)?;
+    if let Some(clients) = clients {
+        clients.watch(&plan, &signals);
+    }
+    Ok((plan, signals))
+}
+
+/// A run begun: checked, announced, and recorded as running where it is recorded.
+struct Begun {
+    run: Run,
+    store: Option<Box<dyn crate::store::Store>>,
+}
+
+/// Everything before the measuring: every rank's checks, the database (rank 0's), the
+/// header and warnings, the run begun in the store. A client of many goes on only with
+/// all the others. The checks say whether the metadata tests' phases can be warm.
+fn begin(
+    args: &RunArgs,
+    context: &Context,
+    plan: &mut Plan,
+    clients: Option<&Clients>,
+) -> anyhow::Result<Begun> {
+    let shell = &context.shell;
+    let local = bench::preflight(plan);
+    let (checks, gathered) = match clients {
+        Some(clients) => clients.check(plan, local)?,
+        None => (local?, None),
+    };
     // what the machine allows: the run measures, and records, warm phases
     if let Some(tree) = &mut plan.metadata {
         tree.warm = checks.metadata_warm;
     }
+    let plan = &*plan;
+    let leads = clients.is_none_or(Clients::leads);
     // a bad database is found before the measuring, not after
-    let mut store = match args.no_record {
-        true => None,
-        false => Some(record::waiting(shell, || context.open_store())?),
+    let opened = match args.no_record || !leads {
+        true => Ok(None),
+        false => record::waiting(shell, || context.open_store()).map(Some),
     };
-    announce(shell, &plan);
+    let mut store = settle(clients, opened)?;
+    announce(shell, plan);
+    if let Some(gathered) = &gathered {
+        shell.status("", clients::layout(gathered, plan.shared_file));
+        let differ = crate::facts::host_differences(&gathered.hosts);
+        if !differ.is_empty() {
+            shell.warn(format!(
+                "the hosts differ: {} (each host's facts are recorded, and show lists them)",
+                differ.join("; ")
+            ));
+        }
+    }
     for warning in &checks.warnings {
         shell.warn(warning);
     }
+    remove_stale(shell, plan);
+    let mut run = new_run(args, plan, &checks);
+    if let Some(gathered) = &gathered {
+        clients::of_many(&mut run, gathered);
+    }
+    warn_if_busy(shell, &run);
+    let begun = match &mut store {
+        Some(store) => record::waiting(shell, || store.begin_run(&run)).map(|id| {
+            run.id = Some(id);
+            mark_killed_runs(shell, store.as_mut());
+        }),
+        None => Ok(()),
+    };
+    // from now on the run is in the store: if the ranks cannot end together, rank 0
+    // marks it there on its way out
+    if let (Some(clients), Some(id)) = (clients, run.id) {
+        clients.last_word(Some(last_word(context, &run, id)?));
+    }
+    settle(clients, begun.map_err(Into::into))?;
+    Ok(Begun { run, store })
+}
+
+/// `step`, which only rank 0 took, settled with the other clients, if any.
+fn settle<T>(clients: Option<&Clients>, step: anyhow::Result<T>) -> anyhow::Result<T> {
+    match clients {
+        Some(clients) => clients.settle(step),
+        None => step,
+    }
+}
+
+/// Test files killed runs left in the directory, removed and said.
+fn remove_stale(shell: &Shell, plan: &Plan) {
     let stale = bench::remove_stale_files(&plan.dir);
     if !stale.is_empty() {
         let names: Vec<String> = stale
@@ -69,17 +176,23 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
             format!("test files of killed runs: {}", names.join(", ")),
         );
     }
+}
 
-    let mut run = new_run(&args, &plan, &checks);
-    warn_if_busy(shell, &run);
-    if let Some(store) = &mut store {
-        run.id = Some(record::waiting(shell, || store.begin_run(&run))?);
-        mark_killed_runs(shell, store.as_mut());
-    }
+/// Begins, measures and records the run (rank 0's record of every client's figures).
+fn measure(
+    args: &RunArgs,
+    context: &Context,
+    plan: &mut Plan,
+    signals: &Signals,
+    clients: Option<&Clients>,
+) -> anyhow::Result<()> {
+    let shell = &context.shell;
+    let Begun { mut run, mut store } = begin(args, context, plan, clients)?;
+    let plan = &*plan;
     // the run starts when the measuring does: a wait for the database is not part of it
     run.started_at = now();
     let clock = Instant::now();
-    let tally = Arc::new(bench::Tally::for_plan(&plan));
+    let tally = Arc::new(bench::Tally::for_plan(plan));
     let within = Arc::clone(&tally);
     let (bar, message) = shell.progress(plan.phase_count(), Arc::new(move || within.phase_done()));
     let progress = Progress {
@@ -90,11 +203,19 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         combined: plan.combined(),
         unit: args.units,
     };
-    let outcome = bench::execute(&plan, &progress, &signals.stop);
+    let peers = clients.map(Clients::peers);
+    let outcome = bench::execute(plan, &progress, &signals.stop, peers);
     progress.bar.finish_and_clear();
+    if let Some(clients) = clients {
+        clients.stage(crate::cluster::Stage::Recording);
+    }
     let measured = clock.elapsed();
     run.finished_at = Some(now());
     run.state_at_end = Some(host::probe_state());
+    if clients.is_some_and(|c| !c.leads()) {
+        // rank 0 records and prints every rank's figures
+        return outcome.map(drop).map_err(Into::into);
+    }
     // a failed or aborted run is recorded as such, without partial figures
     let error: anyhow::Error = match outcome {
         Ok(outcome) => {
@@ -102,7 +223,14 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
             run.params.repeat = outcome.rounds;
             run.results = outcome.results;
             run.warmup = outcome.warmup;
-            return complete(run, store, measured, &args, context);
+            if let Some(cluster) = &mut run.cluster {
+                cluster.figures = outcome.ranks;
+            }
+            let recorded = complete(run, store, measured, args, context);
+            if let Some(clients) = clients {
+                clients.last_word(None);
+            }
+            return recorded;
         }
         Err(bench::BenchError::Interrupted) => {
             run.status = RunStatus::Aborted;
@@ -110,7 +238,7 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
         }
         Err(e) => {
             run.status = RunStatus::Failed;
-            e.into()
+            failed(&mut run, e)
         }
     };
     if let (Some(store), Some(id)) = (&mut store, run.id)
@@ -122,7 +250,49 @@ pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
             super::way_out(&e)
         ));
     }
+    if let Some(clients) = clients {
+        clients.last_word(None);
+    }
     Err(error)
+}
+
+/// The error of a failed run; a rank's failure, in a run of many clients, is kept
+/// with the run and named with its host.
+fn failed(run: &mut Run, error: bench::BenchError) -> anyhow::Error {
+    let bench::BenchError::Client { rank, error } = error else {
+        return error.into();
+    };
+    let failure = clients::failure(&run.params, rank, &error);
+    let said = clients::RankFailed {
+        rank,
+        host: failure.host.clone().unwrap_or_else(|| "?".into()),
+        error,
+    };
+    if let Some(cluster) = &mut run.cluster {
+        cluster.failure = Some(failure);
+    }
+    said.into()
+}
+
+/// What rank 0 writes if the ranks cannot end together: the run `id`, failed, with
+/// the reason the watcher found; on a connection of its own.
+fn last_word(context: &Context, run: &Run, id: i64) -> anyhow::Result<crate::cluster::LastWord> {
+    let (location, _) = context.location()?;
+    let mut failed = run.clone();
+    failed.status = RunStatus::Failed;
+    Ok(Box::new(move |dead: Option<(u32, String)>, why: &str| {
+        failed.finished_at = Some(now());
+        if let Some(cluster) = &mut failed.cluster {
+            cluster.failure = Some(crate::model::RankFailure {
+                rank: dead.as_ref().map(|d| d.0),
+                host: dead.map(|d| d.1),
+                error: why.to_string(),
+            });
+        }
+        if let Ok(mut store) = crate::store::open(&location) {
+            let _ = store.finish_run(id, &failed);
+        }
+    }))
 }
 
 /// A complete run: recorded (or spooled, as `record` says), and printed whatever
@@ -181,10 +351,7 @@ fn now() -> chrono::DateTime<Utc> {
 
 /// The run as it starts: everything but its results, its end and its id.
 fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
-    let mut filesystem = host::probe_filesystem(&plan.dir);
-    filesystem.block_size = filesystem.block_size.or(checks.block_size);
-    filesystem.total_bytes = filesystem.total_bytes.or(checks.total_bytes);
-    filesystem.free_bytes = filesystem.free_bytes.or(checks.free_bytes);
+    let filesystem = clients::filesystem(plan, checks);
     Run {
         id: None,
         uuid: uuid::Uuid::new_v4(),
@@ -205,6 +372,7 @@ fn new_run(args: &RunArgs, plan: &Plan, checks: &bench::Preflight) -> Run {
             .map(|(pid, start_ticks)| model::RunProcess { pid, start_ticks }),
         results: Vec::new(),
         warmup: Vec::new(),
+        cluster: None,
     }
 }
 

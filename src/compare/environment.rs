@@ -78,11 +78,11 @@ impl Field {
 /// The facts compared between sides: the host and filesystem facts above, the
 /// parameters that are not part of the row key, and the machine's state.
 fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
-    let (h, f, p) = (&run.host, &run.filesystem, &run.params);
+    let (h, p) = (&run.host, &run.params);
     let combinations = combinations(run, read);
     let environment = COMPARED
         .into_iter()
-        .map(|fact| (Field::Fact(fact), fact.value(h, f).raw()));
+        .map(|fact| (Field::Fact(fact), across_hosts(run, fact)));
     let others = [
         // what the side's measurements went through: one part of a run of several
         // (`42,engine:posix`) is that engine alone
@@ -104,12 +104,36 @@ fn facts(run: &Run, read: &RunsRead) -> Vec<(Field, Option<String>)> {
         ),
         ("params.warmup", Some(p.warmup.to_string())),
         ("params.order", Some(p.order.name().into())),
+        ("params.clients", Some(p.clients.to_string())),
+        ("params.shared_file", Some(p.shared_file.to_string())),
+        ("params.stonewall", Some(p.stonewall.to_string())),
         (MACHINE[0].0, machine(&run.state_at_start, h.cpus)),
         (MACHINE[1].0, machine(&run.state_at_end, h.cpus)),
         ("tool_version", Some(run.tool_version.clone())),
     ]
     .map(|(path, value)| (Field::Other(path), value));
     environment.chain(others).collect()
+}
+
+/// A fact of the run's host and filesystem; of a run of many clients on several
+/// hosts, each distinct value in the order of the hosts (`6.1.0, 6.12.0`), so that a
+/// change on any host, or another set of hosts, is a change.
+fn across_hosts(run: &Run, fact: Fact) -> Option<String> {
+    let own = fact.value(&run.host, &run.filesystem).raw();
+    let Some(cluster) = run.cluster.as_ref().filter(|c| c.hosts.len() > 1) else {
+        return own;
+    };
+    let values = (cluster.hosts.iter()).map(|h| fact.value(&h.host, &h.filesystem).raw());
+    let values = crate::model::first_seen(values);
+    match values.as_slice() {
+        [one] => one.clone(),
+        many => Some(
+            (many.iter())
+                .map(|v| v.as_deref().unwrap_or("-"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    }
 }
 
 /// What cuts a series' history into segments (`super::history`): every fact the diff

@@ -43,7 +43,15 @@ impl GroupBy {
         }
     }
 
+    /// The group of `run`; a run of many clients on several hosts is grouped by host
+    /// under all of them (`vm-a+vm-b`), not under rank 0's alone.
     fn key(self, run: &Run) -> String {
+        if self == GroupBy::Host && run.params.clients > 1 {
+            let hosts = crate::model::first_seen(run.params.hosts.iter());
+            if !hosts.is_empty() {
+                return hosts.into_iter().cloned().collect::<Vec<_>>().join("+");
+            }
+        }
         self.fact()
             .value(&run.host, &run.filesystem)
             .raw()
@@ -59,6 +67,18 @@ impl GroupBy {
         }
         groups
     }
+}
+
+/// Leaves out of a comparison by host the runs of many clients, which measured several
+/// hosts (or one host several times) together, not the host alone: how many were left
+/// out. Grouped by filesystem or kernel, they stay.
+pub fn leave_out_many_clients(by: GroupBy, runs: &mut Vec<Run>) -> usize {
+    if by != GroupBy::Host {
+        return 0;
+    }
+    let before = runs.len();
+    runs.retain(|run| run.params.clients <= 1);
+    before - runs.len()
 }
 
 /// One group's comparison (one host, filesystem type or kernel).

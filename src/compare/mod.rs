@@ -54,7 +54,7 @@ use crate::stats::runlevel::{Effect, NoiseSource};
 use crate::units::ByteSize;
 
 use environment::{environment_changes, side_state};
-pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by};
+pub use fleet::{FleetComparison, FleetLine, Group, GroupBy, compare_by, leave_out_many_clients};
 use history::{RowHistory, history_by_row};
 pub use overlap::{Overlap, overlap};
 use verdict::{Busy, correct, decide, measure_row, side, summarize};
@@ -67,6 +67,7 @@ pub struct Ignored {
     pub iodepth: bool,
     pub threads: bool,
     pub file_size: bool,
+    pub clients: bool,
 }
 
 impl Ignored {
@@ -85,6 +86,7 @@ impl Ignored {
             engine: self.engine,
             iodepth: self.iodepth,
             threads: self.threads,
+            clients: self.clients,
             ..KeyParts::default()
         }
     }
@@ -212,6 +214,10 @@ impl RowMatch {
         (!self.ignored.threads).then_some(self.key.threads)
     }
 
+    pub fn clients(&self) -> Option<u32> {
+        (!self.ignored.clients).then_some(self.key.clients)
+    }
+
     /// A metadata test's tree: (files, directories, bytes per file); `None` for the
     /// other tests.
     pub fn tree(&self) -> Option<(u64, u64, u64)> {
@@ -231,7 +237,7 @@ impl RowMatch {
 impl Serialize for RowMatch {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("RowMatch", 11)?;
+        let mut s = serializer.serialize_struct("RowMatch", 12)?;
         s.serialize_field("test", &self.test())?;
         s.serialize_field("file_size", &self.file_size())?;
         s.serialize_field("record_size", &self.record_size())?;
@@ -239,6 +245,7 @@ impl Serialize for RowMatch {
         s.serialize_field("engine", &self.engine())?;
         s.serialize_field("iodepth", &self.iodepth())?;
         s.serialize_field("threads", &self.threads())?;
+        s.serialize_field("clients", &self.clients())?;
         // a metadata row's tree and unit; the other rows are as they always were
         if let Some((files, dirs, file_bytes)) = self.tree() {
             s.serialize_field("files", &files)?;

@@ -30,6 +30,7 @@ const OPTIONS: Options = Options {
         iodepth: false,
         threads: false,
         file_size: false,
+        clients: false,
     },
 };
 const REPETITIONS: usize = 5;

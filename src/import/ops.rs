@@ -172,6 +172,8 @@ impl OpsRun {
             latency: false,
             dir: self.dir,
             metadata: Some(self.tree),
+            // the tools measure on one host
+            ..Params::default()
         };
         let mut run = Run {
             id: None,
@@ -202,6 +204,7 @@ impl OpsRun {
             process: None,
             results,
             warmup: Vec::new(),
+            cluster: None,
         };
         run.stamp_combination();
         Ok(run)

@@ -195,6 +195,11 @@ impl Draft {
             stride_records: self.stride_records,
             latency,
             dir: self.dir,
+            // the sources measure on one host (iozone3's cluster mode is not read)
+            clients: Params::one_client(),
+            hosts: Vec::new(),
+            shared_file: false,
+            stonewall: false,
             metadata: None,
         };
         let mut run = Run {
@@ -224,6 +229,7 @@ impl Draft {
             process: None,
             results: self.results,
             warmup: Vec::new(),
+            cluster: None,
         };
         // a source measures one engine and cache mode, and states it for the job
         run.stamp_combination();

@@ -1,6 +1,7 @@
 //! The shared vocabulary: what a run is, what it measured, and the parameters it ran
 //! with. These types are the JSON interface (docs/formats.md, "JSON and CSV of every command"), so fields are only ever added.
 
+mod cluster;
 mod defaults;
 mod engine;
 mod machine;
@@ -10,6 +11,7 @@ mod process;
 mod row;
 mod storable;
 mod summary;
+pub use cluster::{Aggregates, ClientHost, Cluster, RankFailure, RankFigure, RankFigures, span};
 pub use defaults::*;
 pub use engine::EngineKind;
 pub use machine::{Filesystem, Host, MachineState};
@@ -399,6 +401,9 @@ pub struct Run {
     /// Warm-up rounds' measurements: kept, never part of a statistic.
     #[serde(default)]
     pub warmup: Vec<Measurement>,
+    /// What a run of many clients keeps beyond a run of one: absent for one client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Cluster>,
 }
 
 impl Run {

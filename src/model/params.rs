@@ -55,7 +55,7 @@ impl MetadataTree {
 /// too, and the lists of engines and cache modes only for a run of several
 /// combinations, as they always did ([`StatedParams`]); they are read and written
 /// unchanged.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(into = "StatedParams", from = "StatedParams")]
 pub struct Params {
     /// Every engine measured, in the order given; the first is the run's own, what a
@@ -90,15 +90,62 @@ pub struct Params {
     pub latency: bool,
     /// The directory measured in, as an absolute path.
     pub dir: Option<String>,
+    /// Clients that measured together, one per MPI rank: 1 for every run of one
+    /// process (all runs without `mpirun`).
+    pub clients: u32,
+    /// The host of each client, in rank order; empty for a run of one client.
+    pub hosts: Vec<String>,
+    /// Whether the clients shared one file, each its own region (N-to-1), rather than
+    /// each its own files (N-to-N).
+    pub shared_file: bool,
+    /// Whether every worker stopped as soon as the first one finished a phase.
+    pub stonewall: bool,
     /// The tree of a run with metadata tests; `None` for a run without (and every run
     /// recorded before they existed).
     pub metadata: Option<MetadataTree>,
+}
+
+/// A blank, but of one client: what a run that says nothing of clients had.
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            engines: Vec::new(),
+            caches: Vec::new(),
+            iodepth: 0,
+            threads: 0,
+            file_sizes: Vec::new(),
+            record_sizes: Vec::new(),
+            tests: Vec::new(),
+            repeat: 0,
+            warmup: 0,
+            order: RoundOrder::default(),
+            repeat_auto: None,
+            seed: None,
+            auto: false,
+            verify: false,
+            read_pct: None,
+            stride_records: None,
+            latency: false,
+            dir: None,
+            clients: Params::one_client(),
+            hosts: Vec::new(),
+            shared_file: false,
+            stonewall: false,
+            metadata: None,
+        }
+    }
 }
 
 impl Params {
     /// The queue depth of a run that does not say: every run before depths existed
     /// kept one operation in flight per worker.
     pub fn legacy_iodepth() -> u32 {
+        1
+    }
+
+    /// The clients of a run that does not say: every run before many clients were
+    /// measured together had one.
+    pub fn one_client() -> u32 {
         1
     }
 
@@ -178,6 +225,14 @@ struct StatedParams {
     stride_records: Option<u64>,
     latency: bool,
     dir: Option<String>,
+    #[serde(default = "Params::one_client")]
+    clients: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    shared_file: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    stonewall: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     metadata: Option<MetadataTree>,
 }
@@ -210,6 +265,10 @@ impl From<StatedParams> for Params {
             stride_records: p.stride_records,
             latency: p.latency,
             dir: p.dir,
+            clients: p.clients,
+            hosts: p.hosts,
+            shared_file: p.shared_file,
+            stonewall: p.stonewall,
             metadata: p.metadata,
         }
     }
@@ -240,6 +299,10 @@ impl From<Params> for StatedParams {
             stride_records: p.stride_records,
             latency: p.latency,
             dir: p.dir,
+            clients: p.clients,
+            hosts: p.hosts,
+            shared_file: p.shared_file,
+            stonewall: p.stonewall,
             metadata: p.metadata,
         }
     }

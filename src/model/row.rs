@@ -17,11 +17,11 @@ use super::{CacheMode, EngineKind, Measurement, Params, RateKind, TestKind};
 use crate::units::ByteSize;
 
 /// What a figure is a row of: its test, file and record size, the way its I/O went
-/// (cache mode, engine, queue depth), its workers, and for a metadata test the tree it
-/// went over (files per directory, directories, bytes per file; 0 for every other
-/// test, whose file and record sizes a metadata test has as 0, so the two families'
-/// rows never mix). Ordered (and serialized) in that order, as a comparison's rows and
-/// a trend's series are; a run lists its own rows in [`RowKey::list_order`].
+/// (cache mode, engine, queue depth), its workers, its clients, and for a metadata test
+/// the tree it went over (files per directory, directories, bytes per file; 0 for
+/// every other test, whose file and record sizes a metadata test has as 0, so the two
+/// families' rows never mix). Ordered (and serialized) in that order, as a comparison's
+/// rows and a trend's series are; a run lists its own rows in [`RowKey::list_order`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RowKey {
     pub test: TestKind,
@@ -33,6 +33,8 @@ pub struct RowKey {
     pub iodepth: u32,
     /// Workers: the whole run's.
     pub threads: u32,
+    /// Clients that measured together (MPI ranks): the whole run's, 1 for most.
+    pub clients: u32,
     /// A metadata test's entries per directory: the whole run's (0 for other tests).
     pub files: u64,
     /// A metadata test's directories: the whole run's (0 for other tests).
@@ -45,7 +47,7 @@ pub struct RowKey {
 /// only in a metadata test's row, so every other row reads as it always did.
 impl Serialize for RowKey {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("RowKey", 11)?;
+        let mut s = serializer.serialize_struct("RowKey", 12)?;
         s.serialize_field("test", &self.test)?;
         s.serialize_field("file_size", &self.file_size)?;
         s.serialize_field("record_size", &self.record_size)?;
@@ -53,6 +55,7 @@ impl Serialize for RowKey {
         s.serialize_field("engine", &self.engine)?;
         s.serialize_field("iodepth", &self.iodepth)?;
         s.serialize_field("threads", &self.threads)?;
+        s.serialize_field("clients", &self.clients)?;
         if self.test.is_metadata() {
             s.serialize_field("files", &self.files)?;
             s.serialize_field("dirs", &self.dirs)?;
@@ -74,6 +77,7 @@ pub struct KeyParts {
     pub engine: bool,
     pub iodepth: bool,
     pub threads: bool,
+    pub clients: bool,
     /// A metadata test's tree: its files, directories and bytes per file together.
     pub tree: bool,
 }
@@ -111,6 +115,7 @@ impl RowKey {
             engine,
             iodepth: params.iodepth,
             threads: params.threads,
+            clients: params.clients,
             files: tree.files,
             dirs: tree.dirs,
             file_bytes: tree.file_bytes,
@@ -150,6 +155,7 @@ impl RowKey {
             engine: pool(parts.engine, self.engine, EngineKind::default()),
             iodepth: pool(parts.iodepth, self.iodepth, 0),
             threads: pool(parts.threads, self.threads, 0),
+            clients: pool(parts.clients, self.clients, 0),
             files: pool(parts.tree, self.files, 0),
             dirs: pool(parts.tree, self.dirs, 0),
             file_bytes: pool(parts.tree, self.file_bytes, 0),

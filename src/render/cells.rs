@@ -214,6 +214,16 @@ pub fn mode(
     )
 }
 
+/// The clients part of a mode: ` on 4 clients` for a run of many (MPI ranks), nothing
+/// for one, ` on * clients` when a comparison dropped them from its match.
+pub fn clients(clients: Option<u32>) -> String {
+    match clients {
+        Some(1) => String::new(),
+        Some(n) => format!(" on {n} clients"),
+        None => " on * clients".into(),
+    }
+}
+
 /// The queue depth part of a mode: ` qd32`, nothing for depth 1, ` qd*` when dropped.
 pub fn depth(iodepth: Option<u32>) -> String {
     match iodepth {
@@ -231,7 +241,7 @@ pub fn run_mode(p: &Params) -> String {
         Some(&p.engine_names()),
         Some(p.iodepth),
         Some(p.threads),
-    );
+    ) + &clients(Some(p.clients));
     let flushed = p.caches.contains(&crate::model::CacheMode::Flush);
     match flushed && p.metadata.is_some_and(|t| t.warm) {
         true => format!("{mode} warm"),

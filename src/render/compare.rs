@@ -71,7 +71,7 @@ pub(super) fn mode(key: &RowMatch) -> String {
         key.engine().map(|e| e.name()),
         key.iodepth(),
         key.threads(),
-    )
+    ) + &cells::clients(key.clients())
 }
 
 /// An interval's confidence in percent, with as many decimals as it has (at most two):
@@ -402,6 +402,7 @@ pub fn compare_csv(c: &Comparison) -> String {
         "dirs",
         "file_bytes",
         "rate_unit",
+        "clients",
     ]);
     let opt = cells::raw_or_empty;
     for r in &c.rows {
@@ -440,6 +441,7 @@ pub fn compare_csv(c: &Comparison) -> String {
             Scale::for_kind(k.rate_kind(), RateUnit::Bytes)
                 .label()
                 .into(),
+            k.clients().map_or(String::new(), |x| x.to_string()),
         ]);
     }
     listing.to_csv()
@@ -462,6 +464,7 @@ mod tests {
                     engine: EngineKind::Posix,
                     iodepth: 1,
                     threads: 1,
+                    clients: 1,
                     files: 0,
                     dirs: 0,
                     file_bytes: 0,

@@ -160,6 +160,7 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
         "iodepth",
         "dir",
         Fact::MountPoint.column(),
+        "clients",
     ]);
     let empty = Vec::new();
     for run in runs {
@@ -208,6 +209,7 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
             run.params.iodepth.to_string(),
             run.params.dir.clone().unwrap_or_default(),
             fact(Fact::MountPoint),
+            run.params.clients.to_string(),
         ]);
     }
     listing

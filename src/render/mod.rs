@@ -5,6 +5,7 @@
 //! tables and sentences in `compare.rs`, which the HTML report (`html/`) reuses.
 
 pub mod cells;
+mod clients;
 mod compare;
 mod environment;
 mod fleet;

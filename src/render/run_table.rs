@@ -152,6 +152,12 @@ fn notes(run: &Run, scale: Scale, any_noisy: bool) -> String {
     if run.params.threads > 1 {
         out.push_str(&format!(", {} threads aggregated", run.params.threads));
     }
+    if run.params.clients > 1 {
+        out.push_str(&format!(
+            ", {} clients aggregated as \"all done\" (all bytes ÷ (latest end − earliest start))",
+            run.params.clients
+        ));
+    }
     out.push_str(&rounds_note(run));
     out.push('\n');
     if let Some(line) = precision_note(run) {

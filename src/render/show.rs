@@ -55,31 +55,24 @@ fn header(run: &Run) -> Listing {
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
-        (
-            "mode",
-            format!(
-                "cache {}, engine {}{}, {}{}{}",
-                p.cache_names(),
-                p.engine_names(),
-                // depth 1, every run's before depths existed, goes unsaid
-                match p.iodepth {
-                    1 => String::new(),
-                    n => format!(", queue depth {n}"),
-                },
-                count(p.threads as usize, "thread"),
-                p.seed.map_or(String::new(), |s| format!(", seed {s}")),
-                if p.verify { ", verified" } else { "" }
-            ),
-        ),
+        ("mode", mode(p)),
         (
             "metadata tree",
             p.metadata.as_ref().map_or(String::new(), cells::run_tree),
         ),
         ("rounds", rounds(run)),
+        ("clients", String::new()),
         ("machine at start", state(&run.state_at_start)),
         ("machine at end", state(&run.state_at_end)),
         ("iozone", run.tool_version.clone()),
     ] {
+        if fact == "clients" {
+            // a run of many clients has its lines here; any other, none
+            for (fact, value) in super::clients::header_lines(run) {
+                listing.push(vec![fact.into(), value]);
+            }
+            continue;
+        }
         // a run without metadata tests has no tree to speak of
         if fact == "metadata tree" && value.is_empty() {
             continue;
@@ -91,6 +84,30 @@ fn header(run: &Run) -> Listing {
         }
     }
     listing
+}
+
+/// "cache flush, engine posix, 2 threads, seed 42, verified".
+fn mode(p: &crate::model::Params) -> String {
+    let flags = [
+        (p.verify, ", verified"),
+        (p.shared_file, ", one file shared"),
+        (p.stonewall, ", stonewall"),
+    ];
+    format!(
+        "cache {}, engine {}{}, {}{}{}",
+        p.cache_names(),
+        p.engine_names(),
+        // depth 1, every run's before depths existed, goes unsaid
+        match p.iodepth {
+            1 => String::new(),
+            n => format!(", queue depth {n}"),
+        },
+        count(p.threads as usize, "thread"),
+        p.seed.map_or(String::new(), |s| format!(", seed {s}")),
+        (flags.iter().filter(|(on, _)| *on))
+            .map(|(_, said)| *said)
+            .collect::<String>()
+    )
 }
 
 /// "from results.txt (iozone3 3.489), on 2026-12-01 09:00".
@@ -225,11 +242,24 @@ pub fn show_text(run: &Run, unit: RateUnit, style: TextStyle) -> String {
     out.push('\n');
     out.push_str(&render(environment_listing(&run.host, &run.filesystem)));
     out.push('\n');
+    if let Some((hosts, differ)) = super::clients::hosts(run) {
+        out.push_str(&style.paragraph("hosts of the clients\n"));
+        out.push_str(&render(hosts));
+        for line in differ {
+            out.push_str(&style.paragraph(&format!("differs from rank 0's host: {line}\n")));
+        }
+        out.push('\n');
+    }
     if run.results.is_empty() {
         out.push_str("no results recorded\n");
         return out;
     }
     out.push_str(&super::run_table(run, unit, style));
+    if let Some(clients) = super::clients::figures(run, unit) {
+        out.push_str(&style.paragraph("\nclients: the figures of many, per row\n"));
+        out.push_str(&render(clients));
+        out.push_str(&style.paragraph(&super::clients::legend(run, unit)));
+    }
     if let Some(latency) = latency(run) {
         out.push_str(&style.paragraph("\nlatency per operation, median over repetitions\n"));
         out.push_str(&render(latency));

@@ -79,6 +79,7 @@ const CSV_HEADERS: &[&str] = &[
     "dirs",
     "file_bytes",
     "rate_unit",
+    "clients",
 ];
 
 /// A step as the CSV gives it: raw figures, empty cells for what is unknown.
@@ -111,6 +112,7 @@ fn raw_row(s: &Step) -> Vec<String> {
         tree(k.row.dirs),
         tree(k.row.file_bytes),
         cells::Scale::of(&k.row, RateUnit::Bytes).label().into(),
+        k.row.clients.to_string(),
     ]
 }
 
@@ -130,7 +132,7 @@ fn shown_row(s: &Step, scale: cells::Scale) -> Vec<String> {
             Some(k.row.engine.name()),
             Some(k.row.iodepth),
             Some(k.row.threads),
-        ),
+        ) + &cells::clients(Some(k.row.clients)),
         s.run_id.map_or("-".into(), |id| id.to_string()),
         local_time(&s.started_at),
         cells::rate_under(scale, &k.row, s.before),

@@ -327,6 +327,12 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
             Ok(())
         },
     ),
+    // many clients: the count, each rank's host, their layout; what a run of many keeps
+    column("clients", Kind::Integer, |r| r.params.clients.into(), |r, v| set(&mut r.params.clients, v.narrow())),
+    column("client_hosts", Kind::Text, |r| json_of(&r.params.hosts), |r, v| set(&mut r.params.hosts, v.json())),
+    column("shared_file", Kind::Bool, |r| r.params.shared_file.into(), |r, v| set(&mut r.params.shared_file, v.bool())),
+    column("stonewall", Kind::Bool, |r| r.params.stonewall.into(), |r, v| set(&mut r.params.stonewall, v.bool())),
+    column("cluster", Kind::Text, |r| r.cluster.as_ref().map(json_of).into(), |r, v| set(&mut r.cluster, v.opt_json())),
 ];
 
 /// Columns of a run that [`Store::finish_run`](super::Store::finish_run) updates: what
@@ -338,6 +344,8 @@ pub const FINISHED_COLUMNS: &[&str] = &[
     "finished_at",
     "repeat",
     "state_at_end",
+    // each measurement's figures per rank, and the failed rank
+    "cluster",
 ];
 
 /// Sets a field of the run's metadata tree, which only a non-null `meta_files` makes.

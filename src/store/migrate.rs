@@ -36,6 +36,7 @@ steps!(
         "0009_run_summaries.sql",
         "0010_summary_levels.sql",
         "0011_metadata_tests.sql",
+        "0012_clients.sql",
     ]
 );
 
@@ -52,6 +53,7 @@ steps!(
         "0008_summary_levels.sql",
         "0009_results_checked_per_statement.sql",
         "0010_metadata_tests.sql",
+        "0011_clients.sql",
     ]
 );
 
@@ -125,6 +127,11 @@ pub(super) const CHANGES: &[Change] = &[
         what: "metadata tests: a run's tree and a result's operations",
         sqlite: Side::Step("0011_metadata_tests.sql"),
         postgres: Side::Step("postgres/0010_metadata_tests.sql"),
+    },
+    Change {
+        what: "many clients measured together",
+        sqlite: Side::Step("0012_clients.sql"),
+        postgres: Side::Step("postgres/0011_clients.sql"),
     },
 ];
 

@@ -39,7 +39,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
             stride_records: Some(17),
             latency: false,
             dir: Some("/srv".into()),
-            metadata: None,
+            ..Params::default()
         },
         host: Host {
             hostname: Some(host.into()),
@@ -70,6 +70,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
                 ops: None,
             })
             .collect(),
+        cluster: None,
     }
 }
 

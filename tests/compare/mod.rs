@@ -1,5 +1,6 @@
 //! `compare` and `trend` end to end, on real runs and on planted histories.
 
+mod clients;
 mod consistency;
 mod filesystems;
 mod groups;

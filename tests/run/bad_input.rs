@@ -193,3 +193,41 @@ fn direct_io_with_an_unaligned_record_size() {
     assert_says(&line, "multiples of");
     assert_says(&line, "1000 is not");
 }
+
+/// Built without MPI and started by a launcher as one of several ranks, each process
+/// would be a run of its own racing the others on one directory: refused, naming the
+/// feature; as one rank it is a run as any.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_build_without_mpi_under_a_launcher_of_several_ranks_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    for variable in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
+        let out = crate::common::iozone()
+            .env(variable, "4")
+            .args(["run", "-s", "64k", "-r", "64k", "-n", "1", "--warmup", "0"])
+            .arg("--no-record")
+            .arg("-d")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{variable}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert_says(&stderr, "4 ranks");
+        assert_says(&stderr, "`mpi` feature");
+        crate::common::assert_no_leftovers(dir.path());
+    }
+    let out = crate::common::iozone()
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .args(["run", "-s", "64k", "-r", "64k", "-n", "1", "--warmup", "0"])
+        .arg("--no-record")
+        .arg("-d")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -11,4 +11,5 @@ mod progress;
 mod record;
 mod rounds;
 mod swapped;
+mod together;
 mod uring;

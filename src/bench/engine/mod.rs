@@ -16,7 +16,7 @@ use std::io;
 
 use super::cache::CachePolicy;
 use super::data::DataPool;
-use super::worker::Phase;
+use super::phase::Phase;
 use super::{BenchError, PlanError};
 use crate::model::EngineKind;
 pub(crate) use uring::Uring;

@@ -19,7 +19,7 @@ use rustix::io::Errno;
 use super::{Bound, Engine, Opening, WriteBack};
 use crate::bench::BenchError;
 use crate::bench::data::{AlignedBuf, DataPool};
-use crate::bench::worker::Phase;
+use crate::bench::phase::Phase;
 use crate::model::EngineKind;
 
 pub(super) struct UringEngine;

@@ -41,7 +41,7 @@ pub(crate) fn measure_tree(
         signal,
         failed: AtomicBool::new(false),
     };
-    let root = TreeRoot::create(&plan.dir, cell.run_tag)
+    let root = TreeRoot::create(&plan.dir, &cell.files.tag)
         .map_err(|e| BenchError::io(format!("making the tree in {}", plan.dir.display()), e))?;
     let barrier = Barrier::new(plan.threads as usize);
     let cache = CachePolicy::of(cell.cell.cache);

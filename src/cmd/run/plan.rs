@@ -123,6 +123,8 @@ pub(super) fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         stride_records: args.stride,
         latency: !args.no_latency,
         auto: args.auto,
+        shared_file: args.shared_file,
+        stonewall: args.stonewall,
         metadata,
     })
 }
@@ -194,6 +196,11 @@ pub(super) fn params(plan: &Plan) -> Params {
         stride_records: Some(plan.stride_records),
         latency: plan.latency,
         dir: Some(plan.dir.display().to_string()),
+        // one client, until the run is measured by many (`clients`)
+        clients: Params::one_client(),
+        hosts: Vec::new(),
+        shared_file: plan.shared_file,
+        stonewall: plan.stonewall,
         // whether it was warm is the preflight's to say
         metadata: plan.tree(),
     }

@@ -49,16 +49,13 @@ pub fn parse_json(text: &str, _origin: &Origin) -> Result<Vec<Run>, ParseError> 
 
 /// What our own formats can hold but no run can have.
 pub(super) fn sane(run: &Run) -> Result<(), ParseError> {
-    match run.params.iodepth {
-        0 => Err(error(
-            None,
-            format!(
-                "run {}: iodepth 0 is not a queue depth (1 or more)",
-                run.uuid
-            ),
-        )),
-        _ => Ok(()),
-    }
+    let p = &run.params;
+    let problem = match (p.iodepth, p.clients) {
+        (0, _) => "iodepth 0 is not a queue depth (1 or more)",
+        (_, 0) => "clients 0 is not a count of clients (1 or more)",
+        _ => return Ok(()),
+    };
+    Err(error(None, format!("run {}: {problem}", run.uuid)))
 }
 
 /// Runs from our CSV export (the whole-text form of [`read_csv`]).
@@ -272,6 +269,7 @@ impl CsvRow<'_> {
             process: None,
             results: Vec::new(),
             warmup: Vec::new(),
+            cluster: None,
         })
     }
 
@@ -303,6 +301,13 @@ impl CsvRow<'_> {
             stride_records: None,
             latency: false,
             dir: None,
+            // exports from before many clients have no such column
+            clients: self
+                .opt_number(CsvColumn::Clients)?
+                .unwrap_or_else(Params::one_client),
+            hosts: Vec::new(),
+            shared_file: false,
+            stonewall: false,
             // the lines of metadata tests state it (`derive_lists`)
             metadata: None,
         })

@@ -27,8 +27,8 @@ fn json_keeps_the_depth_and_a_run_without_one_reads_as_depth_one() {
 }
 
 /// The columns the CSV export added last: the depth, then the metadata tests'.
-const METADATA_HEADER: &str =
-    ",iodepth,meta_files,meta_dirs,meta_file_bytes,meta_shared_dir,meta_random_order,meta_warm,ops";
+const LAST_COLUMNS: &str = ",iodepth,meta_files,meta_dirs,meta_file_bytes,meta_shared_dir,\
+    meta_random_order,meta_warm,ops,clients";
 
 /// `csv` as an export before its last `n` columns existed wrote it.
 fn without_last_fields(csv: &str, n: usize) -> String {
@@ -79,9 +79,9 @@ fn a_metadata_run_comes_back_whole_from_json_and_csv() {
     let text = crate::export::to_csv(std::slice::from_ref(&run));
     let lines: Vec<&str> = text.lines().collect();
     // the throughput line states no tree; the metadata lines state the run's
-    assert!(lines[1].ends_with(",32,,,,,,,"), "{}", lines[1]);
+    assert!(lines[1].ends_with(",32,,,,,,,,1"), "{}", lines[1]);
     assert!(
-        lines[2].ends_with(",32,100,2,512,false,true,false,200"),
+        lines[2].ends_with(",32,100,2,512,false,true,false,200,1"),
         "{}",
         lines[2]
     );
@@ -92,7 +92,7 @@ fn a_metadata_run_comes_back_whole_from_json_and_csv() {
     assert_eq!(back.params.file_sizes, run.params.file_sizes);
     // an export from before metadata tests: no tree, as before
     let plain = sample_run();
-    let old = without_last_fields(&crate::export::to_csv(&[plain]), 7);
+    let old = without_last_fields(&crate::export::to_csv(&[plain]), 8);
     assert_eq!(
         parse_csv(&old, &origin(&old)).unwrap()[0].params.metadata,
         None
@@ -168,16 +168,24 @@ fn csv_keeps_the_depth_and_an_export_without_the_column_reads_as_depth_one() {
     let run = sample_run();
     let text = crate::export::to_csv(std::slice::from_ref(&run));
     let header = text.lines().next().unwrap();
-    assert!(header.ends_with(METADATA_HEADER), "{header}");
+    assert!(header.ends_with(LAST_COLUMNS), "{header}");
     assert_eq!(
         parse_csv(&text, &origin(&text)).unwrap()[0].params.iodepth,
         32
     );
     // an export from before the column: every line without its last fields
-    let old = without_last_fields(&text, 8);
+    let old = without_last_fields(&text, 9);
     assert!(old.lines().next().unwrap().ends_with(",lat_samples"));
-    assert_eq!(parse_csv(&old, &origin(&old)).unwrap()[0].params.iodepth, 1);
-    let bad = text.replacen(",32,,,,,,,\n", ",deep,,,,,,,\n", 1);
+    let back = &parse_csv(&old, &origin(&old)).unwrap()[0];
+    assert_eq!((back.params.iodepth, back.params.clients), (1, 1));
+    let mut many = run.clone();
+    many.params.clients = 4;
+    let text = crate::export::to_csv(std::slice::from_ref(&many));
+    assert_eq!(
+        parse_csv(&text, &origin(&text)).unwrap()[0].params.clients,
+        4
+    );
+    let bad = text.replacen(",32,,,,,,,,4\n", ",deep,,,,,,,,4\n", 1);
     let err = parse_csv(&bad, &origin(&bad)).unwrap_err();
     assert_eq!(err.message, "iodepth 'deep' is not a number");
 }
@@ -193,7 +201,10 @@ fn a_depth_of_zero_is_refused_in_either_format() {
         "{e:?}"
     );
     let csv = crate::export::to_csv(std::slice::from_ref(&run));
-    assert!(csv.lines().nth(1).unwrap().ends_with(",0,,,,,,,"), "{csv}");
+    assert!(
+        csv.lines().nth(1).unwrap().ends_with(",0,,,,,,,,1"),
+        "{csv}"
+    );
     let e = parse_csv(&csv, &origin(&csv)).unwrap_err();
     assert!(
         e.message.contains("iodepth 0 is not a queue depth"),

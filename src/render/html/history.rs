@@ -150,7 +150,7 @@ fn series_mode(key: &SeriesKey) -> String {
         Some(key.row.engine.name()),
         Some(key.row.iodepth),
         Some(key.row.threads),
-    )
+    ) + &cells::clients(Some(key.row.clients))
 }
 
 fn series_title(key: &SeriesKey) -> String {

@@ -15,12 +15,14 @@ use crate::units::{ByteSize, RateUnit};
 
 /// What a line pools its rows across: the record sizes it runs along, the tests (a
 /// run's line has one colour in every test's chart), and the depth and workers (the
-/// whole run's; a side of a comparison pools its runs' lines whatever theirs).
+/// whole run's; a side of a comparison pools its runs' lines whatever theirs), and the
+/// clients, the whole run's too.
 pub(super) const ALONG_A_LINE: KeyParts = KeyParts {
     test: true,
     record_size: true,
     iodepth: true,
     threads: true,
+    clients: true,
     file_size: false,
     cache: false,
     engine: false,

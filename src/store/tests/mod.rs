@@ -124,6 +124,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
                 random_order: false,
                 warm: true,
             }),
+            ..Params::default()
         },
         host: Host {
             hostname: Some(hostname.into()),
@@ -158,6 +159,7 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
         }),
         warmup: warm_up_round(&results),
         results,
+        cluster: None,
     }
 }
 

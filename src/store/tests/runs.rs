@@ -12,7 +12,79 @@ on_every_backend!(
     instants_keep_the_backends_precision,
     a_value_iozone_never_wrote_is_an_error_naming_its_column,
     another_tools_engine_comes_back_under_its_own_name,
+    a_run_of_many_clients_comes_back_with_every_rank_and_host,
 );
+
+/// A run of many clients: its count, hosts and layout among the parameters, every
+/// host's facts, each measurement's figures per rank, and the rank that failed, begun
+/// and then finished as `run` records it.
+fn a_run_of_many_clients_comes_back_with_every_rank_and_host(backend: &Backend) {
+    use crate::model::{ClientHost, Cluster, RankFailure, RankFigure, RankFigures};
+    let mut store = backend.open();
+    let mut run = sample_run("vm-a", 0);
+    run.params.clients = 3;
+    run.params.hosts = vec!["vm-a".into(), "vm-b".into(), "vm-a".into()];
+    run.params.shared_file = true;
+    run.params.stonewall = true;
+    let other = ClientHost {
+        host: Host {
+            hostname: Some("vm-b".into()),
+            kernel: Some("6.1.0".into()),
+            ..Host::default()
+        },
+        ..ClientHost::default()
+    };
+    let own = ClientHost {
+        host: run.host.clone(),
+        filesystem: run.filesystem.clone(),
+    };
+    run.cluster = Some(Cluster {
+        hosts: vec![own, other],
+        ..Cluster::default()
+    });
+    let begun = Run {
+        status: RunStatus::Running,
+        results: Vec::new(),
+        warmup: Vec::new(),
+        ..run.clone()
+    };
+    let id = store.begin_run(&begun).unwrap();
+    let m = &run.results[0];
+    let figures = RankFigures {
+        test: m.test,
+        file_size: m.file_size,
+        record_size: m.record_size,
+        repetition: m.repetition,
+        engine: m.engine,
+        cache: m.cache,
+        warmup: false,
+        ranks: (0..3)
+            .map(|r| RankFigure {
+                bytes: 1 << 20,
+                start_ns: r,
+                end_ns: 1_000_000 + r,
+            })
+            .collect(),
+    };
+    let cluster = run.cluster.as_mut().unwrap();
+    cluster.figures = vec![figures];
+    cluster.failure = Some(RankFailure {
+        rank: Some(1),
+        host: Some("vm-b".into()),
+        error: "no space left on device while writing".into(),
+    });
+    run.id = Some(id);
+    store.finish_run(id, &run).unwrap();
+    let back = store.load_run(id).unwrap().unwrap();
+    assert_eq!(back.params, run.params);
+    assert_eq!(back.cluster, run.cluster);
+    assert_eq!(back, run);
+    // a run of one client states one, and nothing of many
+    let one = sample_run("bebox", 1);
+    let id = store.save_run(&one).unwrap().unwrap();
+    let back = store.load_run(id).unwrap().unwrap();
+    assert_eq!((back.params.clients, back.cluster), (1, None));
+}
 
 /// Text read is borrowed from the driver's row until decoded: what cannot be decoded
 /// is still an error naming its column, whatever the detail read.

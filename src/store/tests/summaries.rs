@@ -131,6 +131,11 @@ fn the_migration_backfills_the_summaries_of_earlier_runs(backend: &Backend) {
         ("runs", "meta_random_order"),
         ("runs", "meta_warm"),
         ("results", "ops"),
+        ("runs", "clients"),
+        ("runs", "client_hosts"),
+        ("runs", "shared_file"),
+        ("runs", "stonewall"),
+        ("runs", "cluster"),
     ] {
         backend.execute(&format!("ALTER TABLE {schema}{table} DROP COLUMN {column}"));
     }

@@ -62,7 +62,7 @@ fn every_command_reads_metadata_runs_in_ops(db: &Db) {
     }
     let csv = db.ok(&["compare", "label:a", "label:b", "--format", "csv"]);
     assert!(
-        csv.lines().nth(1).unwrap().ends_with(",8,4,0,ops/s"),
+        csv.lines().nth(1).unwrap().ends_with(",8,4,0,ops/s,1"),
         "{csv}"
     );
     db.ok(&["compare", "label:a", "label:b", "--format", "markdown"]);
