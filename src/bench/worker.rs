@@ -66,12 +66,14 @@ impl Worker<'_> {
         private_fd_table();
         let plan = self.plan;
         let mut file = TestFile::new(&plan.dir, self.cell.run_tag, self.index);
+        let pages = self.cache.buffer_pages();
         let pool = DataPool::new(
             plan.seed.wrapping_add(u64::from(self.index)),
             self.cell.cell.record as usize,
             self.cell.cell.file_size,
+            pages,
         );
-        let mut buf = AlignedBuf::zeroed(self.cell.cell.record as usize);
+        let mut buf = AlignedBuf::in_pages(self.cell.cell.record as usize, pages);
         let mut timings = Vec::new();
         let mut error = None;
         // counted into the tally's counter, or into this one that nobody reads: the
