@@ -71,11 +71,19 @@ fn header(run: &Run) -> Listing {
                 if p.verify { ", verified" } else { "" }
             ),
         ),
+        (
+            "metadata tree",
+            p.metadata.as_ref().map_or(String::new(), cells::run_tree),
+        ),
         ("rounds", rounds(run)),
         ("machine at start", state(&run.state_at_start)),
         ("machine at end", state(&run.state_at_end)),
         ("iozone", run.tool_version.clone()),
     ] {
+        // a run without metadata tests has no tree to speak of
+        if fact == "metadata tree" && value.is_empty() {
+            continue;
+        }
         listing.push(vec![fact.into(), value]);
         // only an imported run has the line, right under its start
         if let (Some(source), "started") = (&run.source, fact) {
@@ -140,8 +148,8 @@ fn state(state: &Option<MachineState>) -> String {
 }
 
 /// The run's rows that timed single operations, each with its mode (`flush/posix`,
-/// in a run of several combinations) and its figures' latencies; listed by size, then
-/// mode by name, then test.
+/// in a run of several combinations) and its figures' latencies; listed as the run
+/// table lists them ([`RowKey::list_order`]: sizes, engine, cache mode, test).
 fn latency_rows(run: &Run) -> Vec<(RowKey, String, Vec<Latency>)> {
     let combined = run.params.combined();
     let mut rows: Vec<(RowKey, String, Vec<Latency>)> = by_row(&run.params, &run.results)
@@ -161,10 +169,7 @@ fn latency_rows(run: &Run) -> Vec<(RowKey, String, Vec<Latency>)> {
         })
         .filter(|(_, _, latencies): &(_, _, Vec<Latency>)| !latencies.is_empty())
         .collect();
-    rows.sort_by(|(a, a_mode, _), (b, b_mode, _)| {
-        let order = |k: &RowKey, mode| (k.file_size, k.record_size, mode, k.test);
-        order(a, a_mode).cmp(&order(b, b_mode))
-    });
+    rows.sort_by_key(|(key, _, _)| key.list_order());
     rows
 }
 
@@ -192,7 +197,11 @@ fn latency(run: &Run) -> Option<Listing> {
             let v: Vec<f64> = values.iter().map(|x| pick(x) as f64).collect();
             Summary::of(&v).map_or("-".into(), |s| format_nanos(s.median as u64))
         };
-        let mut row = vec![key.file_size.to_string(), key.record_size.to_string()];
+        // a metadata test's row is its tree's, which has no record
+        let mut row = match key.test.is_metadata() {
+            true => vec![cells::tree(key.files, key.dirs, key.file_bytes), "-".into()],
+            false => vec![key.file_size.to_string(), key.record_size.to_string()],
+        };
         if combined {
             row.push(mode);
         }

@@ -62,6 +62,24 @@ fn assert_shown_per_combination(db: &Path) {
             "{mode} missing:\n{show}"
         );
     }
+    // the latency table lists the combinations in the run table's order
+    let (figures, latency) = show
+        .split_once("latency per operation")
+        .expect("a latency table");
+    assert_eq!(modes_in_order(figures), modes_in_order(latency), "{show}");
+}
+
+/// The modes (`flush/posix`) a table names, each once, in the order it names them.
+fn modes_in_order(table: &str) -> Vec<&str> {
+    let mut modes: Vec<&str> = Vec::new();
+    let caches = ["flush/", "buffered/", "direct/", "sync/"];
+    let is_mode = |w: &&str| caches.iter().any(|c| w.starts_with(c));
+    for word in table.split_whitespace().filter(is_mode) {
+        if !modes.contains(&word) {
+            modes.push(word);
+        }
+    }
+    modes
 }
 
 /// Two engines inside the run: a verdict per (test, cache mode) row, the two parts

@@ -25,7 +25,7 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use self::bind::{decode, values};
-use self::busy::{BUSY_TIMEOUT, wait_for_lock};
+use self::busy::wait_for_lock;
 pub use self::busy::{lock_waits, set_busy_timeout};
 use self::schema::{Schema, identify, marked_damaged, user_version};
 use self::write::{derive_summaries, insert_results, insert_run, save_in};
@@ -154,7 +154,8 @@ impl SqliteStore {
                 reason: short_reason(&e),
             }
         })?;
-        conn.busy_timeout(BUSY_TIMEOUT)
+        // the same wait as a writer's, so IOZONE_BUSY_TIMEOUT holds for readers too
+        conn.busy_handler(Some(wait_for_lock))
             .map_err(|e| sql_error(path, e))?;
         identify(&conn, path, migrate::SQLITE.len())?;
         Ok(SqliteStore {
