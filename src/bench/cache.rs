@@ -9,6 +9,7 @@ use std::num::NonZeroU64;
 
 use rustix::fs::{Advice, OFlags};
 
+use super::data::Pages;
 use super::engine::{Engine, WriteBack};
 use crate::model::{CacheMode, TestKind};
 
@@ -58,6 +59,17 @@ impl CachePolicy {
                 evict_before_cold: false,
                 sync_after_writing: false,
             },
+        }
+    }
+
+    /// The pages of the buffers records are written from and read into: huge where
+    /// transfers go around the page cache, so that the device moves a record as one
+    /// segment; elsewhere the kernel copies, which huge pages do not speed up, so the
+    /// heap's.
+    pub(crate) const fn buffer_pages(self) -> Pages {
+        match self.around_page_cache {
+            true => Pages::Huge,
+            false => Pages::Small,
         }
     }
 
@@ -143,6 +155,15 @@ mod tests {
         assert_eq!(flags(CacheMode::Buffered), OFlags::empty());
         assert_eq!(flags(CacheMode::Direct), OFlags::DIRECT);
         assert_eq!(flags(CacheMode::Sync), OFlags::SYNC);
+    }
+
+    #[test]
+    fn only_transfers_around_the_page_cache_take_huge_pages() {
+        let pages = |mode| CachePolicy::of(mode).buffer_pages();
+        assert_eq!(pages(CacheMode::Direct), Pages::Huge);
+        for mode in [CacheMode::Flush, CacheMode::Buffered, CacheMode::Sync] {
+            assert_eq!(pages(mode), Pages::Small);
+        }
     }
 
     #[test]

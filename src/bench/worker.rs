@@ -57,12 +57,14 @@ impl Worker<'_> {
             Some(path) => TestFile::joined(path.to_path_buf()),
             None => TestFile::at(self.cell.files.worker(&plan.dir, self.index)),
         };
+        let pages = self.cache.buffer_pages();
         let pool = DataPool::new(
             plan.seed.wrapping_add(self.number()),
             self.cell.cell.record as usize,
             self.cell.cell.file_size,
+            pages,
         );
-        let mut buf = AlignedBuf::zeroed(self.cell.cell.record as usize);
+        let mut buf = AlignedBuf::in_pages(self.cell.cell.record as usize, pages);
         let mut timings = Vec::new();
         let mut error = None;
         // counted into the tally's counter, or into this one that nobody reads: the

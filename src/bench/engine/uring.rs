@@ -18,7 +18,7 @@ use rustix::io::Errno;
 
 use super::{Bound, Engine, Opening, WriteBack};
 use crate::bench::BenchError;
-use crate::bench::data::{AlignedBuf, DataPool};
+use crate::bench::data::{AlignedBuf, DataPool, Pages};
 use crate::bench::phase::Phase;
 use crate::model::EngineKind;
 
@@ -44,7 +44,8 @@ impl Engine for UringEngine {
     }
 
     fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
-        let ring = Uring::new(opening.file, opening.depth, opening.record)?;
+        let pages = opening.cache.buffer_pages();
+        let ring = Uring::new(opening.file, opening.depth, opening.record, pages)?;
         Ok(Box::new(Queued {
             ring,
             pool: opening.pool,
@@ -155,8 +156,9 @@ pub struct Uring<'data> {
 }
 
 impl<'data> Uring<'data> {
-    /// A ring of `depth` entries on `file`, for operations of `record` bytes.
-    pub fn new(file: File, depth: u32, record: u64) -> io::Result<Self> {
+    /// A ring of `depth` entries on `file`, for operations of `record` bytes into
+    /// read buffers in `pages`.
+    pub fn new(file: File, depth: u32, record: u64, pages: Pages) -> io::Result<Self> {
         let ring = setup(depth)?;
         ring.submitter().register_files(&[file.as_raw_fd()])?;
         let idle = Slot {
@@ -176,7 +178,7 @@ impl<'data> Uring<'data> {
             slots: vec![idle; depth as usize],
             // popped from the end: slot 0 first
             free: (0..depth).rev().collect(),
-            buffers: AlignedBuf::zeroed(depth as usize * record as usize),
+            buffers: AlignedBuf::in_pages(depth as usize * record as usize, pages),
             done: Vec::with_capacity(depth as usize),
             data: PhantomData,
         })
@@ -373,7 +375,7 @@ mod tests {
             .truncate(true)
             .open(dir.path().join("f"))
             .unwrap();
-        Uring::new(file, depth, record).unwrap()
+        Uring::new(file, depth, record, Pages::Huge).unwrap()
     }
 
     /// Waits until `n` operations are done; returns them with what each read brought.
