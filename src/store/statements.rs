@@ -24,7 +24,48 @@ pub struct Statement {
 
 /// The `history` query: the runs `filter` selects, newest first.
 pub fn list_runs(schema: &str, filter: &RunFilter) -> Statement {
-    let mut sql = format!("{} WHERE 1 = 1", select_runs(schema));
+    selected(schema, filter, &columns::select_list(RUN_COLUMNS), false)
+}
+
+/// A walk's runs: `columns` of the runs `filter` selects, in its order (or host by host,
+/// `by_host`), up to its limit.
+pub fn walk_runs(
+    schema: &str,
+    filter: &RunFilter,
+    columns: &[&columns::Column<Run>],
+    by_host: bool,
+) -> Statement {
+    let names: Vec<&str> = columns.iter().map(|c| c.name).collect();
+    selected(schema, filter, &names.join(", "), by_host)
+}
+
+/// Rows beside a walk's runs: `columns` of `table` (as `x`) of the runs `filter` selects,
+/// those `condition` keeps, in the order of their runs in [`walk_runs`], so that each
+/// run's rows come together and as its turn comes. (Within a run, in no order.)
+pub fn walk_beside(
+    schema: &str,
+    filter: &RunFilter,
+    by_host: bool,
+    table: &str,
+    columns: &str,
+    condition: &str,
+) -> Statement {
+    let runs = selected(schema, filter, "r.id, r.started_at, r.hostname", by_host);
+    Statement {
+        sql: format!(
+            "SELECT {columns} FROM ({}) r JOIN {schema}{table} x ON x.run_id = r.id \
+             WHERE {condition}{}",
+            runs.sql,
+            filter::order(filter, by_host)
+        ),
+        params: runs.params,
+    }
+}
+
+/// `select` (a list of `r.` columns) of the runs `filter` selects, in its order (or
+/// host by host), up to its limit.
+fn selected(schema: &str, filter: &RunFilter, select: &str, by_host: bool) -> Statement {
+    let mut sql = format!("SELECT {select} FROM {schema}runs r WHERE 1 = 1");
     let mut params = Vec::new();
     for (clause, values) in filter::conditions(filter, schema) {
         sql.push_str(" AND ");
@@ -35,7 +76,8 @@ pub fn list_runs(schema: &str, filter: &RunFilter) -> Statement {
             Param::Time(t) => (Kind::Time, Value::Time(t)),
         }));
     }
-    sql.push_str(&filter::order_and_limit(filter));
+    sql.push_str(filter::order(filter, by_host));
+    sql.push_str(&filter::limit(filter));
     Statement { sql, params }
 }
 

@@ -15,6 +15,7 @@ mod errors;
 mod migrate;
 mod read;
 mod tls;
+mod walk;
 mod write;
 
 use std::cell::RefCell;
@@ -315,6 +316,15 @@ impl Store for PgStore {
 
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {
         self.read(|client| read::summaries(client, ids))
+    }
+
+    fn walk(
+        &self,
+        filter: &RunFilter,
+        read: super::Walk,
+        each: &mut super::walk::Each,
+    ) -> Result<(), StoreError> {
+        self.read(|client| walk::walk(client, filter, read, each))
     }
 
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError> {
