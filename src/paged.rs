@@ -7,7 +7,7 @@ mod pipeline;
 mod spool;
 mod table;
 
-use std::io;
+use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 
@@ -18,6 +18,7 @@ use crate::render::{self, Listing};
 use crate::selector::RunFilter;
 use crate::store::{self, Store, StoreError, Walk, Walked};
 
+use pipeline::Pieces;
 use spool::Spool;
 pub use table::HistoryTable;
 
@@ -37,14 +38,14 @@ trait Document<P>: Send {
     }
 
     /// Prints a page's text to `out` as it is made.
-    fn page(&mut self, page: P, out: &mut dyn io::Write) -> io::Result<()>;
+    fn page(&mut self, page: P, out: &mut Pieces) -> io::Result<()>;
 
     /// The text after the last page.
     fn end(self) -> String;
 }
 
 impl<P, D: Document<P>> pipeline::Printer<P> for D {
-    fn print(&mut self, page: P, out: &mut dyn io::Write) -> io::Result<()> {
+    fn print(&mut self, page: P, out: &mut Pieces) -> io::Result<()> {
         self.page(page, out)
     }
 }
@@ -161,7 +162,7 @@ impl<F> Csv<F> {
 }
 
 impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
-    fn page(&mut self, page: P, out: &mut dyn io::Write) -> io::Result<()> {
+    fn page(&mut self, page: P, out: &mut Pieces) -> io::Result<()> {
         let listing = (self.listing)(&page);
         self.pages += 1;
         out.write_all(
@@ -188,7 +189,7 @@ struct ExportCsv {
 }
 
 impl Document<Vec<Run>> for ExportCsv {
-    fn page(&mut self, runs: Vec<Run>, out: &mut dyn io::Write) -> io::Result<()> {
+    fn page(&mut self, runs: Vec<Run>, out: &mut Pieces) -> io::Result<()> {
         self.pages += 1;
         export::write_csv(&runs, self.pages == 1, out)
     }
@@ -218,12 +219,12 @@ impl Document<(Vec<Run>, Summaries)> for HistoryJson {
     fn page(
         &mut self,
         (runs, summaries): (Vec<Run>, Summaries),
-        mut out: &mut dyn io::Write,
+        out: &mut Pieces,
     ) -> io::Result<()> {
         for run in &runs {
             let of_run = summaries.get(&run.id.unwrap_or_default());
             let element = render::HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice));
-            self.array.write_element(&element, &mut out)?;
+            self.array.write_element(&element, out)?;
         }
         Ok(())
     }
@@ -251,8 +252,8 @@ impl Document<Vec<Run>> for ExportJson {
         std::mem::take(&mut self.head)
     }
 
-    fn page(&mut self, runs: Vec<Run>, mut out: &mut dyn io::Write) -> io::Result<()> {
-        (runs.iter()).try_for_each(|run| self.export.write_run(run, &mut out))
+    fn page(&mut self, runs: Vec<Run>, out: &mut Pieces) -> io::Result<()> {
+        (runs.iter()).try_for_each(|run| self.export.write_run(run, out))
     }
 
     fn end(self) -> String {

@@ -20,7 +20,7 @@ const PIECE: usize = 256 << 10;
 
 /// A printer of pages of type `P` to text, on the second thread.
 pub(super) trait Printer<P>: Send {
-    fn print(&mut self, page: P, out: &mut dyn io::Write) -> io::Result<()>;
+    fn print(&mut self, page: P, out: &mut Pieces) -> io::Result<()>;
 }
 
 /// Runs `produce`, which hands pages to the sender it is given (and returns its own
@@ -84,8 +84,10 @@ fn print_all<P, T: Printer<P>>(
     printer
 }
 
-/// Text printed on the second thread, handed back a piece at a time.
-struct Pieces {
+/// Text printed on the second thread, handed back a piece at a time. A type of its
+/// own rather than any writer: a printer's many small writes (a comma, an indent) are
+/// then each a copy, not a call.
+pub(super) struct Pieces {
     gathered: Vec<u8>,
     sender: SyncSender<Vec<u8>>,
 }
@@ -101,11 +103,13 @@ impl Pieces {
 }
 
 impl io::Write for Pieces {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.write_all(bytes)?;
         Ok(bytes.len())
     }
 
+    #[inline]
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.gathered.extend_from_slice(bytes);
         match self.gathered.len() >= PIECE {

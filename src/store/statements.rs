@@ -39,29 +39,6 @@ pub fn walk_runs(
     selected(schema, filter, &names.join(", "), by_host)
 }
 
-/// Rows beside a walk's runs: `columns` of `table` (as `x`) of the runs `filter` selects,
-/// those `condition` keeps, in the order of their runs in [`walk_runs`], so that each
-/// run's rows come together and as its turn comes. (Within a run, in no order.)
-pub fn walk_beside(
-    schema: &str,
-    filter: &RunFilter,
-    by_host: bool,
-    table: &str,
-    columns: &str,
-    condition: &str,
-) -> Statement {
-    let runs = selected(schema, filter, "r.id, r.started_at, r.hostname", by_host);
-    Statement {
-        sql: format!(
-            "SELECT {columns} FROM ({}) r JOIN {schema}{table} x ON x.run_id = r.id \
-             WHERE {condition}{}",
-            runs.sql,
-            filter::order(filter, by_host)
-        ),
-        params: runs.params,
-    }
-}
-
 /// `select` (a list of `r.` columns) of the runs `filter` selects, in its order (or
 /// host by host), up to its limit.
 fn selected(schema: &str, filter: &RunFilter, select: &str, by_host: bool) -> Statement {

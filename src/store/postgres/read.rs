@@ -200,7 +200,7 @@ pub(super) fn get<'a, T: FromSql<'a>>(row: &'a Row, idx: usize) -> Result<T, Fai
 }
 
 /// Column `idx` as a value of `kind`; text borrowed from the row.
-fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
+pub(super) fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
     Ok(match kind {
         Kind::Integer => get::<Option<i64>>(row, idx)?.into(),
         Kind::Real => get::<Option<f64>>(row, idx)?.into(),

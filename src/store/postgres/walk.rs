@@ -1,245 +1,368 @@
-//! PostgreSQL's walk: in one read-only snapshot, a server-side cursor over the runs in
-//! the walk's order and, beside it, a cursor per table the walk reads (labels, tags,
-//! results, summaries) over that table's rows joined to the same runs in the same
-//! order, so that each run's rows come next in each cursor as its turn comes. Rows
-//! are fetched many thousands at a time and decoded as they are taken; a cursor is
-//! planned to deliver its first rows at once (a nested loop through the keys), never
-//! to sort the whole table first.
+//! PostgreSQL's walk: one statement whose rows the server sends as it finds them and
+//! which are decoded as they arrive. For each run, in the walk's order, a row of the
+//! run (its columns as one record, its labels and tags as arrays), then a row per row
+//! of the tables beside it that the walk reads (its results; or its summaries, and the
+//! figures of a run that keeps none): a nested loop over the runs' index, through each
+//! table's key, so that nothing is sorted or gathered on the server first and the
+//! server finds the next rows while these are decoded. Memory holds a run.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
+use std::error::Error;
 
-use postgres::{IsolationLevel, Row, Statement as Prepared, Transaction};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::{FromSql, Type};
+use postgres::{Client, Row};
 
-use super::bind::{bound, numbered, params};
+use super::bind::{bound, numbered};
 use super::errors::Fail;
-use super::read::{decode, get};
+use super::read::get;
 use crate::model::{Params, RowSummary, Run};
-use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
+use crate::store::columns::{self, Column, Kind, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value};
 use crate::store::statements::{self, Statement};
 use crate::store::walk::{Each, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults};
 
-/// Rows a fetch brings: of runs (a few hundred bytes to kilobytes each), and of the
-/// rows beside them (tens of bytes each). A few megabytes a fetch: round trips few,
-/// memory small.
-const RUNS_FETCH: usize = 2_000;
-const ROWS_FETCH: usize = 20_000;
+/// What a row of the walk holds, in its first column.
+const RUN: i32 = 0;
+const RESULT: i32 = 1;
+const SUMMARY: i32 = 2;
 
-const SCHEMA: &str = "iozone.";
+/// Where the rows beside a run begin: after the kind, the run's record, its labels,
+/// its tags' keys and their values.
+const BESIDE: usize = 5;
 
 pub(super) fn walk(
-    client: &mut postgres::Client,
+    client: &mut Client,
     filter: &RunFilter,
     walk: Walk,
     each: &mut Each,
 ) -> Result<(), Fail> {
-    let mut tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()?;
-    let columns = walk.run_columns();
-    let statement = statements::walk_runs(SCHEMA, filter, &columns, walk.by_host());
-    let mut runs = Cursor::declare(&mut tx, "walk_runs", &statement, RUNS_FETCH)?;
-    let mut beside = Beside::declare(&mut tx, filter, walk)?;
-    while let Some(row) = runs.next(&mut tx)? {
-        let run = decode(&row, columns.iter().copied(), Run::default())?;
-        if each(beside.read(&mut tx, run)?).is_break() {
-            break;
+    let mut tx = client.build_transaction().read_only(true).start()?;
+    // a parallel plan would hand the rows over in no order
+    tx.batch_execute("SET LOCAL max_parallel_workers_per_gather = 0")?;
+    let shape = Shape::of(walk);
+    let statement = shape.statement(filter, walk);
+    let values: Vec<_> = (statement.params.iter())
+        .map(|(kind, value)| bound(*kind, value))
+        .collect();
+    let params = values
+        .iter()
+        .map(|v| &**v as &(dyn postgres::types::ToSql + Sync));
+    let cancel = tx.cancel_token();
+    let mut rows = tx.query_raw(&numbered(&statement.sql), params)?;
+    let mut current: Option<Reading> = None;
+    let mut stopped = false;
+    while let Some(row) = rows.next()? {
+        match get::<i32>(&row, 0)? {
+            RUN => {
+                let run = shape.run(&row)?;
+                if let Some(done) = current.replace(Reading::new(run)) {
+                    if each(done.walked(walk)).is_break() {
+                        stopped = true;
+                        break;
+                    }
+                }
+            }
+            kind => {
+                let reading = current.as_mut().ok_or_else(out_of_order)?;
+                shape.add(&row, kind, reading)?;
+            }
         }
     }
-    // read only: nothing to keep
+    if stopped {
+        // what the server has still to send is not wanted: it stops, not the reading
+        let _ = cancel.cancel_query(super::tls::LazyTls);
+        drop(rows);
+        let _ = tx.rollback();
+        return Ok(());
+    }
+    drop(rows);
+    if let Some(done) = current {
+        let _ = each(done.walked(walk));
+    }
     tx.rollback()?;
     Ok(())
 }
 
-/// The cursors beside the runs', for what a walk reads.
-struct Beside {
-    labels: Option<(Cursor, Cursor)>,
-    /// The results in the walk's detail; or, for a walk of summaries, the figures of
-    /// the runs that keep none.
-    results: Cursor,
-    detail: Detail,
-    summaries: Option<Cursor>,
+/// The walk's rows came in an order the statement does not give.
+fn out_of_order() -> Fail {
+    Fail::Bad("the server sent a walk's rows out of their runs' order".into())
 }
 
-impl Beside {
-    fn declare(tx: &mut Transaction, filter: &RunFilter, walk: Walk) -> Result<Beside, Fail> {
-        let by_host = walk.by_host();
-        let cursor = |tx: &mut Transaction, name, table, columns: &str, condition| {
-            let statement =
-                statements::walk_beside(SCHEMA, filter, by_host, table, columns, condition);
-            Cursor::declare(tx, name, &statement, ROWS_FETCH)
-        };
-        let labels = match walk.labels() {
-            true => Some((
-                cursor(
-                    tx,
-                    "walk_labels",
-                    "run_labels",
-                    "x.run_id, x.label, x.position",
-                    "true",
-                )?,
-                cursor(
-                    tx,
-                    "walk_tags",
-                    "run_tags",
-                    "x.run_id, x.key, x.value",
-                    "true",
-                )?,
-            )),
-            false => None,
-        };
-        let (detail, which) = match walk {
-            Walk::Results(detail) => (detail, "true"),
-            _ => (
-                Detail::Figures,
-                "NOT EXISTS (SELECT 1 FROM iozone.run_summaries s WHERE s.run_id = r.id)",
-            ),
-        };
-        let results = cursor(
-            tx,
-            "walk_results",
-            "results",
-            &prefixed(detail.columns()),
-            which,
-        )?;
-        let summaries = match walk.summaries() {
-            true => Some(cursor(
-                tx,
-                "walk_summaries",
-                "run_summaries",
-                &prefixed(SUMMARY_COLUMNS),
-                "true",
-            )?),
-            false => None,
-        };
-        Ok(Beside {
-            labels,
-            results,
-            detail,
-            summaries,
-        })
+/// A run being read, with what has come beside it so far.
+struct Reading {
+    run: Run,
+    results: RunResults,
+    summaries: Vec<RowSummary>,
+}
+
+impl Reading {
+    fn new(run: Run) -> Reading {
+        Reading {
+            run,
+            results: RunResults::default(),
+            summaries: Vec::new(),
+        }
     }
 
-    /// `run` with what the walk reads beside it.
-    fn read(&mut self, tx: &mut Transaction, mut run: Run) -> Result<Walked, Fail> {
-        let id = run.id.unwrap_or_default();
-        if let Some((labels, tags)) = &mut self.labels {
-            let mut found: Vec<(i64, String)> = Vec::new();
-            labels.take_run(tx, id, |row| {
-                found.push((get(row, 2)?, get(row, 1)?));
-                Ok(())
-            })?;
-            found.sort_unstable_by_key(|(position, _)| *position);
-            run.labels = found.into_iter().map(|(_, label)| label).collect();
-            let mut found = BTreeMap::new();
-            tags.take_run(tx, id, |row| {
-                found.insert(get(row, 1)?, get(row, 2)?);
-                Ok(())
-            })?;
-            run.tags = found;
-        }
-        let mut results = RunResults::default();
-        let columns = self.detail.columns();
-        self.results.take_run(tx, id, |row| {
-            results.add(decode(row, columns, ResultRow::blank())?);
-            Ok(())
-        })?;
+    /// The run as the walk hands it on.
+    fn walked(self, walk: Walk) -> Walked {
+        let Reading {
+            mut run,
+            mut results,
+            mut summaries,
+        } = self;
         results.sort();
-        let Some(summaries) = &mut self.summaries else {
+        if !walk.summaries() {
             results.fill(&mut run);
-            return Ok(Walked {
+            return Walked {
                 run,
                 summaries: Vec::new(),
-            });
-        };
-        let mut rows = Vec::new();
-        summaries.take_run(tx, id, |row| {
-            rows.push(decode(row, SUMMARY_COLUMNS, SummaryRow::blank())?.summary);
-            Ok(())
-        })?;
+            };
+        }
         // a run with one figure per key keeps no summaries: they are its figures
-        match rows.is_empty() {
-            true => rows = RowSummary::of(&results.results),
+        match summaries.is_empty() {
+            true => summaries = RowSummary::of(&results.results),
             // in key order, as those derived come
-            false => rows.sort_by_key(|r| r.key(&Params::default())),
+            false => summaries.sort_by_key(|r| r.key(&Params::default())),
         }
-        Ok(Walked {
-            run,
-            summaries: rows,
-        })
+        Walked { run, summaries }
     }
 }
 
-/// `x.name, …` for each of `columns`.
-fn prefixed<T>(columns: &[Column<T>]) -> String {
-    let names: Vec<String> = columns.iter().map(|c| format!("x.{}", c.name)).collect();
-    names.join(", ")
+/// What the walk's rows hold: the run's columns, and the columns of each table beside.
+struct Shape {
+    run: Vec<&'static Column<Run>>,
+    labels: bool,
+    detail: Detail,
+    summaries: bool,
 }
 
-/// A server-side cursor of the transaction, read a fetch at a time.
-struct Cursor {
-    fetch: Prepared,
-    size: usize,
-    rows: VecDeque<Row>,
-    /// Whether the last fetch brought fewer rows than asked: there are no more.
-    done: bool,
-}
-
-impl Cursor {
-    /// Declares cursor `name` over `statement`'s rows, to be fetched `size` at a time.
-    fn declare(
-        tx: &mut Transaction,
-        name: &str,
-        statement: &Statement,
-        size: usize,
-    ) -> Result<Cursor, Fail> {
-        let values: Vec<_> = (statement.params.iter())
-            .map(|(kind, value)| bound(*kind, value))
-            .collect();
-        let declare = format!(
-            "DECLARE {name} NO SCROLL CURSOR FOR {}",
-            numbered(&statement.sql)
-        );
-        tx.execute(&declare, &params(&values))?;
-        Ok(Cursor {
-            fetch: tx.prepare(&format!("FETCH {size} FROM {name}"))?,
-            size,
-            rows: VecDeque::new(),
-            done: false,
-        })
-    }
-
-    /// The next row, fetched with the next ones when none is left.
-    fn peek(&mut self, tx: &mut Transaction) -> Result<Option<&Row>, Fail> {
-        if self.rows.is_empty() && !self.done {
-            self.rows.extend(tx.query(&self.fetch, &[])?);
-            self.done = self.rows.len() < self.size;
+impl Shape {
+    fn of(walk: Walk) -> Shape {
+        Shape {
+            run: walk.run_columns(),
+            labels: walk.labels(),
+            detail: match walk {
+                Walk::Results(detail) => detail,
+                _ => Detail::Figures,
+            },
+            summaries: walk.summaries(),
         }
-        Ok(self.rows.front())
     }
 
-    fn next(&mut self, tx: &mut Transaction) -> Result<Option<Row>, Fail> {
-        self.peek(tx)?;
-        Ok(self.rows.pop_front())
+    /// The walk's statement: the runs `filter` selects, each followed by the rows
+    /// beside it. Every row has the same columns: the kind, the run's record, its
+    /// labels, its tags' keys and values, a result's columns and a summary's, those a
+    /// row is not null.
+    fn statement(&self, filter: &RunFilter, walk: Walk) -> Statement {
+        let runs = statements::walk_runs("iozone.", filter, &self.run, walk.by_host());
+        let results = names_and_kinds(self.detail.columns());
+        let summaries = match self.summaries {
+            true => names_and_kinds(SUMMARY_COLUMNS),
+            false => Vec::new(),
+        };
+        let record: Vec<String> = self.run.iter().map(|c| format!("r.{}", c.name)).collect();
+        let (labels, keys, values) = match self.labels {
+            true => (
+                "ARRAY(SELECT label FROM iozone.run_labels l WHERE l.run_id = r.id ORDER BY position)",
+                "ARRAY(SELECT key FROM iozone.run_tags t WHERE t.run_id = r.id ORDER BY key)",
+                "ARRAY(SELECT value FROM iozone.run_tags t WHERE t.run_id = r.id ORDER BY key)",
+            ),
+            false => ("NULL::text[]", "NULL::text[]", "NULL::text[]"),
+        };
+        let run_row = [
+            vec![
+                format!("{RUN} AS kind"),
+                format!("ROW({}) AS run", record.join(", ")),
+                format!("{labels} AS labels"),
+                format!("{keys} AS tag_keys"),
+                format!("{values} AS tag_values"),
+            ],
+            nulls(&results),
+            nulls(&summaries),
+        ];
+        let beside = |kind: i32| {
+            vec![
+                kind.to_string(),
+                "NULL".into(),
+                "NULL".into(),
+                "NULL".into(),
+                "NULL".into(),
+            ]
+        };
+        let result_row = [beside(RESULT), named(&results, "x"), nulls(&summaries)];
+        // the figures of a walk of summaries are those of the runs that keep none
+        let which = match self.summaries {
+            true => " AND NOT EXISTS (SELECT 1 FROM iozone.run_summaries s WHERE s.run_id = r.id)",
+            false => "",
+        };
+        let mut branches = vec![
+            format!("SELECT {}", run_row.concat().join(", ")),
+            format!(
+                "SELECT {} FROM iozone.results x WHERE x.run_id = r.id{which}",
+                result_row.concat().join(", ")
+            ),
+        ];
+        if self.summaries {
+            let summary_row = [beside(SUMMARY), nulls(&results), named(&summaries, "s")];
+            branches.push(format!(
+                "SELECT {} FROM iozone.run_summaries s WHERE s.run_id = r.id",
+                summary_row.concat().join(", ")
+            ));
+        }
+        Statement {
+            // the runs' order, which the nested loop keeps: each run's rows stay together,
+            // its own first
+            sql: format!(
+                "SELECT y.* FROM ({}) r CROSS JOIN LATERAL ({}) y{}",
+                runs.sql,
+                branches.join(" UNION ALL "),
+                crate::store::filter::order(filter, walk.by_host()),
+            ),
+            params: runs.params,
+        }
     }
 
-    /// Hands each row of run `id` to `add`: the rows that come next, whose first column
-    /// is `id` (a run without any has none next).
-    fn take_run(
-        &mut self,
-        tx: &mut Transaction,
-        id: i64,
-        mut add: impl FnMut(&Row) -> Result<(), Fail>,
-    ) -> Result<(), Fail> {
-        while let Some(row) = self.peek(tx)? {
-            if get::<i64>(row, 0)? != id {
-                break;
+    /// The run a row of kind [`RUN`] holds, with its labels and tags.
+    fn run(&self, row: &Row) -> Result<Run, Fail> {
+        let record: Record = get(row, 1)?;
+        let read = |idx: usize, kind: Kind| record.read(idx, kind);
+        let mut run = columns::decode(self.run.iter().copied(), Run::default(), read, |_, e| {
+            Fail::Bad(e.to_string())
+        })?;
+        if self.labels {
+            run.labels = get(row, 2)?;
+            let keys: Vec<String> = get(row, 3)?;
+            let values: Vec<String> = get(row, 4)?;
+            run.tags = keys.into_iter().zip(values).collect::<BTreeMap<_, _>>();
+        }
+        Ok(run)
+    }
+
+    /// Adds a row beside the run to what is read of it.
+    fn add(&self, row: &Row, kind: i32, reading: &mut Reading) -> Result<(), Fail> {
+        let id = reading.run.id.unwrap_or_default();
+        let results = self.detail.columns();
+        match kind {
+            RESULT => {
+                let result = decode_at(row, BESIDE, results, ResultRow::blank())?;
+                if result.run_id != id {
+                    return Err(out_of_order());
+                }
+                reading.results.add(result);
             }
-            add(row)?;
-            self.rows.pop_front();
+            SUMMARY => {
+                let summary = decode_at(
+                    row,
+                    BESIDE + results.len(),
+                    SUMMARY_COLUMNS,
+                    SummaryRow::blank(),
+                )?;
+                if summary.run_id != id {
+                    return Err(out_of_order());
+                }
+                reading.summaries.push(summary.summary);
+            }
+            other => return Err(Fail::Bad(format!("a walk's row of unknown kind {other}"))),
         }
         Ok(())
     }
+}
+
+/// A typed null for each of `columns`.
+fn nulls(columns: &[(&str, Kind)]) -> Vec<String> {
+    (columns.iter())
+        .map(|(_, kind)| format!("NULL::{}", kind.postgres_type()))
+        .collect()
+}
+
+/// Each of `columns` of `table`.
+fn named(columns: &[(&str, Kind)], table: &str) -> Vec<String> {
+    (columns.iter())
+        .map(|(name, _)| format!("{table}.{name}"))
+        .collect()
+}
+
+/// Each column's name and kind.
+fn names_and_kinds<T>(columns: &[Column<T>]) -> Vec<(&'static str, Kind)> {
+    columns.iter().map(|c| (c.name, c.kind)).collect()
+}
+
+/// A model value from `columns` of `row`, the first at `offset`.
+fn decode_at<T>(row: &Row, offset: usize, columns: &[Column<T>], blank: T) -> Result<T, Fail> {
+    let read = |idx: usize, kind: Kind| super::read::read(row, offset + idx, kind);
+    columns::decode(columns, blank, read, |_, e| Fail::Bad(e.to_string()))
+}
+
+/// A record (`ROW(…)`) as the server sends it: each field's type and value, unread.
+struct Record<'a> {
+    fields: Vec<(Type, Option<&'a [u8]>)>,
+}
+
+impl<'a> FromSql<'a> for Record<'a> {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Record<'a>, Box<dyn Error + Sync + Send>> {
+        let mut rest = raw;
+        let mut take = |n: usize| -> Result<&'a [u8], Box<dyn Error + Sync + Send>> {
+            if rest.len() < n {
+                return Err("a record cut short".into());
+            }
+            let (now, later) = rest.split_at(n);
+            rest = later;
+            Ok(now)
+        };
+        let int = |bytes: &[u8]| i32::from_be_bytes(bytes.try_into().expect("four bytes"));
+        let count = int(take(4)?);
+        let mut fields = Vec::with_capacity(count.max(0) as usize);
+        for _ in 0..count {
+            let oid = int(take(4)?) as u32;
+            let ty = Type::from_oid(oid).ok_or_else(|| format!("a field of unknown type {oid}"))?;
+            let len = int(take(4)?);
+            let value = match len {
+                -1 => None,
+                len => Some(take(len.max(0) as usize)?),
+            };
+            fields.push((ty, value));
+        }
+        Ok(Record { fields })
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::RECORD
+    }
+}
+
+impl Record<'_> {
+    /// Field `idx` as a value of `kind`.
+    fn read(&self, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
+        let (ty, raw) = self
+            .fields
+            .get(idx)
+            .ok_or_else(|| Fail::Bad(format!("a run's record has no field {idx}")))?;
+        let raw = *raw;
+        let bad = |e: Box<dyn Error + Sync + Send>| {
+            Fail::Bad(format!("a run's field {idx} cannot be read: {e}"))
+        };
+        Ok(match kind {
+            Kind::Integer => field::<Option<i64>>(ty, raw).map_err(bad)?.into(),
+            Kind::Real => field::<Option<f64>>(ty, raw).map_err(bad)?.into(),
+            Kind::Text => field::<Option<&str>>(ty, raw).map_err(bad)?.into(),
+            Kind::Bool => field::<Option<bool>>(ty, raw).map_err(bad)?.into(),
+            Kind::Time => field::<Option<chrono::DateTime<chrono::Utc>>>(ty, raw)
+                .map_err(bad)?
+                .into(),
+            Kind::Uuid => field::<Option<uuid::Uuid>>(ty, raw).map_err(bad)?.into(),
+        })
+    }
+}
+
+/// A field of type `ty` as a `T`, refused when `T` is not what that type holds.
+fn field<'a, T: FromSql<'a>>(
+    ty: &Type,
+    raw: Option<&'a [u8]>,
+) -> Result<T, Box<dyn Error + Sync + Send>> {
+    if !T::accepts(ty) {
+        return Err(format!("it holds {ty}").into());
+    }
+    T::from_sql_nullable(ty, raw)
 }
