@@ -1,6 +1,6 @@
 //! Which parser reads a file: sniffed from the content, or forced with `--format`.
 
-use super::{Origin, ParseError, classic, fio, iozone3, json_stream, own};
+use super::{Origin, ParseError, Piece, classic, fio, iozone3, json_stream, own};
 use crate::model::Run;
 
 /// A format a parser reads. Which one a file is in is [`detect`]ed, or the user says.
@@ -41,18 +41,21 @@ pub fn parse(format: Format, text: &str, origin: &Origin) -> Result<Vec<Run>, Pa
 }
 
 /// Reads the runs of a format read as a stream (one without
-/// [`Format::max_bytes`]) from `reader`, handing each to `emit` as it is complete.
+/// [`Format::max_bytes`]) from `reader`, handing each to `emit` as it is complete, or
+/// in parts as it is read (iozone3's).
 pub fn read_stream(
     format: Format,
     reader: impl std::io::Read,
     file: &str,
     imported_at: chrono::DateTime<chrono::Utc>,
-    emit: &mut dyn FnMut(Run) -> bool,
+    emit: &mut dyn FnMut(Piece) -> bool,
 ) -> Result<(), ParseError> {
+    let mut whole = |run| emit(Piece::Run(run));
     match format {
-        Format::Json => json_stream::read_json(reader, emit),
-        Format::Csv => own::read_csv(reader, file, imported_at, emit),
-        Format::Iozone3 | Format::Fio | Format::Classic => {
+        Format::Json => json_stream::read_json(reader, &mut whole),
+        Format::Csv => own::read_csv(reader, file, imported_at, &mut whole),
+        Format::Iozone3 => iozone3::read(std::io::BufReader::new(reader), imported_at, emit),
+        Format::Fio | Format::Classic => {
             unreachable!("{format:?} has a size limit: it is read whole")
         }
     }

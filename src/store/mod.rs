@@ -303,6 +303,8 @@ pub trait Store: Send {
 pub enum Batch {
     /// Runs to record with the others.
     Runs(Vec<Run>),
+    /// A part of a run too large to hold whole, recorded with the others.
+    Part(crate::model::RunPart),
     /// No more runs: the batches so far are committed.
     End,
     /// The source failed: nothing of it is kept.

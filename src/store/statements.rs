@@ -333,6 +333,22 @@ pub fn finish_run(schema: &str, id: i64, run: &Run) -> Statement {
     }
 }
 
+/// Sets every written column of run `id` to `run`'s: a run passed in parts
+/// (`RunPart`) gets its UUID and the parameters its figures decide when it closes.
+pub fn update_run(schema: &str, id: i64, run: &Run) -> Statement {
+    let mut params = Vec::new();
+    let mut sets = Vec::new();
+    for column in columns::inserted(RUN_COLUMNS) {
+        sets.push(format!("{} = ?", column.name));
+        params.push((column.kind, (column.encode)(run)));
+    }
+    params.push((Kind::Integer, Value::Integer(id)));
+    Statement {
+        sql: format!("UPDATE {schema}runs SET {} WHERE id = ?", sets.join(", ")),
+        params,
+    }
+}
+
 /// The ids a reference may point to (at most two are looked for: one is the answer,
 /// two make it ambiguous); `None` when nothing can match.
 pub fn resolve(schema: &str, reference: &RunRef) -> Option<Statement> {

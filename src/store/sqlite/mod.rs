@@ -405,24 +405,28 @@ impl Store for SqliteStore {
     ) -> Result<Option<usize>, StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
-        let mut runs = match next() {
-            Batch::Runs(runs) => runs,
+        let mut batch = match next() {
             Batch::End => return Ok(Some(0)),
             Batch::Abandon => return Ok(None),
+            batch => batch,
         };
         // dropped without its commit (abandoned, or a write failed), it rolls back
         let tx = self.conn.transaction().map_err(err)?;
         let mut added = 0;
+        let mut open = write::Open::new();
         loop {
-            super::check_storable(&runs)?;
-            for run in &runs {
-                added += save_in(&tx, run).map_err(err)?.is_some() as usize;
-            }
-            runs = match next() {
-                Batch::Runs(runs) => runs,
+            match batch {
+                Batch::Runs(runs) => {
+                    super::check_storable(&runs)?;
+                    for run in &runs {
+                        added += save_in(&tx, run).map_err(err)?.is_some() as usize;
+                    }
+                }
+                Batch::Part(part) => added += write::save_part(&tx, &mut open, part).map_err(err)?,
                 Batch::End => break,
                 Batch::Abandon => return Ok(None),
-            };
+            }
+            batch = next();
         }
         tx.commit().map_err(err)?;
         Ok(Some(added))
