@@ -338,46 +338,67 @@ impl Found {
 
 /// The figures an output's runs have had, to refuse a second one for the same test,
 /// file size and record size without keeping the figures: by (processes, file size,
-/// record size), the (I/O path, test) pairs had, as bits. A table lists its rows in
-/// ascending order, so they are appended to a sorted list (found by halving, in
-/// chunks that never move); a key out of that order goes to a map.
+/// record size), the (I/O path, test) pairs had, as bits. A table (one process) lists
+/// its rows in ascending order, so they are appended to a sorted list of 16 bytes a
+/// row (found by halving, in chunks that never move); any other key goes to a map.
 #[derive(Default)]
 struct Seen {
-    sorted: Vec<Vec<(Key, u64)>>,
-    others: std::collections::BTreeMap<Key, u64>,
+    sorted: Vec<Vec<Row1>>,
+    others: std::collections::BTreeMap<(u32, u64, u64), u32>,
 }
 
-type Key = (u32, u64, u64);
+/// A row of one process: its file size, record size and the pairs had.
+#[derive(Clone, Copy)]
+struct Row1 {
+    file_kb: u64,
+    record_kb: u32,
+    had: u32,
+}
 
-/// Keys a chunk holds: a megabyte at most.
+/// Rows a chunk holds: half a megabyte.
 const CHUNK: usize = 1 << 15;
 
 impl Seen {
     /// Marks `cell`'s figure as had; `false` when it was had already.
     fn mark(&mut self, cell: &Cell) -> bool {
-        let key = (cell.threads, cell.file_kb, cell.record_kb);
-        let bit = 1u64 << (cell.via as u32 * 32 + cell.test as u32 % 32);
-        let had = self.entry(key);
+        // the tests iozone3 prints are the first of ours: 16 bits a path hold them
+        let bit = 1u32 << ((cell.via as u32) * 16 + (cell.test as u32 % 16));
+        let one = match u32::try_from(cell.record_kb) {
+            Ok(record_kb) if cell.threads == 1 => Some((cell.file_kb, record_kb)),
+            _ => None,
+        };
+        let had = match one.and_then(|key| self.row(key)) {
+            Some(had) => had,
+            None => {
+                let key = (cell.threads, cell.file_kb, cell.record_kb);
+                self.others.entry(key).or_default()
+            }
+        };
         let new = *had & bit == 0;
         *had |= bit;
         new
     }
 
-    fn entry(&mut self, key: Key) -> &mut u64 {
-        let last = self.sorted.last().and_then(|c| c.last()).map(|(k, _)| *k);
+    /// The bits of row `key` of one process in the sorted list, where it is or joins
+    /// it; `None` for a row out of the list's order, which the map keeps.
+    fn row(&mut self, key: (u64, u32)) -> Option<&mut u32> {
+        let of = |r: &Row1| (r.file_kb, r.record_kb);
+        let last = self.sorted.last().and_then(|c| c.last()).map(of);
         if last.is_none_or(|last| last < key) {
             if self.sorted.last().is_none_or(|c| c.len() == CHUNK) {
                 self.sorted.push(Vec::with_capacity(CHUNK));
             }
             let chunk = self.sorted.last_mut().expect("a chunk was just made");
-            chunk.push((key, 0));
-            return &mut chunk.last_mut().expect("a key was just added").1;
+            chunk.push(Row1 {
+                file_kb: key.0,
+                record_kb: key.1,
+                had: 0,
+            });
+            return chunk.last_mut().map(|r| &mut r.had);
         }
-        let at = self.sorted.partition_point(|c| c.last().is_some_and(|(k, _)| *k < key));
-        let chunk = &mut self.sorted[at];
-        match chunk.binary_search_by_key(&key, |(k, _)| *k) {
-            Ok(i) => &mut chunk[i].1,
-            Err(_) => self.others.entry(key).or_default(),
-        }
+        let at = self.sorted.partition_point(|c| c.last().is_some_and(|r| of(r) < key));
+        let chunk = self.sorted.get_mut(at)?;
+        let i = chunk.binary_search_by_key(&key, of).ok()?;
+        Some(&mut chunk[i].had)
     }
 }

@@ -6,7 +6,6 @@
 //! table's key, so that nothing is sorted or gathered on the server first and the
 //! server finds the next rows while these are decoded. Memory holds a run.
 
-use std::collections::BTreeMap;
 use std::error::Error;
 
 use postgres::fallible_iterator::FallibleIterator;
@@ -27,9 +26,9 @@ const RUN: i32 = 0;
 const RESULT: i32 = 1;
 const SUMMARY: i32 = 2;
 
-/// Where the rows beside a run begin: after the kind, the run's record, its labels,
-/// its tags' keys and their values.
-const BESIDE: usize = 5;
+/// Where the rows beside a run begin: after the kind, the run's record, its labels
+/// and its tags.
+const BESIDE: usize = 4;
 
 pub(super) fn walk(
     client: &mut Client,
@@ -153,7 +152,7 @@ impl Shape {
 
     /// The walk's statement: the runs `filter` selects, each followed by the rows
     /// beside it. Every row has the same columns: the kind, the run's record, its
-    /// labels, its tags' keys and values, a result's columns and a summary's, those a
+    /// labels, its tags (each key then its value), a result's columns and a summary's, those a
     /// row is not null.
     fn statement(&self, filter: &RunFilter, walk: Walk) -> Statement {
         let runs = statements::walk_runs("iozone.", filter, &self.run, walk.by_host());
@@ -163,21 +162,23 @@ impl Shape {
             false => Vec::new(),
         };
         let record: Vec<String> = self.run.iter().map(|c| format!("r.{}", c.name)).collect();
-        let (labels, keys, values) = match self.labels {
+        // the tags as one array, each key followed by its value: one look at the
+        // tags' key a run, not one for the keys and another for the values
+        let (labels, tags) = match self.labels {
             true => (
                 "ARRAY(SELECT label FROM iozone.run_labels l WHERE l.run_id = r.id ORDER BY position)",
-                "ARRAY(SELECT key FROM iozone.run_tags t WHERE t.run_id = r.id ORDER BY key)",
-                "ARRAY(SELECT value FROM iozone.run_tags t WHERE t.run_id = r.id ORDER BY key)",
+                "ARRAY(SELECT p.word FROM iozone.run_tags t, \
+                 LATERAL (VALUES (1, t.key), (2, t.value)) p (place, word) \
+                 WHERE t.run_id = r.id ORDER BY t.key, p.place)",
             ),
-            false => ("NULL::text[]", "NULL::text[]", "NULL::text[]"),
+            false => ("NULL::text[]", "NULL::text[]"),
         };
         let run_row = [
             vec![
                 format!("{RUN} AS kind"),
                 format!("ROW({}) AS run", record.join(", ")),
                 format!("{labels} AS labels"),
-                format!("{keys} AS tag_keys"),
-                format!("{values} AS tag_values"),
+                format!("{tags} AS tags"),
             ],
             nulls(&results),
             nulls(&summaries),
@@ -185,7 +186,6 @@ impl Shape {
         let beside = |kind: i32| {
             vec![
                 kind.to_string(),
-                "NULL".into(),
                 "NULL".into(),
                 "NULL".into(),
                 "NULL".into(),
@@ -233,9 +233,11 @@ impl Shape {
         })?;
         if self.labels {
             run.labels = get(row, 2)?;
-            let keys: Vec<String> = get(row, 3)?;
-            let values: Vec<String> = get(row, 4)?;
-            run.tags = keys.into_iter().zip(values).collect::<BTreeMap<_, _>>();
+            let tags: Vec<String> = get(row, 3)?;
+            let mut words = tags.into_iter();
+            while let (Some(key), Some(value)) = (words.next(), words.next()) {
+                run.tags.insert(key, value);
+            }
         }
         Ok(run)
     }
