@@ -54,7 +54,7 @@ pub fn read_stream(
     match format {
         Format::Json => json_stream::read_json(reader, &mut whole),
         Format::Csv => own::read_csv(reader, file, imported_at, &mut whole),
-        Format::Iozone3 => iozone3::read(std::io::BufReader::new(reader), imported_at, emit),
+        Format::Iozone3 => iozone3::read(std::io::BufReader::new(reader), file, imported_at, emit),
         Format::Fio | Format::Classic => {
             unreachable!("{format:?} has a size limit: it is read whole")
         }

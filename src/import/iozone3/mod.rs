@@ -49,7 +49,7 @@ pub fn looks_like(text: &str) -> bool {
 /// together, keyed by `origin`.
 pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
     let mut runs: Vec<Run> = Vec::new();
-    read(text.as_bytes(), origin.imported_at, &mut |piece| {
+    read(text.as_bytes(), &origin.file, origin.imported_at, &mut |piece| {
         match piece {
             Piece::Part(RunPart::Open { run, .. }) => runs.push(*run),
             Piece::Part(RunPart::Figures { slot, results }) => runs[slot].results.extend(results),
@@ -61,9 +61,9 @@ pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
         }
         true
     })?;
+    // the key of `origin`, which need not be the text's own
     for (index, run) in runs.iter_mut().enumerate() {
         run.uuid = origin.run_uuid(index);
-        run.source.as_mut().expect("an import states its source").file = Some(origin.file.clone());
     }
     Ok(runs)
 }

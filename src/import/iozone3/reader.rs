@@ -22,10 +22,12 @@ const PART: usize = 8_192;
 /// stdio columns); a text with longer ones is not its output, and may have no end.
 const LONGEST_LINE: usize = 64 << 10;
 
-/// Reads the iozone3 outputs of `reader`, handing their runs to `emit` in parts as they
-/// are read; stops early when `emit` says nobody listens.
+/// Reads the iozone3 outputs of `reader` (the file `file`, imported at `imported_at`),
+/// handing their runs to `emit` in parts as they are read; stops early when `emit`
+/// says nobody listens.
 pub fn read(
     mut reader: impl BufRead,
+    file: &str,
     imported_at: DateTime<Utc>,
     emit: &mut dyn FnMut(Piece) -> bool,
 ) -> Result<(), ParseError> {
@@ -72,7 +74,7 @@ pub fn read(
     }
     output.end(number, cut_short, &mut reading)?;
     let origin = Origin {
-        file: String::new(),
+        file: file.to_string(),
         imported_at,
         content_key: uuid::Builder::from_sha1_bytes(key_bytes(&hash)).into_uuid(),
     };

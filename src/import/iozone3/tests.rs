@@ -339,3 +339,28 @@ fn detection() {
 fn never_panics_on_damaged_output() {
     never_panics(parse, &[SINGLE, SINGLE_R, AUTO, THROUGHPUT], 3000);
 }
+
+/// Read as a stream, as `import` reads it: the runs come in parts, and closed they
+/// name the file and carry the UUIDs the whole text gives.
+#[test]
+fn a_stream_gives_the_runs_of_the_whole_text() {
+    let whole = parse(AUTO, &origin(AUTO)).unwrap();
+    let mut closed = Vec::new();
+    let mut figures = vec![0; whole.len()];
+    read(AUTO.as_bytes(), "fixture.txt", origin(AUTO).imported_at, &mut |piece| {
+        match piece {
+            Piece::Part(RunPart::Figures { slot, results }) => figures[slot] += results.len(),
+            Piece::Part(RunPart::Close { run, .. }) => closed.push(*run),
+            _ => {}
+        }
+        true
+    })
+    .unwrap();
+    for ((run, whole), figures) in closed.iter().zip(&whole).zip(figures) {
+        assert_eq!(run.uuid, whole.uuid);
+        assert_eq!(run.source.as_ref().unwrap().file.as_deref(), Some("fixture.txt"));
+        assert_eq!(run.params, whole.params);
+        assert_eq!(figures, whole.results.len());
+    }
+    assert_eq!(closed.len(), 2);
+}
