@@ -82,6 +82,7 @@ fn results(i: u64) -> Vec<Measurement> {
                 })),
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
+                ops: None,
             })
         })
         .collect()
@@ -125,6 +126,7 @@ fn run(i: u64, total: u64, hosts: u64) -> Run {
             stride_records: Some(17),
             latency: true,
             dir: Some("/srv/bench".into()),
+            metadata: None,
         },
         host: host(format!("host-{:04}", i % hosts), i),
         filesystem: filesystem(i),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the spread of cold reads comes from on a virtual machine (issue 23, item 6).
+# Where the spread of cold reads comes from on a virtual machine.
 #
 #   scripts/cold-reads.sh [FILE] [MiB] [ROUNDS]     default: ./cold-reads.tmp 64 8
 #

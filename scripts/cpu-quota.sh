@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does `iozone compare` see a real slowdown once the history holds it? Issue 23's
+# Does `iozone compare` see a real slowdown once the history holds it? The
 # scenario: runs before, then runs slowed by a CPU quota, on one series.
 #
 #   [N=6] [RUN_ARGS="-s 32M -r 4k,64k -n 5"] [QUOTA=1400] [PERIOD=2000] [IOZONE=BIN] \
@@ -21,7 +21,7 @@
 # Per row: the true change (median of the post runs' medians over the pre runs'), each
 # segment's run-to-run deviation (the standard deviation of the log run medians of the
 # pre runs and of the post runs, pooled, as a percentage), and how each kind of
-# comparison called it. The rates issue 23 asks of it: single runs flag at least 60% of
+# comparison called it. The rates asked of it: single runs flag at least 60% of
 # the rows whose true change is a drop of 15% or more and at least 4 times their
 # deviation; three against three at least 90% of those of 15% or more and 3 times; no
 # slowed row (true drop of 5% or more) is ever called an improvement.

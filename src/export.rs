@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::facts::Fact;
-use crate::model::{Latency, Measurement, Run};
+use crate::model::{Latency, Measurement, MetadataTree, Run};
 use crate::render::{self, Listing};
 
 /// Tells our export from any other JSON on import.
@@ -144,10 +144,19 @@ csv_columns! {
     LatSamples = "lat_samples",
     // a run fact, added after the others so that no column a spreadsheet reads moves
     Iodepth = "iodepth",
+    // a metadata test's tree (the run's) and operations; empty for every other test
+    MetaFiles = "meta_files",
+    MetaDirs = "meta_dirs",
+    MetaFileBytes = "meta_file_bytes",
+    MetaSharedDir = "meta_shared_dir",
+    MetaRandomOrder = "meta_random_order",
+    MetaWarm = "meta_warm",
+    Ops = "ops",
 }
 
 impl CsvColumn {
-    /// Whether the column holds a fact of the run, the same on each of its lines.
+    /// Whether the column holds a fact of the run, the same on each of its lines (a
+    /// metadata tree's columns are the run's, but on its metadata tests' lines only).
     fn of_run(self) -> bool {
         use CsvColumn::*;
         !matches!(
@@ -166,6 +175,13 @@ impl CsvColumn {
                 | LatP999Ns
                 | LatMaxNs
                 | LatSamples
+                | MetaFiles
+                | MetaDirs
+                | MetaFileBytes
+                | MetaSharedDir
+                | MetaRandomOrder
+                | MetaWarm
+                | Ops
         )
     }
 
@@ -182,6 +198,10 @@ impl CsvColumn {
             m.latency_ns
                 .as_ref()
                 .map_or(String::new(), |l| pick(l).to_string())
+        };
+        let tree = |cell: fn(&MetadataTree) -> String| match m.test.is_metadata() {
+            true => run.params.metadata.as_ref().map_or(String::new(), cell),
+            false => String::new(),
         };
         match self {
             CsvColumn::Uuid => run.uuid.to_string(),
@@ -220,6 +240,13 @@ impl CsvColumn {
             CsvColumn::LatP999Ns => lat(|l| l.p999),
             CsvColumn::LatMaxNs => lat(|l| l.max),
             CsvColumn::LatSamples => lat(|l| l.samples),
+            CsvColumn::MetaFiles => tree(|t| t.files.to_string()),
+            CsvColumn::MetaDirs => tree(|t| t.dirs.to_string()),
+            CsvColumn::MetaFileBytes => tree(|t| t.file_bytes.to_string()),
+            CsvColumn::MetaSharedDir => tree(|t| t.shared_dir.to_string()),
+            CsvColumn::MetaRandomOrder => tree(|t| t.random_order.to_string()),
+            CsvColumn::Ops => m.ops.map_or(String::new(), |n| n.to_string()),
+            CsvColumn::MetaWarm => tree(|t| t.warm.to_string()),
         }
     }
 }

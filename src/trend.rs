@@ -220,6 +220,7 @@ pub(crate) mod tests {
                         latency_ns: None,
                         engine: EngineKind::Posix,
                         cache: CacheMode::Flush,
+                        ops: None,
                     })
                     .collect();
                 run.stamp_combination();

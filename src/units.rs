@@ -43,6 +43,15 @@ impl ByteSize {
         Self::parse_with_bare_unit(text, 1)
     }
 
+    /// Parses a size where a bare number means bytes, and nothing (0, `0k`) is one:
+    /// the bytes of a file that may be empty.
+    pub fn parse_bytes_or_none(text: &str) -> Result<Self, ParseSizeError> {
+        match Self::parse_bytes(text) {
+            Err(ParseSizeError::Zero(_)) => Ok(ByteSize(0)),
+            other => other,
+        }
+    }
+
     /// Parses a size as iozone3 reads `-s` and `-r`: a bare number is KiB (`-r 512` is
     /// 512 KiB), a unit as here (`4k`, `1g`).
     pub fn parse_kibibytes(text: &str) -> Result<Self, ParseSizeError> {

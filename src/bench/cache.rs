@@ -102,6 +102,18 @@ impl CachePolicy {
         Ok(())
     }
 
+    /// Metadata tests: whether each phase starts after a sync and with the dentry and
+    /// inode caches dropped where the process may (`flush`).
+    pub(crate) fn drops_metadata_caches(self) -> bool {
+        self.evict_before_cold && !self.around_page_cache
+    }
+
+    /// Metadata tests: whether each operation makes what it changed durable (every file
+    /// written and its directory fsynced), inside its time (`sync`).
+    pub(crate) fn syncs_each_metadata_change(self) -> bool {
+        self.durable_writes
+    }
+
     /// Ends a phase that wrote, inside its timed region: what the engine still buffers
     /// goes to the kernel in every mode, and is made durable where the mode says so.
     pub(crate) fn after_writing(self, io: &mut impl WriteBack) -> io::Result<()> {
@@ -228,6 +240,21 @@ mod tests {
             0,
             "a direct write would invalidate them"
         );
+    }
+
+    #[test]
+    fn metadata_phases_start_cold_in_flush_and_sync_every_change_in_sync() {
+        let policy = CachePolicy::of;
+        let drops: Vec<bool> = CacheMode::ALL
+            .iter()
+            .map(|&m| policy(m).drops_metadata_caches())
+            .collect();
+        assert_eq!(drops, [true, false, false, false]);
+        let syncs: Vec<bool> = CacheMode::ALL
+            .iter()
+            .map(|&m| policy(m).syncs_each_metadata_change())
+            .collect();
+        assert_eq!(syncs, [false, false, false, true]);
     }
 
     #[test]

@@ -127,6 +127,7 @@ fn combine(per_worker: Vec<Vec<PhaseTiming>>, cell: &CellRound) -> Vec<Measureme
                     .map(Box::new),
                 engine: cell.cell.engine,
                 cache: cell.cell.cache,
+                ops: None,
             }
         })
         .collect()

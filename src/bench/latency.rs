@@ -54,6 +54,17 @@ impl Sampler {
         sampler
     }
 
+    /// A sampler that times one operation in `every` on average, whatever their size:
+    /// for operations that move no records (the metadata tests').
+    pub fn every(enabled: bool, every: u32, seed: u64) -> Self {
+        let mut sampler = Sampler::new(enabled, TIMED_BYTES_PER_SAMPLE, seed);
+        sampler.every = u64::from(every.max(1));
+        if sampler.histogram.is_some() {
+            sampler.countdown = 1 + sampler.next_gap() % sampler.every;
+        }
+        sampler
+    }
+
     /// Whether the next operation is to be timed.
     #[inline]
     pub fn due(&mut self) -> bool {

@@ -7,6 +7,7 @@ mod data;
 pub(crate) mod engine;
 mod file;
 mod latency;
+mod metadata;
 mod order;
 mod plan;
 mod preflight;
@@ -19,7 +20,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use cell::{CellRound, measure_cell};
-pub use plan::{Cell, MAX_IODEPTH, MAX_RECORD, MAX_THREADS, Plan, PlanError};
+pub(crate) use metadata::measure_tree;
+pub use plan::{
+    Cell, MAX_FILE_BYTES, MAX_IODEPTH, MAX_RECORD, MAX_THREADS, MAX_TREE_ENTRIES, Plan, PlanError,
+};
 pub use preflight::{Preflight, preflight};
 pub use rounds::{AUTO_MAX_ROUNDS, AUTO_MIN_ROUNDS, Outcome, Rounds, execute};
 pub use stale::remove_stale_files;
@@ -59,6 +63,13 @@ pub enum BenchError {
     },
     #[error("no space left on device while {context}")]
     DiskFull { context: String },
+    #[error("no inode left on the filesystem while {context}: it holds fewer files than the tree")]
+    NoInodes { context: String },
+    #[error(
+        "the tree's directories need {needed} open files at once, more than this process may \
+         open ({limit}); raise `ulimit -n`, or use fewer --dirs or --threads"
+    )]
+    TooManyDirectories { needed: u64, limit: u64 },
     #[error("I/O error while {context}: {source}")]
     Io {
         context: String,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::Rounds;
 use super::cache::CachePolicy;
 use super::engine;
-use crate::model::{CacheMode, EngineKind, RoundOrder, TestKind};
+use crate::model::{CacheMode, EngineKind, MetadataTree, RoundOrder, TestKind};
 use crate::units::ByteSize;
 
 /// More workers than this is a typo, not a benchmark; each holds buffers and a thread.
@@ -17,6 +17,12 @@ pub const MAX_RECORD: u64 = 1 << 30;
 /// io_uring's queue depth beyond which a single file gains nothing (fio's users rarely
 /// go past 256); every operation in flight holds a record's buffer.
 pub const MAX_IODEPTH: u32 = 1024;
+/// A metadata test's files are written and read whole from one buffer: small files, as
+/// the tests are about, and bounded like a record.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// Entries in one thread's tree (files × directories): the index of an entry is kept
+/// in 32 bits, so a shuffled order of a phase costs 4 bytes an entry.
+pub const MAX_TREE_ENTRIES: u64 = u32::MAX as u64;
 
 /// What to measure, validated by [`Plan::validate`] before anything touches the disk.
 #[derive(Clone, Debug)]
@@ -46,6 +52,8 @@ pub struct Plan {
     pub latency: bool,
     /// Auto mode skips record sizes larger than the file instead of refusing them.
     pub auto: bool,
+    /// The tree of the metadata tests: set when `tests` has one.
+    pub metadata: Option<MetadataTree>,
 }
 
 /// A plan that cannot be measured, found before the filesystem is touched. The text
@@ -95,6 +103,28 @@ pub enum PlanError {
         "file size {file} is not a whole number of {record}-byte records; choose sizes that divide"
     )]
     FileNotWhole { file: ByteSize, record: u64 },
+    #[error("the metadata tests need at least one file and one directory")]
+    EmptyTree,
+    #[error(
+        "{files} files in each of {dirs} directories is more than one thread's tree can hold \
+         ({MAX_TREE_ENTRIES})"
+    )]
+    TreeTooLarge { files: u64, dirs: u64 },
+    #[error(
+        "a metadata test's file of {} is not small: use at most {}",
+        ByteSize(*.0),
+        ByteSize(MAX_FILE_BYTES)
+    )]
+    FileBytesTooLarge(u64),
+    #[error(
+        "the metadata tests go through plain system calls (engine {plain}); engine {} \
+         has nothing to do with them",
+        .0.name(),
+        plain = engine::names_where(|e| e.plain_calls())
+    )]
+    MetadataEngine(EngineKind),
+    #[error("direct I/O means nothing to the metadata tests: they move no records")]
+    MetadataDirect,
 }
 
 impl Plan {
@@ -123,13 +153,17 @@ impl Plan {
         if self.read_pct > 100 {
             return Err(PlanError::ReadShare(self.read_pct));
         }
+        let sized = self.tests.iter().any(|t| !t.is_metadata());
         if self.tests.is_empty()
-            || self.file_sizes.is_empty()
-            || self.record_sizes.is_empty()
+            || (sized && (self.file_sizes.is_empty() || self.record_sizes.is_empty()))
             || self.engines.is_empty()
             || self.caches.is_empty()
         {
             return Err(PlanError::NothingToMeasure);
+        }
+        self.validate_tree()?;
+        if !sized {
+            return self.validate_depth();
         }
         for (kind, cache) in self.combinations() {
             if !CachePolicy::of(cache).supports(engine::of(kind)?) {
@@ -160,6 +194,59 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// The metadata tests' tree and the ways they can be measured: through plain
+    /// system calls (the posix engine, which must be among the engines: the tests are
+    /// measured once, under it), in any cache mode but direct.
+    fn validate_tree(&self) -> Result<(), PlanError> {
+        let Some(tree) = self.tree() else {
+            return Ok(());
+        };
+        if tree.files == 0 || tree.dirs == 0 {
+            return Err(PlanError::EmptyTree);
+        }
+        if tree.files_per_thread() > MAX_TREE_ENTRIES {
+            return Err(PlanError::TreeTooLarge {
+                files: tree.files,
+                dirs: tree.dirs,
+            });
+        }
+        if tree.file_bytes > MAX_FILE_BYTES {
+            return Err(PlanError::FileBytesTooLarge(tree.file_bytes));
+        }
+        if self.plain_engine().is_none() {
+            return Err(PlanError::MetadataEngine(self.engines[0]));
+        }
+        if self.caches.contains(&CacheMode::Direct) {
+            return Err(PlanError::MetadataDirect);
+        }
+        Ok(())
+    }
+
+    /// The engine the metadata tests are recorded under: the run's engine of plain
+    /// system calls (`Engine::plain_calls`).
+    fn plain_engine(&self) -> Option<EngineKind> {
+        let plain = |kind: &&EngineKind| engine::of(**kind).is_ok_and(|e| e.plain_calls());
+        self.engines.iter().find(plain).copied()
+    }
+
+    /// The metadata tests' tree, when the plan has metadata tests.
+    pub fn tree(&self) -> Option<MetadataTree> {
+        match self.tests.iter().any(|t| t.is_metadata()) {
+            true => Some(self.metadata.unwrap_or_default()),
+            false => None,
+        }
+    }
+
+    /// The tests of a cell: the metadata tests in a metadata cell, the others in the
+    /// others, in canonical order.
+    pub fn tests_of(&self, cell: &Cell) -> impl Iterator<Item = TestKind> + '_ {
+        let metadata = cell.metadata;
+        self.tests
+            .iter()
+            .copied()
+            .filter(move |t| t.is_metadata() == metadata)
     }
 
     fn validate_depth(&self) -> Result<(), PlanError> {
@@ -221,10 +308,16 @@ impl Plan {
     }
 
     /// Every cell a round visits: each (engine, cache mode) at each (file size, record
-    /// size), in order.
+    /// size), in order, when there are tests of files; then the metadata tests' tree
+    /// once through each cache mode, by plain system calls (the engine of them), when
+    /// there are metadata tests.
     pub fn cells(&self) -> Vec<Cell> {
-        let sizes = self.sizes();
-        self.combinations()
+        let sizes = match self.tests.iter().any(|t| !t.is_metadata()) {
+            true => self.sizes(),
+            false => Vec::new(),
+        };
+        let mut cells: Vec<Cell> = self
+            .combinations()
             .into_iter()
             .flat_map(|(engine, cache)| {
                 sizes.iter().map(move |&(file_size, record)| Cell {
@@ -232,9 +325,20 @@ impl Plan {
                     cache,
                     file_size,
                     record,
+                    metadata: false,
                 })
             })
-            .collect()
+            .collect();
+        if let (Some(_), Some(engine)) = (self.tree(), self.plain_engine()) {
+            cells.extend(self.caches.iter().map(|&cache| Cell {
+                engine,
+                cache,
+                file_size: 0,
+                record: 0,
+                metadata: true,
+            }));
+        }
+        cells
     }
 
     /// How many timed phases the run has planned at first, for progress.
@@ -246,18 +350,24 @@ impl Plan {
     /// warm-up ones (`--repeat auto` plans more as it goes).
     pub(crate) fn phases_with(&self, rounds: u32) -> u64 {
         let rounds = u64::from(self.warmup + rounds);
-        self.cells().len() as u64 * rounds * self.tests.len() as u64
+        let per_round: u64 = (self.cells().iter())
+            .map(|cell| self.tests_of(cell).count() as u64)
+            .sum();
+        per_round * rounds
     }
 }
 
 /// What one round measures once: every test through one engine and cache mode, at one
-/// file size and record size.
+/// file size and record size; or every metadata test over the tree, in one cache mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell {
     pub engine: EngineKind,
     pub cache: CacheMode,
+    /// 0 in a metadata cell, as its record.
     pub file_size: u64,
     pub record: u64,
+    /// Whether the cell is the metadata tests' tree rather than a file.
+    pub metadata: bool,
 }
 
 #[cfg(test)]
@@ -283,6 +393,7 @@ mod tests {
             stride_records: 17,
             latency: false,
             auto: false,
+            metadata: None,
         }
     }
 

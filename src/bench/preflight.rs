@@ -25,6 +25,9 @@ pub struct Preflight {
     pub free_bytes: Option<u64>,
     /// Things that make figures mean something else than the user may think.
     pub warnings: Vec<String>,
+    /// The metadata tests' phases under `--cache flush` start warm: the dentry and
+    /// inode caches cannot be dropped here (said once among the warnings).
+    pub metadata_warm: bool,
 }
 
 const TMPFS_MAGIC: i64 = 0x0102_1994;
@@ -50,7 +53,15 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
     let sized = vfs.f_blocks > 0;
     let free = vfs.f_bavail * vfs.f_frsize;
     let largest = plan.file_sizes.iter().copied().max().unwrap_or(0);
-    let needed = largest.saturating_mul(u64::from(plan.threads));
+    let threads = u64::from(plan.threads);
+    // a tree's files hold a block each at least; the tree and the files never coexist
+    let tree_bytes = plan.tree().map_or(0, |t| {
+        let per_file = t.file_bytes.next_multiple_of(vfs.f_bsize.max(1));
+        t.files_per_thread()
+            .saturating_mul(per_file)
+            .saturating_mul(threads)
+    });
+    let needed = largest.saturating_mul(threads).max(tree_bytes);
     if sized && needed > free {
         return Err(BenchError::NoSpace {
             dir: dir.to_path_buf(),
@@ -70,7 +81,20 @@ pub fn preflight(plan: &Plan) -> Result<Preflight, BenchError> {
         total_bytes: sized.then_some(vfs.f_blocks * vfs.f_frsize),
         free_bytes: sized.then_some(free),
         warnings: Vec::new(),
+        metadata_warm: false,
     };
+    if let Some(tree) = plan.tree() {
+        // every thread holds every directory it has files in open
+        super::metadata::allow_open_directories(tree.dirs.saturating_mul(threads))?;
+        if caches.iter().any(|c| c.drops_metadata_caches()) && !super::metadata::can_drop_caches() {
+            report.metadata_warm = true;
+            report.warnings.push(
+                "--cache flush cannot drop the dentry and inode caches here (vm.drop_caches \
+                 needs root): the metadata tests' phases start warm, and the run records it"
+                    .to_string(),
+            );
+        }
+    }
     if let Ok(fs) = rustix::fs::statfs(dir) {
         // f_type's integer type differs between architectures
         #[allow(clippy::unnecessary_cast)]

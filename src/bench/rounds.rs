@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{BenchError, Cell, CellRound, Observer, Plan, measure_cell};
+use super::{BenchError, Cell, CellRound, Observer, Plan, measure_cell, measure_tree};
 use crate::model::{Measurement, RoundOrder, imprecise_cells};
 
 /// Fewer rounds than this give no 95% interval of a median (from order statistics,
@@ -153,8 +153,12 @@ impl Schedule<'_> {
                 repeat: self.repeat,
                 run_tag: &self.run_tag,
             };
-            measured.extend(measure_cell(self.plan, &cell, self.observer, self.signal)?);
-            self.next_step += self.plan.tests.len() as u64;
+            let tests = self.plan.tests_of(&cell.cell).count() as u64;
+            measured.extend(match cell.cell.metadata {
+                true => measure_tree(self.plan, &cell, self.observer, self.signal)?,
+                false => measure_cell(self.plan, &cell, self.observer, self.signal)?,
+            });
+            self.next_step += tests;
         }
         Ok(measured)
     }

@@ -81,7 +81,7 @@ impl Worker<'_> {
             .tally
             .and_then(|t| t.counter(self.index))
             .unwrap_or(&unread);
-        for (step, &test) in (self.cell.first_step..).zip(&plan.tests) {
+        for (step, test) in (self.cell.first_step..).zip(plan.tests_of(&self.cell.cell)) {
             let engine = match error.is_none() && !self.cancel.is_set() {
                 true => self.prepare(test, &mut file, &pool).map_err(|e| {
                     self.cancel.fail();
@@ -226,6 +226,7 @@ impl Worker<'_> {
             TestKind::BackwardRead => Order::Backward,
             TestKind::RecordRewrite => Order::Same,
             TestKind::StrideRead => Order::stride(self.plan.stride_records, n),
+            metadata => unreachable!("{metadata} is measured over a tree, not a file"),
         };
         let mut phase = Phase {
             worker: self,
@@ -258,7 +259,7 @@ impl Worker<'_> {
 /// position lock (`fdget_pos`): about 50 ns per 512-byte operation here, which is the
 /// harness, not the filesystem. A private table puts each worker back on the
 /// single-threaded fast path, as iozone3's worker processes are.
-fn private_fd_table() {
+pub(crate) fn private_fd_table() {
     // SAFETY: every descriptor this worker uses it opens and closes itself (its test
     // file); it only shares stderr, which is in the copied table too. No descriptor
     // opened here is ever handed to another thread.

@@ -150,6 +150,11 @@ pub enum ImportFormat {
     Classic,
     Json,
     Csv,
+    Fileop,
+    #[value(name = "fs_mark")]
+    FsMark,
+    Bonnie,
+    Mdtest,
 }
 
 #[derive(Debug, Args)]

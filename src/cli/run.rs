@@ -44,7 +44,9 @@ pub struct RunArgs {
     pub records: Vec<ByteSize>,
 
     /// Tests by name or iozone3 number: write (0), read (1), random (2), backward (3),
-    /// record-rewrite (4), stride (5), mix (8), all [default: write,read]
+    /// record-rewrite (4), stride (5), mix (8), all; or metadata tests in operations per
+    /// second: mkdir, create, stat, open, readfile, readdir, rename, unlink, rmdir,
+    /// metadata (all of them) [default: write,read]
     #[arg(short = 'i', long = "test", value_delimiter = ',', value_parser = test_groups(),
           hide_possible_values = true)]
     pub tests: Vec<Vec<TestKind>>,
@@ -52,6 +54,30 @@ pub struct RunArgs {
     /// Directory to measure in
     #[arg(short = 'd', long, default_value = ".")]
     pub dir: PathBuf,
+
+    /// Metadata tests: files in each directory, per thread [default: 1000]
+    #[arg(long, value_name = "N")]
+    pub files: Option<u64>,
+
+    /// Metadata tests: directories, per thread (shared by all with --shared-dir)
+    /// [default: 1]
+    #[arg(long, value_name = "N")]
+    pub dirs: Option<u64>,
+
+    /// Metadata tests: bytes written to each file created, read back by readfile
+    /// [default: 0]
+    #[arg(long, value_name = "SIZE", value_parser = ByteSize::parse_bytes_or_none)]
+    pub file_bytes: Option<ByteSize>,
+
+    /// Metadata tests: every thread works in the same directories, contending for
+    /// their locks, rather than in a subtree of its own
+    #[arg(long)]
+    pub shared_dir: bool,
+
+    /// Metadata tests: each phase visits the entries in an order shuffled with the
+    /// run's seed, rather than in creation order
+    #[arg(long)]
+    pub random_order: bool,
 
     /// How the page cache takes part; several, comma-separated, are each measured
     /// in every round
@@ -194,6 +220,11 @@ mod tests {
             .flat_map(|t| TestKind::parse_group(t).unwrap())
             .collect();
         assert_eq!(tests, model::DEFAULT_TESTS);
+        let count = |id| stated(id).parse::<u64>().unwrap();
+        assert_eq!(count("files"), model::DEFAULT_META_FILES);
+        assert_eq!(count("dirs"), model::DEFAULT_META_DIRS);
+        let file_bytes = ByteSize::parse_bytes_or_none(&stated("file_bytes")).unwrap();
+        assert_eq!(file_bytes.bytes(), model::DEFAULT_META_FILE_BYTES);
     }
 
     #[test]

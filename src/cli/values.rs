@@ -52,6 +52,16 @@ pub(super) fn test_groups() -> Completed<impl TypedValueParser<Value = Vec<TestK
                 "reread",
                 "random-read",
                 "random-write",
+                "metadata",
+                "mkdir",
+                "create",
+                "stat",
+                "open",
+                "readfile",
+                "readdir",
+                "rename",
+                "unlink",
+                "rmdir",
             ]
         },
     }

@@ -128,5 +128,9 @@ fn forced(format: ImportFormat) -> Option<Format> {
         ImportFormat::Classic => Some(Format::Classic),
         ImportFormat::Json => Some(Format::Json),
         ImportFormat::Csv => Some(Format::Csv),
+        ImportFormat::Fileop => Some(Format::Fileop),
+        ImportFormat::FsMark => Some(Format::FsMark),
+        ImportFormat::Bonnie => Some(Format::Bonnie),
+        ImportFormat::Mdtest => Some(Format::Mdtest),
     }
 }

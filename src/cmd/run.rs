@@ -41,10 +41,14 @@ fn signal_name(signal: i32) -> &'static str {
 
 pub fn exec(args: RunArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
-    let plan = plan_from(&args)?;
+    let mut plan = plan_from(&args)?;
     plan.validate()?;
     let signals = Signals::install()?;
     let checks = bench::preflight(&plan)?;
+    // what the machine allows: the run measures, and records, warm phases
+    if let Some(tree) = &mut plan.metadata {
+        tree.warm = checks.metadata_warm;
+    }
     // a bad database is found before the measuring, not after
     let mut store = match args.no_record {
         true => None,

@@ -278,6 +278,7 @@ mod tests {
                 latency_ns: None,
                 engine: crate::model::EngineKind::Posix,
                 cache: crate::model::CacheMode::Flush,
+                ops: None,
             })
             .collect();
         run.stamp_combination();

@@ -43,8 +43,9 @@ pub(super) struct RowHistory {
 }
 
 /// Two segments of one series, one holding every baseline run, the other every
-/// candidate run, with a step `trend` reports between them: the evidence `trend` has
-/// for that step, which the row is tested on (`stats::runlevel::step_effect`).
+/// candidate run, apart by what their runs ran on (or the labels they share), or by a
+/// step `trend` reports between them: the evidence there is for the sides' two levels,
+/// which the row is tested on (`stats::runlevel::step_effect`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Across {
     /// The run levels (ln of each run's median) of the baseline's segment, compared
@@ -54,7 +55,8 @@ pub(super) struct Across {
     /// The first run (by id) of each segment.
     pub baseline_since: Option<i64>,
     pub candidate_since: Option<i64>,
-    /// Among how many places the search could have put a step in the series.
+    /// Among how many places the search could have put a step in the series; 1 when
+    /// the segments are apart by what their runs ran on or their labels.
     pub places: usize,
 }
 
@@ -277,8 +279,9 @@ impl RowHistory {
 }
 
 /// The segments of `points` that hold the baseline's runs and the candidate's, when each
-/// side lies wholly in one, the two differ, a change point lies between them, and they
-/// hold runs beyond the compared ones.
+/// side lies wholly in one, the two differ — in what their runs ran on or the labels
+/// they share, or by a change point between them — and they hold runs beyond the
+/// compared ones.
 fn across(points: &[Point], cut: &crate::stats::Segments) -> Option<Across> {
     let segment_of = |f: fn(Role) -> bool| -> Option<usize> {
         let mut of = (points.iter().zip(&cut.of))
@@ -303,7 +306,10 @@ fn across(points: &[Point], cut: &crate::stats::Segments) -> Option<Across> {
         .steps
         .iter()
         .any(|step| parts(b_last, c_first, step.index) || parts(c_last, b_first, step.index));
-    if b == c || !stepped {
+    // segments of different strata are apart by what the runs ran on or the labels they
+    // share, known before any figure is read; of one stratum, only by a step found
+    let known = points[b_first].stratum != points[c_first].stratum;
+    if b == c || !(known || stepped) {
         return None;
     }
     let members = |s: usize| -> Vec<&Point> {
@@ -318,8 +324,12 @@ fn across(points: &[Point], cut: &crate::stats::Segments) -> Option<Across> {
         // the sides are the segments: the comparison is the step's test already
         return None;
     }
-    // where a step may fall: every split leaving trend's shortest segment on each side
-    let places = (points.len() + 1).saturating_sub(2 * DEFAULT_MIN_RUNS as usize);
+    // where a step may fall: every split leaving trend's shortest segment on each side;
+    // a known split was no search
+    let places = match known {
+        true => 1,
+        false => (points.len() + 1).saturating_sub(2 * DEFAULT_MIN_RUNS as usize),
+    };
     Some(Across {
         baseline: base.iter().map(|p| p.median.ln()).collect(),
         candidate: cand.iter().map(|p| p.median.ln()).collect(),

@@ -47,7 +47,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{CacheMode, EngineKind, KeyParts, RowKey, RowSummary, Run, Summaries, TestKind};
+use crate::model::{
+    CacheMode, EngineKind, KeyParts, RateKind, RowKey, RowSummary, Run, Summaries, TestKind,
+};
 use crate::stats::runlevel::{Effect, NoiseSource};
 use crate::units::ByteSize;
 
@@ -209,13 +211,27 @@ impl RowMatch {
     pub fn threads(&self) -> Option<u32> {
         (!self.ignored.threads).then_some(self.key.threads)
     }
+
+    /// A metadata test's tree: (files, directories, bytes per file); `None` for the
+    /// other tests.
+    pub fn tree(&self) -> Option<(u64, u64, u64)> {
+        let k = &self.key;
+        k.test
+            .is_metadata()
+            .then_some((k.files, k.dirs, k.file_bytes))
+    }
+
+    /// What the row's figures count per second.
+    pub fn rate_kind(&self) -> RateKind {
+        self.key.rate_kind()
+    }
 }
 
 /// As the row key's fields, a dropped one null.
 impl Serialize for RowMatch {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("RowMatch", 7)?;
+        let mut s = serializer.serialize_struct("RowMatch", 11)?;
         s.serialize_field("test", &self.test())?;
         s.serialize_field("file_size", &self.file_size())?;
         s.serialize_field("record_size", &self.record_size())?;
@@ -223,6 +239,13 @@ impl Serialize for RowMatch {
         s.serialize_field("engine", &self.engine())?;
         s.serialize_field("iodepth", &self.iodepth())?;
         s.serialize_field("threads", &self.threads())?;
+        // a metadata row's tree and unit; the other rows are as they always were
+        if let Some((files, dirs, file_bytes)) = self.tree() {
+            s.serialize_field("files", &files)?;
+            s.serialize_field("dirs", &dirs)?;
+            s.serialize_field("file_bytes", &file_bytes)?;
+            s.serialize_field("rate_unit", "ops/s")?;
+        }
         s.end()
     }
 }

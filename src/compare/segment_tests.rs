@@ -41,7 +41,7 @@ fn a_step_in_the_history_is_not_noise() {
     // tested as trend tests the step: the two segments' runs, six against six
     assert_eq!(
         row.noise_source.as_deref(),
-        Some("the step's segments: 6 and 6 runs since runs 1 and 7")
+        Some("the sides' segments: 6 and 6 runs since runs 1 and 7")
     );
     assert_eq!((row.runs_baseline, row.runs_candidate), (6, 6));
     assert!(row.noise_pct.unwrap() < 3.0, "{row:?}");
@@ -62,7 +62,7 @@ fn a_step_in_the_history_is_not_noise() {
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
     assert_eq!(
         row.noise_source.as_deref(),
-        Some("the step's segments: 6 and 6 runs since runs 1 and 7")
+        Some("the sides' segments: 6 and 6 runs since runs 1 and 7")
     );
 }
 
@@ -98,13 +98,17 @@ fn an_environment_change_cuts_the_history() {
         Some("history: 4 runs since run 1")
     );
     assert!(row.noise_pct.unwrap() < 3.0, "{row:?}");
-    // a run of each kernel: both segments, no step between the sides (none was found)
+    // a run of each kernel: tested on both kernels' segments, every run of them (the
+    // kernel sets them apart, no search did), no step between the sides (none was found)
     let row = self::row(&with_id(&series, 6), &with_id(&series, 7), &series);
     assert_eq!(
         row.noise_source.as_deref(),
-        Some("history: 10 runs since runs 1 and 7")
+        Some("the sides' segments: 6 and 6 runs since runs 1 and 7")
     );
-    assert!(!row.note.unwrap().contains("step"));
+    assert_eq!((row.runs_baseline, row.runs_candidate), (6, 6));
+    let note = row.note.unwrap();
+    assert!(note.contains("tested on the sides' segments"), "{note}");
+    assert!(!note.contains("step"), "{note}");
 }
 
 /// Twelve runs alternating two labels, `pre` at 100 and `post` at `post`.
@@ -125,9 +129,10 @@ fn labels_several_runs_share_cut_the_history() {
     let ids = |ids: &[i64]| -> Vec<Run> { ids.iter().flat_map(|&i| with_id(&series, i)).collect() };
     let row = row(&ids(&[1, 3, 5]), &ids(&[2, 4, 6]), &series);
     assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
+    // every run of either label: the labels set the segments apart
     assert_eq!(
         row.noise_source.as_deref(),
-        Some("history: 6 runs since runs 1 and 2")
+        Some("the sides' segments: 6 and 6 runs since runs 1 and 2")
     );
     assert!(row.noise_pct.unwrap() < 3.0, "{row:?}");
     // labels that name each run alone (a date) cut nothing: one segment of both levels
@@ -284,6 +289,7 @@ fn rows_run(levels: &[f64], offset: f64, minutes: i64, z: &mut Gaussian) -> Run 
                     latency_ns: None,
                     engine: EngineKind::Posix,
                     cache: CacheMode::Flush,
+                    ops: None,
                 })
                 .collect::<Vec<_>>()
         })

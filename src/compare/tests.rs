@@ -22,6 +22,7 @@ pub(super) fn run_of(values: &[f64], kernel: &str, minutes: i64) -> Run {
             latency_ns: None,
             engine: EngineKind::Posix,
             cache: CacheMode::Flush,
+            ops: None,
         })
         .collect();
     run.stamp_combination();

@@ -217,7 +217,7 @@ pub(super) fn runs_effect(
     // only a step clear beyond its search: one found by chance in a flat series (trend's
     // own false alarm, 1–2% of series) would otherwise add its rate to the run test's
     // 5% (the simulation: flat series, 1 run a side, 5.4% → 5.8%; gated, 5.5%)
-    let step = step.filter(|e| e.p_value < STEP_ALPHA_SHARE * (1.0 - confidence));
+    let step = step.filter(|e| e.places == 1 || e.p_value < STEP_ALPHA_SHARE * (1.0 - confidence));
     step.or_else(|| {
         runlevel::run_level_effect(base, cand, &history.series, DEFAULT_RUN_NOISE, confidence)
     })
@@ -361,10 +361,15 @@ pub(super) fn decide(
     // the same note whatever the verdict: which noise the verdict accounted for, and
     // the steps between the sides (a noise measured across them would hide them)
     let mut note = format!("noise ±{noise:.1}%, {source}{}", history.steps_text());
-    if let Some(places) = effect.map(|e| e.places).filter(|&p| p > 1) {
-        note.push_str(&format!(
+    match effect.map(|e| (e.noise.source, e.places)) {
+        Some((NoiseSource::Segments { .. }, 1)) => note.push_str(
+            "; tested on the sides' segments, every run of theirs (the same environment and \
+             labels)",
+        ),
+        Some((NoiseSource::Segments { .. }, places)) => note.push_str(&format!(
             "; tested as that step, on its segments' runs, the best of {places} places"
-        ));
+        )),
+        _ => {}
     }
     let busy = effect.and_then(|e| busy.against(row.verdict, e.noise.source));
     if let Some(busy) = busy {

@@ -20,8 +20,9 @@ pub const SNIFF_BYTES: usize = 64 << 10;
 impl Format {
     /// The largest input of this format `import` reads whole, or `None` for a format
     /// read as a stream, whatever its size. fio's JSON is a few KB a job (tens of KB
-    /// with latency bins), and the classic table is a page: 64 MiB is hundreds of times
-    /// either, so only a file that is not such an output reaches it. Our own exports
+    /// with latency bins), the classic table is a page, and the metadata tools print a
+    /// table or a line per run (fileop, fs_mark, bonnie++, mdtest): 64 MiB is hundreds
+    /// of times any of them, so only a file that is not such an output reaches it. Our own exports
     /// grow with the database (about 10 KB a run of 20 results, 1.2 GB for 100,000
     /// runs): they are parsed as they are read, a run at a time, and stored in batches,
     /// so memory holds a batch of runs whatever the file's size. iozone3's auto mode
@@ -29,7 +30,12 @@ impl Format {
     /// megabytes): its table is read a line at a time and its runs stored in parts.
     pub fn max_bytes(self) -> Option<u64> {
         match self {
-            Format::Fio | Format::Classic => Some(64 << 20),
+            Format::Fio
+            | Format::Classic
+            | Format::Fileop
+            | Format::FsMark
+            | Format::Bonnie
+            | Format::Mdtest => Some(64 << 20),
             Format::Iozone3 | Format::Json | Format::Csv => None,
         }
     }
@@ -43,11 +49,11 @@ pub enum InputError {
     #[error("empty, nothing to import")]
     Empty,
     #[error(
-        "not a text file (iozone3 text, fio JSON, the classic IOzone table, an iozone JSON or CSV export)"
+        "not a text file (iozone3 text, fio JSON, the classic IOzone table, fileop, fs_mark, bonnie++ CSV, mdtest, an iozone JSON or CSV export)"
     )]
     NotText,
     #[error(
-        "not in a known format (iozone3 text, fio JSON, the classic IOzone table, an iozone JSON or CSV export)"
+        "not in a known format (iozone3 text, fio JSON, the classic IOzone table, fileop, fs_mark, bonnie++ CSV, mdtest, an iozone JSON or CSV export)"
     )]
     UnknownFormat,
     #[error("larger than {}, more than any {} reaches: not imported", ByteSize(*.limit), format.describe())]
@@ -143,6 +149,10 @@ impl Format {
             Format::Classic => "classic IOzone table",
             Format::Json => "iozone JSON export",
             Format::Csv => "iozone CSV export",
+            Format::Fileop => "fileop table",
+            Format::FsMark => "fs_mark output",
+            Format::Bonnie => "bonnie++ CSV line",
+            Format::Mdtest => "mdtest summary",
         }
     }
 }

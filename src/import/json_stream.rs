@@ -242,6 +242,8 @@ struct Stated {
     latency_ns: Option<Box<Latency>>,
     engine: Option<EngineKind>,
     cache: Option<CacheMode>,
+    #[serde(default)]
+    ops: Option<u64>,
 }
 
 impl Stated {
@@ -258,6 +260,7 @@ impl Stated {
             latency_ns: self.latency_ns,
             engine: self.engine.unwrap_or(engine),
             cache: self.cache.unwrap_or(cache),
+            ops: self.ops,
         }
     }
 }

@@ -8,12 +8,17 @@
 use chrono::{DateTime, Utc};
 
 mod batches;
+mod bonnie;
 mod classic;
+mod fileop;
 mod fio;
 mod formats;
+mod fs_mark;
 mod input;
 mod iozone3;
 mod json_stream;
+mod mdtest;
+mod ops;
 mod own;
 mod stream;
 mod text;

@@ -207,6 +207,7 @@ impl Draft {
             stride_records: self.stride_records,
             latency,
             dir: self.dir,
+            metadata: None,
         };
         let mut run = Run {
             id: None,
@@ -344,6 +345,7 @@ pub fn measurement(
         latency_ns: None,
         engine: EngineKind::default(),
         cache: CacheMode::default(),
+        ops: None,
     })
 }
 

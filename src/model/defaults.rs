@@ -23,6 +23,12 @@ pub const AUTO_MAX_FILE_SIZE: u64 = 512 << 20;
 /// Record sizes auto mode sweeps, smallest and largest: iozone3's 4 KiB..16 MiB.
 pub const AUTO_RECORD_SIZES: (u64, u64) = (4 << 10, 16 << 20);
 pub const DEFAULT_THREADS: u32 = 1;
+/// Metadata tests: files in each directory, per thread (`--help`: 1000).
+pub const DEFAULT_META_FILES: u64 = 1000;
+/// Metadata tests: directories, per thread (`--help`: 1).
+pub const DEFAULT_META_DIRS: u64 = 1;
+/// Metadata tests: bytes written to each file created (`--help`: 0, empty files).
+pub const DEFAULT_META_FILE_BYTES: u64 = 0;
 /// Operations each worker keeps in flight: one, the only depth a synchronous engine has.
 pub const DEFAULT_IODEPTH: u32 = 1;
 /// Measured rounds of every cell.

@@ -14,11 +14,12 @@ mod summary;
 pub use defaults::*;
 pub use engine::EngineKind;
 pub use machine::{Filesystem, Host, MachineState};
-pub use params::{AutoRepeat, Params, first_seen, in_part};
+pub use params::{AutoRepeat, MetadataTree, Params, first_seen, in_part};
 pub use part::RunPart;
-pub use precision::{Imprecise, imprecise_cells};
+pub use precision::{Imprecise, cell_of, imprecise_cells};
 pub use process::RunProcess;
 pub use row::{KeyParts, RowKey, by_row, throughputs};
+
 pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
 pub use summary::{RowSummary, Summaries};
 
@@ -30,7 +31,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::ByteSize;
 
-/// One of iozone3's tests, under the name it has in JSON.
+/// One of iozone3's tests, or one of the metadata tests (a phase over a tree of small
+/// files, measured in operations per second), under the name it has in JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TestKind {
@@ -44,12 +46,24 @@ pub enum TestKind {
     RecordRewrite,
     StrideRead,
     Mix,
+    // the metadata family, in the order its phases run
+    Mkdir,
+    Create,
+    Stat,
+    Open,
+    Readfile,
+    Readdir,
+    Rename,
+    Unlink,
+    Rmdir,
 }
 
 impl TestKind {
     /// Canonical order: the order iozone3 runs them in, which is also the order that
-    /// makes each test's preconditions hold (write creates the file, reread follows read).
-    pub const ALL: [TestKind; 10] = [
+    /// makes each test's preconditions hold (write creates the file, reread follows read),
+    /// then the metadata tests in the order their phases run (mkdir before create, unlink
+    /// before rmdir).
+    pub const ALL: [TestKind; 19] = [
         TestKind::Write,
         TestKind::Rewrite,
         TestKind::Read,
@@ -60,6 +74,28 @@ impl TestKind {
         TestKind::RecordRewrite,
         TestKind::StrideRead,
         TestKind::Mix,
+        TestKind::Mkdir,
+        TestKind::Create,
+        TestKind::Stat,
+        TestKind::Open,
+        TestKind::Readfile,
+        TestKind::Readdir,
+        TestKind::Rename,
+        TestKind::Unlink,
+        TestKind::Rmdir,
+    ];
+
+    /// The metadata tests, in the order their phases run: what `-i metadata` means.
+    pub const METADATA: [TestKind; 9] = [
+        TestKind::Mkdir,
+        TestKind::Create,
+        TestKind::Stat,
+        TestKind::Open,
+        TestKind::Readfile,
+        TestKind::Readdir,
+        TestKind::Rename,
+        TestKind::Unlink,
+        TestKind::Rmdir,
     ];
 
     pub fn name(self) -> &'static str {
@@ -74,6 +110,30 @@ impl TestKind {
             TestKind::RecordRewrite => "record_rewrite",
             TestKind::StrideRead => "stride_read",
             TestKind::Mix => "mix",
+            TestKind::Mkdir => "mkdir",
+            TestKind::Create => "create",
+            TestKind::Stat => "stat",
+            TestKind::Open => "open",
+            TestKind::Readfile => "readfile",
+            TestKind::Readdir => "readdir",
+            TestKind::Rename => "rename",
+            TestKind::Unlink => "unlink",
+            TestKind::Rmdir => "rmdir",
+        }
+    }
+
+    /// Whether the test is one of the metadata family: a phase over a tree of small
+    /// files, counted in operations (its rows' unit is [`RateKind::Ops`]).
+    /// The one place that says which tests are.
+    pub fn is_metadata(self) -> bool {
+        self >= TestKind::Mkdir
+    }
+
+    /// What the test's figures count per second.
+    pub fn rate_kind(self) -> RateKind {
+        match self.is_metadata() {
+            true => RateKind::Ops,
+            false => RateKind::Bytes,
         }
     }
 
@@ -110,14 +170,23 @@ impl TestKind {
             "reread" => vec![TestKind::Reread],
             "random_read" => vec![TestKind::RandomRead],
             "random_write" => vec![TestKind::RandomWrite],
-            "all" => TestKind::ALL.to_vec(),
-            _ => {
-                return Err(format!(
-                    "unknown test '{text}': expected write (0), read (1), random (2), backward (3), \
-                     record-rewrite (4), stride (5), mix (8), all, or one of rewrite, reread, \
-                     random-read, random-write"
-                ));
-            }
+            // iozone3's tests: the metadata family is asked for by name
+            "all" => TestKind::ALL
+                .into_iter()
+                .filter(|t| !t.is_metadata())
+                .collect(),
+            "metadata" => TestKind::METADATA.to_vec(),
+            _ => match TestKind::METADATA.into_iter().find(|t| t.name() == key) {
+                Some(test) => vec![test],
+                None => {
+                    return Err(format!(
+                        "unknown test '{text}': expected write (0), read (1), random (2), backward (3), \
+                         record-rewrite (4), stride (5), mix (8), all, one of rewrite, reread, \
+                         random-read, random-write, or a metadata test: metadata (all of them), \
+                         mkdir, create, stat, open, readfile, readdir, rename, unlink, rmdir"
+                    ));
+                }
+            },
         };
         Ok(tests)
     }
@@ -127,6 +196,16 @@ impl fmt::Display for TestKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// What a row's figures count per second: bytes for iozone3's tests, operations for the
+/// metadata family. Renderers ask a row ([`RowKey::rate_kind`]) rather than its test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RateKind {
+    /// bytes per second, shown in `--units`
+    Bytes,
+    /// operations per second, "ops/s", which `--units` never applies to
+    Ops,
 }
 
 /// How the page cache takes part in a measurement.
@@ -215,11 +294,13 @@ pub struct Measurement {
     pub record_size: ByteSize,
     /// 1-based.
     pub repetition: u32,
-    /// Bytes moved by all workers together.
+    /// Bytes moved by all workers together (for a metadata test: the bytes its files
+    /// were written or read with, 0 for the tests that move none).
     pub bytes: u64,
     /// Wall time from the first worker's start to the last worker's end.
     pub elapsed_ns: u64,
-    /// bytes / elapsed, in bytes per second.
+    /// bytes / elapsed, in bytes per second; for a metadata test, `ops` / elapsed, in
+    /// operations per second (the row's [`RateKind`]).
     pub throughput: f64,
     /// Boxed: most figures (every imported one) have none, and a measurement of a
     /// million-figure import then takes 56 bytes instead of 96.
@@ -231,6 +312,10 @@ pub struct Measurement {
     pub engine: EngineKind,
     #[serde(default)]
     pub cache: CacheMode,
+    /// Operations done by all workers together: set for a metadata test (whose file and
+    /// record sizes are 0: its tree is the run's `params.metadata`), absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
 }
 
 impl Measurement {
@@ -374,6 +459,52 @@ mod tests {
     }
 
     #[test]
+    fn the_metadata_family_is_asked_for_by_name_and_all_stays_iozone3s() {
+        assert_eq!(
+            TestKind::parse_group("metadata").unwrap(),
+            TestKind::METADATA
+        );
+        assert_eq!(
+            TestKind::parse_group("readfile").unwrap(),
+            [TestKind::Readfile]
+        );
+        let all = TestKind::parse_group("all").unwrap();
+        assert_eq!(all.len(), 10);
+        assert!(all.iter().all(|t| !t.is_metadata()));
+        let family: Vec<TestKind> = TestKind::ALL
+            .into_iter()
+            .filter(|t| t.is_metadata())
+            .collect();
+        assert_eq!(family, TestKind::METADATA);
+        assert_eq!(TestKind::Rmdir.rate_kind(), RateKind::Ops);
+        assert_eq!(TestKind::Mix.rate_kind(), RateKind::Bytes);
+    }
+
+    #[test]
+    fn a_measurement_states_operations_only_when_it_counted_them() {
+        let mut m = Measurement {
+            test: TestKind::Write,
+            file_size: ByteSize(4096),
+            record_size: ByteSize(4096),
+            repetition: 1,
+            bytes: 4096,
+            elapsed_ns: 1000,
+            throughput: 4096e6,
+            latency_ns: None,
+            engine: EngineKind::Posix,
+            cache: CacheMode::Flush,
+            ops: None,
+        };
+        let json = serde_json::to_value(&m).unwrap();
+        assert!(json.get("ops").is_none(), "{json}");
+        m.test = TestKind::Create;
+        m.ops = Some(40);
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["ops"], 40);
+        assert_eq!(serde_json::from_value::<Measurement>(json).unwrap(), m);
+    }
+
+    #[test]
     fn json_names_are_the_documented_ones() {
         let names: Vec<String> = TestKind::ALL
             .iter()
@@ -396,6 +527,15 @@ mod tests {
             "record_rewrite",
             "stride_read",
             "mix",
+            "mkdir",
+            "create",
+            "stat",
+            "open",
+            "readfile",
+            "readdir",
+            "rename",
+            "unlink",
+            "rmdir",
         ];
         assert_eq!(names, documented);
         for t in TestKind::ALL {

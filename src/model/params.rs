@@ -16,6 +16,37 @@ pub struct AutoRepeat {
     pub max_time_s: f64,
 }
 
+/// The tree the metadata tests of a run measure over (`--files`, `--dirs`,
+/// `--file-bytes`, `--shared-dir`, `--random-order`): what their rows are keyed by,
+/// beside the test and the threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MetadataTree {
+    /// Entries per directory, per thread.
+    pub files: u64,
+    /// Directories, per thread (in all, with `shared_dir`).
+    pub dirs: u64,
+    /// Bytes each created file holds (0: empty files).
+    pub file_bytes: u64,
+    /// Whether the threads share one set of directories (contending for each
+    /// directory's lock) rather than each having its own subtree.
+    pub shared_dir: bool,
+    /// Whether each phase visits the entries in an order shuffled with the run's seed,
+    /// rather than in creation order.
+    pub random_order: bool,
+    /// What the run found, not what it was asked: `--cache flush` could not drop the
+    /// dentry and inode caches (not root, or the kernel refused), so its phases
+    /// started warm.
+    #[serde(default)]
+    pub warm: bool,
+}
+
+impl MetadataTree {
+    /// Entries each thread visits in a phase over files: its files in every directory.
+    pub fn files_per_thread(&self) -> u64 {
+        self.files.saturating_mul(self.dirs)
+    }
+}
+
 /// Everything a run was asked to do. `Default` is a blank for a store to decode into,
 /// not a plan anyone would measure.
 ///
@@ -59,6 +90,9 @@ pub struct Params {
     pub latency: bool,
     /// The directory measured in, as an absolute path.
     pub dir: Option<String>,
+    /// The tree of a run with metadata tests; `None` for a run without (and every run
+    /// recorded before they existed).
+    pub metadata: Option<MetadataTree>,
 }
 
 impl Params {
@@ -144,6 +178,8 @@ struct StatedParams {
     stride_records: Option<u64>,
     latency: bool,
     dir: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    metadata: Option<MetadataTree>,
 }
 
 impl From<StatedParams> for Params {
@@ -174,6 +210,7 @@ impl From<StatedParams> for Params {
             stride_records: p.stride_records,
             latency: p.latency,
             dir: p.dir,
+            metadata: p.metadata,
         }
     }
 }
@@ -203,6 +240,7 @@ impl From<Params> for StatedParams {
             stride_records: p.stride_records,
             latency: p.latency,
             dir: p.dir,
+            metadata: p.metadata,
         }
     }
 }
@@ -294,5 +332,34 @@ mod tests {
         );
         assert_eq!((p.iodepth, p.warmup, p.order), (1, 0, RoundOrder::Grouped));
         assert_eq!(p.file_sizes, [ByteSize(1 << 20)]);
+        assert_eq!(p.metadata, None);
+    }
+
+    #[test]
+    fn a_metadata_tree_is_stated_only_by_runs_that_have_one() {
+        let plain = params(&[EngineKind::Posix], &[CacheMode::Flush]);
+        let json = serde_json::to_value(&plain).unwrap();
+        assert!(json.get("metadata").is_none(), "{json}");
+        let tree = MetadataTree {
+            files: 10_000,
+            dirs: 4,
+            file_bytes: 0,
+            shared_dir: true,
+            random_order: true,
+            warm: false,
+        };
+        let with_tree = Params {
+            tests: vec![TestKind::Create, TestKind::Unlink],
+            metadata: Some(tree),
+            ..plain
+        };
+        let json = serde_json::to_value(&with_tree).unwrap();
+        assert_eq!(
+            json["metadata"],
+            serde_json::json!({"files": 10000, "dirs": 4, "file_bytes": 0,
+                "shared_dir": true, "random_order": true, "warm": false})
+        );
+        assert_eq!(serde_json::from_value::<Params>(json).unwrap(), with_tree);
+        assert_eq!(tree.files_per_thread(), 40_000);
     }
 }

@@ -11,15 +11,18 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde::ser::SerializeStruct;
 
-use super::{CacheMode, EngineKind, Measurement, Params, TestKind};
+use super::{CacheMode, EngineKind, Measurement, Params, RateKind, TestKind};
 use crate::units::ByteSize;
 
 /// What a figure is a row of: its test, file and record size, the way its I/O went
-/// (cache mode, engine, queue depth) and its workers. Ordered (and serialized) in that
-/// order, as a comparison's rows and a trend's series are; a run lists its own rows in
-/// [`RowKey::list_order`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// (cache mode, engine, queue depth), its workers, and for a metadata test the tree it
+/// went over (files per directory, directories, bytes per file; 0 for every other
+/// test, whose file and record sizes a metadata test has as 0, so the two families'
+/// rows never mix). Ordered (and serialized) in that order, as a comparison's rows and
+/// a trend's series are; a run lists its own rows in [`RowKey::list_order`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RowKey {
     pub test: TestKind,
     pub file_size: ByteSize,
@@ -30,6 +33,34 @@ pub struct RowKey {
     pub iodepth: u32,
     /// Workers: the whole run's.
     pub threads: u32,
+    /// A metadata test's entries per directory: the whole run's (0 for other tests).
+    pub files: u64,
+    /// A metadata test's directories: the whole run's (0 for other tests).
+    pub dirs: u64,
+    /// A metadata test's bytes per file: the whole run's (0 for other tests).
+    pub file_bytes: u64,
+}
+
+/// Its fields in order; a metadata test's tree and its unit (`"rate_unit": "ops/s"`)
+/// only in a metadata test's row, so every other row reads as it always did.
+impl Serialize for RowKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("RowKey", 11)?;
+        s.serialize_field("test", &self.test)?;
+        s.serialize_field("file_size", &self.file_size)?;
+        s.serialize_field("record_size", &self.record_size)?;
+        s.serialize_field("cache", &self.cache)?;
+        s.serialize_field("engine", &self.engine)?;
+        s.serialize_field("iodepth", &self.iodepth)?;
+        s.serialize_field("threads", &self.threads)?;
+        if self.test.is_metadata() {
+            s.serialize_field("files", &self.files)?;
+            s.serialize_field("dirs", &self.dirs)?;
+            s.serialize_field("file_bytes", &self.file_bytes)?;
+            s.serialize_field("rate_unit", "ops/s")?;
+        }
+        s.end()
+    }
 }
 
 /// Parts of a row key to pool rows across: a comparison's `--ignore-param`, a chart's
@@ -43,20 +74,53 @@ pub struct KeyParts {
     pub engine: bool,
     pub iodepth: bool,
     pub threads: bool,
+    /// A metadata test's tree: its files, directories and bytes per file together.
+    pub tree: bool,
 }
 
 impl RowKey {
     /// The row of `m`, a figure of a run with `params`.
     pub fn of(params: &Params, m: &Measurement) -> RowKey {
+        RowKey::in_run(
+            params,
+            (m.test, m.file_size, m.record_size, m.engine, m.cache),
+        )
+    }
+
+    /// The row of a figure stating `(test, file_size, record_size, engine, cache)`, of
+    /// a run with `params`: what the figure states, and the rest from the run.
+    pub fn in_run(
+        params: &Params,
+        (test, file_size, record_size, engine, cache): (
+            TestKind,
+            ByteSize,
+            ByteSize,
+            EngineKind,
+            CacheMode,
+        ),
+    ) -> RowKey {
+        let tree = match test.is_metadata() {
+            true => params.metadata.unwrap_or_default(),
+            false => Default::default(),
+        };
         RowKey {
-            test: m.test,
-            file_size: m.file_size,
-            record_size: m.record_size,
-            cache: m.cache,
-            engine: m.engine,
+            test,
+            file_size,
+            record_size,
+            cache,
+            engine,
             iodepth: params.iodepth,
             threads: params.threads,
+            files: tree.files,
+            dirs: tree.dirs,
+            file_bytes: tree.file_bytes,
         }
+    }
+
+    /// What the row's figures count per second: the one question a renderer asks
+    /// before it formats a rate (`--units` applies to bytes only).
+    pub fn rate_kind(&self) -> RateKind {
+        self.test.rate_kind()
     }
 
     /// The order a run lists its rows in, whatever order they were measured in (as
@@ -86,6 +150,9 @@ impl RowKey {
             engine: pool(parts.engine, self.engine, EngineKind::default()),
             iodepth: pool(parts.iodepth, self.iodepth, 0),
             threads: pool(parts.threads, self.threads, 0),
+            files: pool(parts.tree, self.files, 0),
+            dirs: pool(parts.tree, self.dirs, 0),
+            file_bytes: pool(parts.tree, self.file_bytes, 0),
         }
     }
 }
@@ -111,6 +178,7 @@ pub fn throughputs(figures: &[&Measurement]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MetadataTree;
 
     fn figure(test: TestKind, record: u64, engine: EngineKind, repetition: u32) -> Measurement {
         Measurement {
@@ -124,6 +192,7 @@ mod tests {
             latency_ns: None,
             engine,
             cache: CacheMode::Flush,
+            ops: None,
         }
     }
 
@@ -157,6 +226,47 @@ mod tests {
             rows.keys().map(reps).collect::<Vec<_>>(),
             [[2.0, 1.0], [1.0, 3.0]]
         );
+    }
+
+    #[test]
+    fn metadata_rows_are_keyed_by_their_tree_and_never_mix_with_throughput_rows() {
+        let tree = |files| MetadataTree {
+            files,
+            dirs: 4,
+            file_bytes: 0,
+            shared_dir: false,
+            random_order: false,
+            warm: false,
+        };
+        let params = Params {
+            threads: 2,
+            metadata: Some(tree(100)),
+            ..Params::default()
+        };
+        let mut create = figure(TestKind::Create, 0, EngineKind::Posix, 1);
+        create.file_size = ByteSize(0);
+        let write = figure(TestKind::Write, 4096, EngineKind::Posix, 1);
+        let (create_key, write_key) = (RowKey::of(&params, &create), RowKey::of(&params, &write));
+        assert_eq!(
+            (create_key.files, create_key.dirs, create_key.threads),
+            (100, 4, 2)
+        );
+        // a throughput row of the same run carries no tree
+        assert_eq!((write_key.files, write_key.dirs), (0, 0));
+        assert_eq!(create_key.rate_kind(), RateKind::Ops);
+        assert_eq!(write_key.rate_kind(), RateKind::Bytes);
+        // another tree is another row, unless the tree is pooled
+        let bigger = Params {
+            metadata: Some(tree(1000)),
+            ..params.clone()
+        };
+        let other = RowKey::of(&bigger, &create);
+        assert_ne!(other, create_key);
+        let across = KeyParts {
+            tree: true,
+            ..KeyParts::default()
+        };
+        assert_eq!(other.pooled(across), create_key.pooled(across));
     }
 
     #[test]

@@ -111,6 +111,15 @@ impl Checker {
             self.number("params.repeat_auto.precision_pct", Some(auto.precision_pct));
             self.number("params.repeat_auto.max_time_s", Some(auto.max_time_s));
         }
+        if let Some(tree) = &p.metadata {
+            for (name, count) in [
+                ("files", tree.files),
+                ("dirs", tree.dirs),
+                ("file_bytes", tree.file_bytes),
+            ] {
+                self.count(Field::In("params.metadata", name), Some(count));
+            }
+        }
     }
 
     fn host(&mut self, h: &Host) {
@@ -175,6 +184,7 @@ impl Measurement {
         c.count("bytes", Some(self.bytes));
         c.count("elapsed_ns", Some(self.elapsed_ns));
         c.figure("throughput", self.throughput);
+        c.count("ops", self.ops);
         if let Some(latency) = self.latency_ns.as_deref() {
             let Latency {
                 p50,
@@ -364,6 +374,7 @@ mod tests {
                 latency_ns: None,
                 engine: Default::default(),
                 cache: Default::default(),
+                ops: None,
             }],
             ..Run::default()
         }
@@ -429,6 +440,19 @@ mod tests {
                 u64::MAX
             )
         );
+
+        let mut r = run();
+        r.params.metadata = Some(crate::model::MetadataTree {
+            files: u64::MAX,
+            ..Default::default()
+        });
+        assert_eq!(
+            r.check_storable().unwrap_err().field,
+            "params.metadata.files"
+        );
+        let mut r = run();
+        r.results[0].ops = Some(u64::MAX);
+        assert_eq!(r.check_storable().unwrap_err().field, "results[0].ops");
 
         let mut r = run();
         r.results[0].throughput = f64::NAN;

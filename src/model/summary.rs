@@ -78,15 +78,14 @@ impl RowSummary {
 
     /// The row this summarizes, of a run with `params`.
     pub fn key(&self, params: &Params) -> RowKey {
-        RowKey {
-            test: self.test,
-            file_size: self.file_size,
-            record_size: self.record_size,
-            cache: self.cache,
-            engine: self.engine,
-            iodepth: params.iodepth,
-            threads: params.threads,
-        }
+        let stated = (
+            self.test,
+            self.file_size,
+            self.record_size,
+            self.engine,
+            self.cache,
+        );
+        RowKey::in_run(params, stated)
     }
 
     /// The run's level under this key, as `RunLevel::of` its repetitions gives it:

@@ -5,8 +5,141 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Params, RunStatus};
-use crate::units::RateUnit;
+use crate::model::{MetadataTree, Params, RateKind, RowKey, RunStatus};
+use crate::units::{ByteSize, RateUnit, count};
+
+/// How a row's rates are shown: bytes in the unit of `--units` (resolved against the
+/// figures shown with it), or operations per second, which `--units` never scales.
+/// Every renderer takes it from the row ([`Scale::of`]), never from the test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Bytes(RateUnit),
+    Ops,
+}
+
+impl Scale {
+    /// The scale of `key`'s rates where byte rates are shown in `unit`.
+    pub fn of(key: &RowKey, unit: RateUnit) -> Scale {
+        Scale::for_kind(key.rate_kind(), unit)
+    }
+
+    pub fn for_kind(kind: RateKind, unit: RateUnit) -> Scale {
+        match kind {
+            RateKind::Bytes => Scale::Bytes(unit),
+            RateKind::Ops => Scale::Ops,
+        }
+    }
+
+    /// `MiB/s`, `ops/s`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scale::Bytes(unit) => unit.label(),
+            Scale::Ops => "ops/s",
+        }
+    }
+
+    /// A rate in this scale, without its label: operations whole, or to a tenth below
+    /// a hundred (a phase of four directories makes a few a second).
+    pub fn format(self, rate: f64) -> String {
+        match self {
+            Scale::Bytes(unit) => unit.format(rate),
+            Scale::Ops if rate.abs() < 100.0 => format!("{rate:.1}"),
+            Scale::Ops => format!("{rate:.0}"),
+        }
+    }
+
+    /// What one of the scale is, in the figures' own units (a chart's divisor).
+    pub fn per(self) -> f64 {
+        match self {
+            Scale::Bytes(unit) => unit.bytes_per_sec(),
+            Scale::Ops => 1.0,
+        }
+    }
+}
+
+/// A metadata tree as a row shows it: `4 × 10000 files` with `, 4 KiB each` when its
+/// files hold bytes.
+pub fn tree(files: u64, dirs: u64, file_bytes: u64) -> String {
+    let each = match file_bytes {
+        0 => String::new(),
+        n => format!(", {} each", ByteSize(n)),
+    };
+    format!("{dirs} × {}{each}", count(files as usize, "file"))
+}
+
+/// A row's file as tables show it: its size, or a metadata test's tree.
+pub fn row_file(key: &RowKey) -> String {
+    match key.test.is_metadata() {
+        true => tree(key.files, key.dirs, key.file_bytes),
+        false => key.file_size.to_string(),
+    }
+}
+
+/// A row's record as tables show it; `-` for a metadata test, which has none.
+pub fn row_record(key: &RowKey) -> String {
+    match key.test.is_metadata() {
+        true => "-".into(),
+        false => key.record_size.to_string(),
+    }
+}
+
+/// The scale a column of rates of `keys` is headed with: ops/s when every row counts
+/// operations, else `unit` resolved against the rows' figures that count bytes.
+pub fn column_scale<'a>(
+    rows: impl IntoIterator<Item = (&'a RowKey, f64)>,
+    unit: RateUnit,
+) -> Scale {
+    let mut bytes = Vec::new();
+    let mut kinds = Vec::new();
+    for (key, figure) in rows {
+        kinds.push(key.rate_kind());
+        if key.rate_kind() == RateKind::Bytes {
+            bytes.push(figure);
+        }
+    }
+    header_scale(kinds, unit.resolve(bytes))
+}
+
+/// The scale a column of rates of rows of `kinds` is headed with, bytes in `unit` as
+/// given: ops/s when every row counts operations.
+pub fn header_scale(kinds: impl IntoIterator<Item = RateKind>, unit: RateUnit) -> Scale {
+    let mut kinds = kinds.into_iter().peekable();
+    let any = kinds.peek().is_some();
+    match any && kinds.all(|k| k == RateKind::Ops) {
+        true => Scale::Ops,
+        false => Scale::Bytes(unit),
+    }
+}
+
+/// `key`'s rate under a column headed in `header`: in the row's own scale, which it
+/// names when it is not the header's (an operations row among byte rows).
+pub fn rate_under(header: Scale, key: &RowKey, rate: f64) -> String {
+    let unit = match header {
+        Scale::Bytes(unit) => unit,
+        Scale::Ops => RateUnit::MiB,
+    };
+    let own = Scale::of(key, unit);
+    match own == header {
+        true => scaled(own, rate),
+        false => format!("{} {}", scaled(own, rate), own.label()),
+    }
+}
+
+/// The metadata tree of a run's parameters, with how it was worked (`shared`,
+/// `random order`, `flush warm`): what `show` and `history` say of it.
+pub fn run_tree(t: &MetadataTree) -> String {
+    let mut text = tree(t.files, t.dirs, t.file_bytes);
+    for (set, word) in [
+        (t.shared_dir, "shared directories"),
+        (t.random_order, "random order"),
+        (t.warm, "flush warm (no root)"),
+    ] {
+        if set {
+            text.push_str(&format!(", {word}"));
+        }
+    }
+    text
+}
 
 /// A relative change in percent: `+12.3%`, `-4.0%`; never `-0.0%`; `-` for no figure.
 pub fn change(pct: f64) -> String {
@@ -47,8 +180,13 @@ fn p_text(p: f64) -> String {
 /// A throughput in `unit`; `-` for a figure that is not a number (a degenerate
 /// side), which would otherwise print as `NaN`.
 pub fn rate(unit: RateUnit, bytes_per_sec: f64) -> String {
-    match bytes_per_sec.is_finite() {
-        true => unit.format(bytes_per_sec),
+    scaled(Scale::Bytes(unit), bytes_per_sec)
+}
+
+/// A rate in `scale`; `-` for a figure that is not a number.
+pub fn scaled(scale: Scale, rate: f64) -> String {
+    match rate.is_finite() {
+        true => scale.format(rate),
         false => "-".into(),
     }
 }
@@ -85,14 +223,20 @@ pub fn depth(iodepth: Option<u32>) -> String {
     }
 }
 
-/// The mode of a run's own parameters, where nothing is dropped.
+/// The mode of a run's own parameters, where nothing is dropped; ` warm` after it when
+/// its metadata tests' flush phases could not drop the caches.
 pub fn run_mode(p: &Params) -> String {
-    mode(
+    let mode = mode(
         Some(&p.cache_names()),
         Some(&p.engine_names()),
         Some(p.iodepth),
         Some(p.threads),
-    )
+    );
+    let flushed = p.caches.contains(&crate::model::CacheMode::Flush);
+    match flushed && p.metadata.is_some_and(|t| t.warm) {
+        true => format!("{mode} warm"),
+        false => mode,
+    }
 }
 
 /// A run's status as docs/formats.md's JSON output spells it: `complete`, `aborted`, ….

@@ -8,6 +8,7 @@ mod sentences;
 use comfy_table::Color;
 use serde::Serialize;
 
+use super::cells::Scale;
 use super::listing::{Listing, TextStyle};
 use super::{cells, printable};
 use crate::compare::{Comparison, EnvChange, Row, RowMatch, TestSummary, Verdict};
@@ -98,20 +99,71 @@ pub(super) fn verdict_color(v: Verdict) -> Option<Color> {
     }
 }
 
+/// A row's file: its size, or a metadata test's tree (`4 × 10000 files`).
 pub(super) fn file_size(key: &RowMatch) -> String {
+    if let Some((files, dirs, file_bytes)) = key.tree() {
+        return cells::tree(files, dirs, file_bytes);
+    }
     key.file_size().map_or("*".into(), |f| f.to_string())
 }
 
+/// A row's record size; `-` for a metadata test, which has none.
+fn record_size(key: &RowMatch) -> String {
+    match key.tree() {
+        Some(_) => "-".into(),
+        None => key.record_size().to_string(),
+    }
+}
+
+/// The byte unit of a comparison's rates, resolved against its rows that count bytes
+/// (`--units` never scales operations).
+pub(super) fn resolved(c: &Comparison, unit: RateUnit) -> RateUnit {
+    let bytes = (c.rows.iter())
+        .filter(|r| r.key.rate_kind() == crate::model::RateKind::Bytes)
+        .flat_map(|r| [r.baseline_median, r.candidate_median]);
+    unit.resolve(bytes)
+}
+
+/// The scale the rate columns are headed with: ops/s when every row counts
+/// operations, the byte unit otherwise (a row in the other scale then names its own).
+pub(super) fn header_scale(c: &Comparison, unit: RateUnit) -> Scale {
+    let ops = |r: &Row| r.key.rate_kind() == crate::model::RateKind::Ops;
+    match !c.rows.is_empty() && c.rows.iter().all(ops) {
+        true => Scale::Ops,
+        false => Scale::Bytes(unit),
+    }
+}
+
+/// A row's rate under a column headed in `header`: in the row's own scale, which it
+/// names when it is not the header's.
+fn rate_cell(row: &Row, header: Scale, rate: f64) -> String {
+    let own = Scale::for_kind(row.key.rate_kind(), header_unit(header));
+    match own == header {
+        true => cells::scaled(own, rate),
+        false => format!("{} {}", cells::scaled(own, rate), own.label()),
+    }
+}
+
+/// The byte unit a header scale holds (MiB/s when it is ops/s: no byte row is shown).
+fn header_unit(header: Scale) -> RateUnit {
+    match header {
+        Scale::Bytes(unit) => unit,
+        Scale::Ops => RateUnit::MiB,
+    }
+}
+
 /// The rows table's columns before the verdict, with whether each holds a number
-/// (aligned right): the terminal and the report show the same table.
+/// (aligned right): the terminal and the report show the same table. `unit` is
+/// resolved ([`resolved`]).
 pub(super) fn row_headers(c: &Comparison, unit: RateUnit) -> [(String, bool); 11] {
+    let label = header_scale(c, unit).label();
     [
         ("Test".into(), false),
         ("File".into(), true),
         ("Record".into(), true),
         ("Mode".into(), false),
-        (format!("Baseline {}", unit.label()), true),
-        (format!("Candidate {}", unit.label()), true),
+        (format!("Baseline {label}"), true),
+        (format!("Candidate {label}"), true),
         ("Change".into(), true),
         (format!("{} CI", level(c.ci_level_pct)), true),
         ("p (adj.)".into(), true),
@@ -128,15 +180,15 @@ const LEFT_OUT_FIRST: [usize; 4] = [8, 10, 7, 9];
 /// The most lines a row of the rows table takes on a terminal.
 const ROW_LINES: usize = 2;
 
-/// A row's cells under [`row_headers`].
-pub(super) fn row_cells(row: &Row, unit: RateUnit) -> [String; 11] {
+/// A row's cells under [`row_headers`], the rates under a header in `header`.
+pub(super) fn row_cells(row: &Row, header: Scale) -> [String; 11] {
     [
         row.key.test().name().into(),
         file_size(&row.key),
-        row.key.record_size().to_string(),
+        record_size(&row.key),
         mode(&row.key),
-        cells::rate(unit, row.baseline_median),
-        cells::rate(unit, row.candidate_median),
+        rate_cell(row, header, row.baseline_median),
+        rate_cell(row, header, row.candidate_median),
         cells::change(row.change_pct),
         ci(row),
         p(row),
@@ -178,8 +230,9 @@ fn rows_listing(c: &Comparison, unit: RateUnit) -> (Listing, Vec<String>) {
         }
     }
     let numbered = distinct.len() > 1 || explained.iter().any(Option::is_none);
+    let header = header_scale(c, unit);
     for (row, explained) in c.rows.iter().zip(&explained) {
-        let mut line = row_cells(row, unit).to_vec();
+        let mut line = row_cells(row, header).to_vec();
         let marker = explained.as_deref().filter(|_| numbered).and_then(|text| {
             let at = distinct.iter().position(|d| *d == text)?;
             Some(format!("[{}]", at + 1))
@@ -278,11 +331,7 @@ pub fn compare_text(
     style: TextStyle,
 ) -> String {
     let render = |l: &Listing| l.render(style);
-    let unit = unit.resolve(
-        c.rows
-            .iter()
-            .flat_map(|r| [r.baseline_median, r.candidate_median]),
-    );
+    let unit = resolved(c, unit);
     let mut out = format!(
         "Baseline:  {}\nCandidate: {}\n\n",
         side_text(base),
@@ -349,10 +398,17 @@ pub fn compare_csv(c: &Comparison) -> String {
         "note",
         // added after the others, so no column a spreadsheet reads moves
         "iodepth",
+        "files",
+        "dirs",
+        "file_bytes",
+        "rate_unit",
     ]);
     let opt = cells::raw_or_empty;
     for r in &c.rows {
         let k = &r.key;
+        let tree = |part: fn((u64, u64, u64)) -> u64| {
+            k.tree().map_or(String::new(), |t| part(t).to_string())
+        };
         listing.push(vec![
             k.test().name().into(),
             k.file_size()
@@ -378,6 +434,12 @@ pub fn compare_csv(c: &Comparison) -> String {
             r.verdict.name().into(),
             r.note.clone().unwrap_or_default(),
             k.iodepth().map_or(String::new(), |x| x.to_string()),
+            tree(|(files, _, _)| files),
+            tree(|(_, dirs, _)| dirs),
+            tree(|(_, _, bytes)| bytes),
+            Scale::for_kind(k.rate_kind(), RateUnit::Bytes)
+                .label()
+                .into(),
         ]);
     }
     listing.to_csv()
@@ -400,6 +462,9 @@ mod tests {
                     engine: EngineKind::Posix,
                     iodepth: 1,
                     threads: 1,
+                    files: 0,
+                    dirs: 0,
+                    file_bytes: 0,
                 },
                 Ignored::default(),
             ),

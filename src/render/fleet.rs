@@ -38,12 +38,16 @@ fn fleet_summary(f: &FleetComparison) -> String {
         f.groups.len()
     );
     for line in f.summary.iter().filter(|l| l.regressed > 0) {
+        // a metadata test has no record size to be at
+        let at = match line.test.is_metadata() {
+            true => String::new(),
+            false => format!(" at {}", line.record_size),
+        };
         out.push_str(&format!(
-            "{} of {} {noun} regressed in {} at {}\n",
+            "{} of {} {noun} regressed in {}{at}\n",
             line.regressed,
             line.of,
             line.test.name(),
-            line.record_size
         ));
     }
     out

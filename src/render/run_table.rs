@@ -1,11 +1,14 @@
 //! The classic table of a run: a row per file and record size, a column per test, each
 //! cell the median of the repetitions with their spread. A run of several engines or
-//! cache modes has a row per combination at each size, with a mode column.
+//! cache modes has a row per combination at each size, with a mode column. The
+//! metadata tests have a table of their own below it, in operations per second: a row
+//! per tree and cache mode, a column per metadata test.
 
 use std::collections::BTreeMap;
 
 use comfy_table::Color;
 
+use super::cells::Scale;
 use super::listing::{Listing, TextStyle};
 
 use crate::model::{RowKey, Run, TestKind, by_row, throughputs};
@@ -41,34 +44,68 @@ fn lines(run: &Run) -> Vec<Line> {
 }
 
 pub fn run_table(run: &Run, unit: RateUnit, style: TextStyle) -> String {
-    let lines = lines(run);
-    let medians = lines
-        .iter()
-        .flat_map(|(_, tests)| tests.values().map(|s| s.median));
-    let unit = unit.resolve(medians);
-    let (listing, any_noisy) = listing(run, &lines, unit);
-    listing.render(style) + &style.paragraph(&notes(run, unit, any_noisy))
+    let (metadata, sized): (Vec<Line>, Vec<Line>) = lines(run)
+        .into_iter()
+        .partition(|(key, _)| key.test.is_metadata());
+    let mut out = String::new();
+    // a run of no figure at all still shows its (empty) table of files
+    if !sized.is_empty() || metadata.is_empty() {
+        let medians = sized
+            .iter()
+            .flat_map(|(_, tests)| tests.values().map(|s| s.median));
+        let scale = Scale::Bytes(unit.resolve(medians));
+        out += &table(run, &sized, scale, style);
+    }
+    if !metadata.is_empty() {
+        out += &table(run, &metadata, Scale::Ops, style);
+    }
+    out
+}
+
+/// One table of the run, its lines in one scale, with its notes.
+fn table(run: &Run, lines: &[Line], scale: Scale, style: TextStyle) -> String {
+    let (listing, any_noisy) = listing(run, lines, scale);
+    listing.render(style) + &style.paragraph(&notes(run, scale, any_noisy))
 }
 
 /// The table: a line per row but for the test, a column per test; and whether any
 /// cell is noisy (painted, and marked `~`).
-fn listing(run: &Run, lines: &[Line], unit: RateUnit) -> (Listing, bool) {
-    let tests = &run.params.tests;
+fn listing(run: &Run, lines: &[Line], scale: Scale) -> (Listing, bool) {
+    let metadata = scale == Scale::Ops;
+    let tests: Vec<TestKind> = (run.params.tests.iter())
+        .copied()
+        .filter(|t| t.is_metadata() == metadata)
+        .collect();
     let combined = run.params.combined();
-    let mut header = vec!["File", "Record"];
-    if combined {
+    let mut header = match metadata {
+        true => vec!["Files", "Dirs", "Bytes"],
+        false => vec!["File", "Record"],
+    };
+    if combined || (metadata && run.params.caches.len() > 1) {
         header.push("Mode");
     }
+    let with_mode = header.last() == Some(&"Mode");
     header.extend(tests.iter().map(|t| t.name()));
     let first_test = header.len() - tests.len();
-    let mut listing = Listing::new(&header).numeric(&[0, 1]);
+    let sizes: &[usize] = match metadata {
+        true => &[0, 1, 2],
+        false => &[0, 1],
+    };
+    let mut listing = Listing::new(&header).numeric(sizes);
     let numeric: Vec<usize> = (first_test..header.len()).collect();
     listing = listing.numeric(&numeric);
 
     let mut any_noisy = false;
     for (key, row) in lines {
-        let mut line = vec![key.file_size.to_string(), key.record_size.to_string()];
-        if combined {
+        let mut line = match metadata {
+            true => vec![
+                key.files.to_string(),
+                key.dirs.to_string(),
+                crate::units::ByteSize(key.file_bytes).to_string(),
+            ],
+            false => vec![key.file_size.to_string(), key.record_size.to_string()],
+        };
+        if with_mode {
             // depth and threads are the whole run's, said under the table
             let (cache, engine) = (key.cache.name(), key.engine.name());
             line.push(super::cells::mode(
@@ -79,14 +116,14 @@ fn listing(run: &Run, lines: &[Line], unit: RateUnit) -> (Listing, bool) {
             ));
         }
         let mut paint = Vec::new();
-        for test in tests {
+        for test in &tests {
             line.push(match row.get(test) {
                 Some(s) => {
                     any_noisy |= s.is_noisy();
                     if s.is_noisy() {
                         paint.push((line.len(), Color::Yellow));
                     }
-                    cell(s, unit)
+                    cell(s, scale)
                 }
                 None => String::new(),
             });
@@ -98,14 +135,17 @@ fn listing(run: &Run, lines: &[Line], unit: RateUnit) -> (Listing, bool) {
 
 /// What is said under the table: the unit and the figures, the run-wide depth and
 /// workers, the rounds, the precision reached, and what `~` means when a cell has it.
-fn notes(run: &Run, unit: RateUnit, any_noisy: bool) -> String {
+fn notes(run: &Run, scale: Scale, any_noisy: bool) -> String {
     let mut out = String::new();
     // one repetition is its own figure: no median, no range (its cells show none)
     let figures = match run.params.repeat {
         1 => "1 repetition".to_string(),
         n => format!("median of {n} repetitions ± half their range"),
     };
-    out.push_str(&format!("{}, {figures}", unit.label()));
+    out.push_str(&format!("{}, {figures}", scale.label()));
+    if let (Scale::Ops, Some(tree)) = (scale, &run.params.metadata) {
+        out.push_str(&metadata_note(tree));
+    }
     if run.params.iodepth > 1 {
         out.push_str(&format!(", queue depth {}", run.params.iodepth));
     }
@@ -127,16 +167,34 @@ fn notes(run: &Run, unit: RateUnit, any_noisy: bool) -> String {
     out
 }
 
-fn cell(s: &Summary, unit: RateUnit) -> String {
+/// How the metadata table's tree was worked: files and directories per thread or
+/// shared, the order, and a flush that could not drop the caches.
+fn metadata_note(tree: &crate::model::MetadataTree) -> String {
+    let mut note = match tree.shared_dir {
+        true => ", directories shared by the threads".to_string(),
+        false => ", files and directories per thread".to_string(),
+    };
+    if tree.random_order {
+        note.push_str(", random order");
+    }
+    if tree.warm {
+        note.push_str(
+            ", flush phases warm (the dentry and inode caches could not be dropped: no root)",
+        );
+    }
+    note
+}
+
+fn cell(s: &Summary, scale: Scale) -> String {
     if s.n > 1 {
         format!(
             "{} ±{:.1}%{}",
-            unit.format(s.median),
+            scale.format(s.median),
             s.spread_pct(),
             if s.is_noisy() { " ~" } else { "" }
         )
     } else {
-        unit.format(s.median)
+        scale.format(s.median)
     }
 }
 
@@ -156,11 +214,10 @@ fn rounds_note(run: &Run) -> String {
 /// Under `--repeat auto`: whether every cell's median reached the precision asked.
 pub fn precision_note(run: &Run) -> Option<String> {
     let auto = run.params.repeat_auto?;
-    let cells: std::collections::BTreeSet<_> = run
-        .results
-        .iter()
-        .map(|m| (m.file_size, m.record_size, m.test))
-        .collect();
+    let cells: std::collections::BTreeSet<_> =
+        run.results.iter().map(crate::model::cell_of).collect();
+    // which engine and cache mode, where the run measured more than one
+    let modes = run.params.engines.len() > 1 || run.params.caches.len() > 1;
     let missed = crate::model::imprecise_cells(&run.results, auto.precision_pct / 100.0);
     let target = format!("±{}% (95% interval of the median)", auto.precision_pct);
     if missed.is_empty() {
@@ -176,7 +233,18 @@ pub fn precision_note(run: &Run) -> Option<String> {
             let width = c
                 .half_width
                 .map_or("no interval".into(), |h| format!("±{:.1}%", h * 100.0));
-            format!("{} {} in {} ({width})", c.test, c.record_size, c.file_size)
+            let mode = match modes {
+                true => format!(" {}/{}", c.cache.name(), c.engine.name()),
+                false => String::new(),
+            };
+            // a metadata test's cell is its test over the run's tree
+            match c.test.is_metadata() {
+                true => format!("{}{mode} ({width})", c.test),
+                false => format!(
+                    "{} {} in {}{mode} ({width})",
+                    c.test, c.record_size, c.file_size
+                ),
+            }
         })
         .collect();
     Some(format!(

@@ -57,7 +57,11 @@ impl RunColumn {
             RunColumn::Kernel => fact(Fact::Kernel),
             RunColumn::Filesystem => fact(Fact::FsType),
             RunColumn::Labels => run.labels.join(", "),
-            RunColumn::FileSize => run.params.file_size().to_string(),
+            // a run of metadata tests alone measured no file: its tree says what it did
+            RunColumn::FileSize => match (&run.params.metadata, run.params.file_sizes.is_empty()) {
+                (Some(t), true) => cells::tree(t.files, t.dirs, t.file_bytes),
+                _ => run.params.file_size().to_string(),
+            },
             RunColumn::Mode => cells::run_mode(&run.params),
             RunColumn::Status => cells::status(run.status),
             RunColumn::Repeat => run.params.repeat.to_string(),

@@ -71,11 +71,19 @@ fn header(run: &Run) -> Listing {
                 if p.verify { ", verified" } else { "" }
             ),
         ),
+        (
+            "metadata tree",
+            p.metadata.as_ref().map_or(String::new(), cells::run_tree),
+        ),
         ("rounds", rounds(run)),
         ("machine at start", state(&run.state_at_start)),
         ("machine at end", state(&run.state_at_end)),
         ("iozone", run.tool_version.clone()),
     ] {
+        // a run without metadata tests has no tree to speak of
+        if fact == "metadata tree" && value.is_empty() {
+            continue;
+        }
         listing.push(vec![fact.into(), value]);
         // only an imported run has the line, right under its start
         if let (Some(source), "started") = (&run.source, fact) {
@@ -192,7 +200,11 @@ fn latency(run: &Run) -> Option<Listing> {
             let v: Vec<f64> = values.iter().map(|x| pick(x) as f64).collect();
             Summary::of(&v).map_or("-".into(), |s| format_nanos(s.median as u64))
         };
-        let mut row = vec![key.file_size.to_string(), key.record_size.to_string()];
+        // a metadata test's row is its tree's, which has no record
+        let mut row = match key.test.is_metadata() {
+            true => vec![cells::tree(key.files, key.dirs, key.file_bytes), "-".into()],
+            false => vec![key.file_size.to_string(), key.record_size.to_string()],
+        };
         if combined {
             row.push(mode);
         }

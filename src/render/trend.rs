@@ -10,12 +10,14 @@ use crate::trend::{Step, TrendReport};
 use crate::units::{RateUnit, count};
 
 fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
-    let unit = unit.resolve(report.steps.iter().flat_map(|s| [s.before, s.after]));
+    let levels =
+        (report.steps.iter()).flat_map(|s| [(&s.series.row, s.before), (&s.series.row, s.after)]);
+    let scale = cells::column_scale(levels, unit);
     let mut listing = match raw {
         true => Listing::new(CSV_HEADERS),
         false => {
-            let before = format!("Before {}", unit.label());
-            let after = format!("After {}", unit.label());
+            let before = format!("Before {}", scale.label());
+            let after = format!("After {}", scale.label());
             let listing = Listing::new(&[
                 "Host",
                 "FS",
@@ -44,7 +46,7 @@ fn listing(report: &TrendReport, unit: RateUnit, raw: bool) -> Listing {
         };
         match raw {
             true => listing.push_colored(raw_row(step), None),
-            false => listing.push_colored(shown_row(step, unit), Some((CHANGE, color))),
+            false => listing.push_colored(shown_row(step, scale), Some((CHANGE, color))),
         }
     }
     match raw || report.mounts_differ {
@@ -73,11 +75,20 @@ const CSV_HEADERS: &[&str] = &[
     "runs_after",
     // added after the others, so no column a spreadsheet reads moves
     "iodepth",
+    "files",
+    "dirs",
+    "file_bytes",
+    "rate_unit",
 ];
 
 /// A step as the CSV gives it: raw figures, empty cells for what is unknown.
 fn raw_row(s: &Step) -> Vec<String> {
     let k = &s.series;
+    // a metadata test's tree; empty for the other tests
+    let tree = |part: u64| match k.row.test.is_metadata() {
+        true => part.to_string(),
+        false => String::new(),
+    };
     vec![
         k.hostname.clone().unwrap_or_default(),
         k.fs_type.clone().unwrap_or_default(),
@@ -96,11 +107,15 @@ fn raw_row(s: &Step) -> Vec<String> {
         s.runs_before.to_string(),
         s.runs_after.to_string(),
         k.row.iodepth.to_string(),
+        tree(k.row.files),
+        tree(k.row.dirs),
+        tree(k.row.file_bytes),
+        cells::Scale::of(&k.row, RateUnit::Bytes).label().into(),
     ]
 }
 
-/// A step as the table for people shows it, levels in `unit`.
-fn shown_row(s: &Step, unit: RateUnit) -> Vec<String> {
+/// A step as the table for people shows it, levels under a column in `scale`.
+fn shown_row(s: &Step, scale: cells::Scale) -> Vec<String> {
     let k = &s.series;
     let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     vec![
@@ -108,8 +123,8 @@ fn shown_row(s: &Step, unit: RateUnit) -> Vec<String> {
         text(&k.fs_type),
         text(&k.mount_point),
         k.row.test.name().into(),
-        k.row.file_size.to_string(),
-        k.row.record_size.to_string(),
+        cells::row_file(&k.row),
+        cells::row_record(&k.row),
         cells::mode(
             Some(k.row.cache.name()),
             Some(k.row.engine.name()),
@@ -118,8 +133,8 @@ fn shown_row(s: &Step, unit: RateUnit) -> Vec<String> {
         ),
         s.run_id.map_or("-".into(), |id| id.to_string()),
         local_time(&s.started_at),
-        unit.format(s.before),
-        unit.format(s.after),
+        cells::rate_under(scale, &k.row, s.before),
+        cells::rate_under(scale, &k.row, s.after),
         cells::change(s.change_pct),
         format!("{} → {}", s.runs_before, s.runs_after),
     ]

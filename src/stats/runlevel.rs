@@ -189,8 +189,9 @@ pub enum NoiseSource {
     /// Both sides are parts of the same runs, paired run by run (`super::paired`): the
     /// runs' own repetitions, or the spread of their differences with three or more.
     Paired { runs: usize, rounds: usize },
-    /// The sides lie on either side of a step of the series and were tested as the
-    /// step's two segments ([`step_effect`]): this many runs in each.
+    /// The sides lie in two segments of the series (apart by what their runs ran on,
+    /// their labels, or a step) and were tested on the segments' runs
+    /// ([`step_effect`]): this many runs in each.
     Segments { baseline: usize, candidate: usize },
 }
 
@@ -212,7 +213,7 @@ impl std::fmt::Display for NoiseSource {
             NoiseSource::Segments {
                 baseline,
                 candidate,
-            } => write!(f, "the step's segments: {baseline} and {candidate} runs"),
+            } => write!(f, "the sides' segments: {baseline} and {candidate} runs"),
         }
     }
 }

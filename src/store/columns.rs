@@ -19,8 +19,8 @@ pub use super::value::{Kind, Value};
 use super::value::{bits, json_of, name_of, opt_bits, set};
 
 use crate::model::{
-    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, RowSummary, Run, RunProcess, Source,
-    TestKind,
+    AutoRepeat, CacheMode, EngineKind, Latency, Measurement, MetadataTree, RowSummary, Run,
+    RunProcess, Source, TestKind,
 };
 use crate::units::ByteSize;
 
@@ -231,6 +231,21 @@ pub static RUN_COLUMNS: &[Column<Run>] = &[
             Ok(())
         },
     ),
+    // the metadata tests' tree: six columns, null together for a run without them
+    column(
+        "meta_files",
+        Kind::Integer,
+        |r| opt_bits(r.params.metadata.map(|t| t.files)),
+        |r, v| {
+            r.params.metadata = v.unsigned()?.map(|files| MetadataTree { files, ..MetadataTree::default() });
+            Ok(())
+        },
+    ),
+    column("meta_dirs", Kind::Integer, |r| opt_bits(r.params.metadata.map(|t| t.dirs)), |r, v| in_tree(r, v, |t, v| set(&mut t.dirs, v.bits()))),
+    column("meta_file_bytes", Kind::Integer, |r| opt_bits(r.params.metadata.map(|t| t.file_bytes)), |r, v| in_tree(r, v, |t, v| set(&mut t.file_bytes, v.bits()))),
+    column("meta_shared_dir", Kind::Bool, |r| r.params.metadata.map(|t| t.shared_dir).into(), |r, v| in_tree(r, v, |t, v| set(&mut t.shared_dir, v.bool()))),
+    column("meta_random_order", Kind::Bool, |r| r.params.metadata.map(|t| t.random_order).into(), |r, v| in_tree(r, v, |t, v| set(&mut t.random_order, v.bool()))),
+    column("meta_warm", Kind::Bool, |r| r.params.metadata.map(|t| t.warm).into(), |r, v| in_tree(r, v, |t, v| set(&mut t.warm, v.bool()))),
     // the host
     column("hostname", Kind::Text, |r| r.host.hostname.clone().into(), |r, v| set(&mut r.host.hostname, v.opt_text())),
     column("os", Kind::Text, |r| r.host.os.clone().into(), |r, v| set(&mut r.host.os, v.opt_text())),
@@ -325,6 +340,18 @@ pub const FINISHED_COLUMNS: &[&str] = &[
     "state_at_end",
 ];
 
+/// Sets a field of the run's metadata tree, which only a non-null `meta_files` makes.
+fn in_tree(
+    run: &mut Run,
+    value: Value,
+    put: impl Fn(&mut MetadataTree, Value) -> Result<(), String>,
+) -> Result<(), String> {
+    match &mut run.params.metadata {
+        Some(tree) => put(tree, value),
+        None => Ok(()),
+    }
+}
+
 fn source<T: Into<Value<'static>>>(run: &Run, field: impl Fn(&Source) -> T) -> Value<'static> {
     run.source.as_ref().map(field).into()
 }
@@ -381,6 +408,7 @@ impl ResultRow {
                 latency_ns: None,
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
+                ops: None,
             },
         }
     }
@@ -446,6 +474,8 @@ pub static RESULT_COLUMNS: &[Column<ResultRow>] = &[
     column("lat_p999", Kind::Integer, |r| latency(r, |l| l.p999), |r, v| in_latency(r, v, |l, v| set(&mut l.p999, v.bits()))),
     column("lat_max", Kind::Integer, |r| latency(r, |l| l.max), |r, v| in_latency(r, v, |l, v| set(&mut l.max, v.bits()))),
     column("lat_samples", Kind::Integer, |r| latency(r, |l| l.samples), |r, v| in_latency(r, v, |l, v| set(&mut l.samples, v.bits()))),
+    // a metadata test's operations; null for every other test
+    column("ops", Kind::Integer, |r| opt_bits(r.measurement.ops), |r, v| set(&mut r.measurement.ops, v.unsigned())),
 ];
 
 // ---- summaries ----
@@ -529,6 +559,13 @@ mod tests {
     fn a_run_and_its_results_come_back_from_their_values() {
         let mut run = super::super::tests::sample_run("h", 0);
         run.id = Some(7);
+        // a metadata test's figure: operations, and the run's tree (sample_run's)
+        let mut create = run.results[0].clone();
+        (create.test, create.file_size, create.record_size) =
+            (TestKind::Create, ByteSize(0), ByteSize(0));
+        create.ops = Some(21);
+        run.results.push(create);
+        assert!(run.params.metadata.is_some());
         let mut back = decode(
             RUN_COLUMNS,
             Run::default(),
@@ -595,6 +632,17 @@ mod tests {
             |_, e| e,
         );
         assert_eq!(back.unwrap().params, run.params);
+        // without metadata tests: no tree, all five columns null
+        run.params.metadata = None;
+        assert_eq!(column(&run, "meta_files"), Value::Null);
+        assert_eq!(column(&run, "meta_random_order"), Value::Null);
+        let back = decode(
+            RUN_COLUMNS,
+            Run::default(),
+            encoded(RUN_COLUMNS, &run),
+            |_, e| e,
+        );
+        assert_eq!(back.unwrap().params.metadata, None);
     }
 
     #[test]

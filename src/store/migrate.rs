@@ -35,6 +35,7 @@ steps!(
         "0008_unstated_params.sql",
         "0009_run_summaries.sql",
         "0010_summary_levels.sql",
+        "0011_metadata_tests.sql",
     ]
 );
 
@@ -50,6 +51,7 @@ steps!(
         "0007_run_summaries.sql",
         "0008_summary_levels.sql",
         "0009_results_checked_per_statement.sql",
+        "0010_metadata_tests.sql",
     ]
 );
 
@@ -118,6 +120,11 @@ pub(super) const CHANGES: &[Change] = &[
              process, where a server spent half its time inserting results on the key",
         ),
         postgres: Side::Step("postgres/0009_results_checked_per_statement.sql"),
+    },
+    Change {
+        what: "metadata tests: a run's tree and a result's operations",
+        sqlite: Side::Step("0011_metadata_tests.sql"),
+        postgres: Side::Step("postgres/0010_metadata_tests.sql"),
     },
 ];
 

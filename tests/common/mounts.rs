@@ -72,6 +72,12 @@ impl Mount {
 
     /// An ext4 filesystem on a loop device backed by a sparse file of `mib` MiB.
     pub fn ext4(mib: u64, options: &str) -> Mount {
+        Mount::ext4_made(mib, &[], options)
+    }
+
+    /// An ext4 filesystem as [`Mount::ext4`], made with `mkfs` arguments of its own
+    /// (`-N 64`: a tiny inode table; `-O ^dir_index`: no directory index).
+    pub fn ext4_made(mib: u64, mkfs: &[&str], options: &str) -> Mount {
         let image = tempfile::Builder::new()
             .prefix("iozone-test-ext4-")
             .suffix(".img")
@@ -86,7 +92,12 @@ impl Mount {
             .unwrap()
             .set_len(mib << 20)
             .unwrap();
-        run_ok(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+        run_ok(
+            Command::new("mkfs.ext4")
+                .args(["-q", "-F"])
+                .args(mkfs)
+                .arg(&image),
+        );
         let dir = tempfile::tempdir().unwrap();
         let mut opts = "loop".to_string();
         if !options.is_empty() {

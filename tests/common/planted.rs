@@ -39,6 +39,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
             stride_records: Some(17),
             latency: false,
             dir: Some("/srv".into()),
+            metadata: None,
         },
         host: Host {
             hostname: Some(host.into()),
@@ -66,6 +67,7 @@ pub fn planted(host: &str, day: i64, level: f64) -> iozone::model::Run {
                 latency_ns: None,
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
+                ops: None,
             })
             .collect(),
     }

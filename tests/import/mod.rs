@@ -3,6 +3,7 @@
 mod boundaries;
 mod foreign_engine;
 mod input;
+mod metadata;
 mod provenance;
 mod roundtrip;
 mod stream;

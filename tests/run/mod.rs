@@ -5,6 +5,7 @@ mod combinations;
 mod faults;
 mod killed;
 mod matrix;
+mod metadata;
 mod output;
 mod progress;
 mod record;

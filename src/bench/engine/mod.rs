@@ -52,6 +52,13 @@ pub(crate) trait Engine: Sync {
         false
     }
 
+    /// Whether it is the plain system calls on a descriptor, which the metadata tests
+    /// are made of (they move no records through any engine): their figures are
+    /// recorded under this engine, which a run of them must name.
+    fn plain_calls(&self) -> bool {
+        false
+    }
+
     /// What must work before anything is written, for a queue of `depth` (a kernel
     /// facility the engine needs): a refusal here leaves nothing behind.
     fn preflight(&self, depth: u32) -> Result<(), BenchError> {

@@ -17,6 +17,10 @@ impl Engine for PosixEngine {
         "read(2)/write(2), with lseek(2) only where the access is not sequential"
     }
 
+    fn plain_calls(&self) -> bool {
+        true
+    }
+
     fn open<'p>(&self, opening: Opening<'p>) -> io::Result<Box<dyn Bound + 'p>> {
         Ok(Box::new(Posix {
             file: opening.file,

@@ -34,6 +34,20 @@ pub(crate) fn plan_message(error: &PlanError) -> String {
         PlanError::RecordLargerThanFile { .. } => {
             format!("{error}; use a smaller --record or a larger --size")
         }
+        PlanError::EmptyTree => "--files and --dirs must be at least 1".into(),
+        PlanError::TreeTooLarge { .. } => format!("{error}; use fewer --files or --dirs"),
+        PlanError::FileBytesTooLarge(_) => format!("--file-bytes: {error}"),
+        PlanError::MetadataEngine(engine) => format!(
+            "the metadata tests go through plain system calls, measured once as --engine \
+             {plain}: add {plain} to --engine {}, or run them apart",
+            engine.name(),
+            plain = bench::engine::names_where(|e| e.plain_calls())
+        ),
+        PlanError::MetadataDirect => {
+            "--cache direct means nothing to the metadata tests (they move no records): use \
+             flush, buffered or sync, or run them apart"
+                .into()
+        }
         PlanError::RecordTooLarge(_)
         | PlanError::NotOurs(_)
         | PlanError::NothingToMeasure
@@ -72,6 +86,12 @@ pub(super) fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
     }
     tests.sort_unstable();
     tests.dedup();
+    let metadata = tree(args, &tests)?;
+    // a run of metadata tests alone measures no file: it states no sizes
+    let (file_sizes, record_sizes) = match tests.iter().all(|t| t.is_metadata()) {
+        true => (Vec::new(), Vec::new()),
+        false => (file_sizes, record_sizes),
+    };
     // the absolute path says which filesystem was measured; a missing directory is
     // left as given for preflight to report
     let dir = std::fs::canonicalize(&args.dir).unwrap_or_else(|_| args.dir.clone());
@@ -103,7 +123,39 @@ pub(super) fn plan_from(args: &RunArgs) -> anyhow::Result<Plan> {
         stride_records: args.stride,
         latency: !args.no_latency,
         auto: args.auto,
+        metadata,
     })
+}
+
+/// The metadata tests' tree the flags ask for; flags of a tree without a metadata test
+/// to measure it are a mistake, said as one.
+fn tree(args: &RunArgs, tests: &[TestKind]) -> anyhow::Result<Option<model::MetadataTree>> {
+    if !tests.iter().any(|t| t.is_metadata()) {
+        let given = [
+            ("--files", args.files.is_some()),
+            ("--dirs", args.dirs.is_some()),
+            ("--file-bytes", args.file_bytes.is_some()),
+            ("--shared-dir", args.shared_dir),
+            ("--random-order", args.random_order),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+            anyhow::bail!(
+                "{flag} is for the metadata tests: add one with -i (metadata for all of them, \
+                 or mkdir, create, stat, open, readfile, readdir, rename, unlink, rmdir)"
+            );
+        }
+        return Ok(None);
+    }
+    Ok(Some(model::MetadataTree {
+        files: args.files.unwrap_or(model::DEFAULT_META_FILES),
+        dirs: args.dirs.unwrap_or(model::DEFAULT_META_DIRS),
+        file_bytes: args
+            .file_bytes
+            .map_or(model::DEFAULT_META_FILE_BYTES, ByteSize::bytes),
+        shared_dir: args.shared_dir,
+        random_order: args.random_order,
+        warm: false,
+    }))
 }
 
 /// `from`, `2·from`, … up to and including `to`.
@@ -142,6 +194,8 @@ pub(super) fn params(plan: &Plan) -> Params {
         stride_records: Some(plan.stride_records),
         latency: plan.latency,
         dir: Some(plan.dir.display().to_string()),
+        // whether it was warm is the preflight's to say
+        metadata: plan.tree(),
     }
 }
 

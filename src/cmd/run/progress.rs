@@ -7,6 +7,8 @@ use indicatif::ProgressBar;
 
 use crate::bench::{self, Observer, Plan, Rounds, Step};
 use crate::model::{CacheMode, EngineKind, Measurement};
+use crate::render;
+use crate::render::cells::Scale;
 use crate::shell::Shell;
 use crate::units::{ByteSize, RateUnit, format_nanos};
 
@@ -20,18 +22,37 @@ pub(super) fn announce(shell: &Shell, plan: &Plan) {
             .join(", ")
     };
     let files = list(&plan.file_sizes);
-    shell.status(
-        "Measuring",
-        format!(
-            "{}: {files} {}, records {}",
-            plan.dir.display(),
+    let mut what = Vec::new();
+    if !plan.file_sizes.is_empty() {
+        what.push(format!(
+            "{files} {}, records {}",
             if plan.file_sizes.len() == 1 {
                 "file"
             } else {
                 "files"
             },
             list(&plan.record_sizes)
-        ),
+        ));
+    }
+    if let Some(tree) = plan.tree() {
+        what.push(format!(
+            "a tree of {} per thread{}{}, by plain system calls",
+            render::cells::tree(tree.files, tree.dirs, tree.file_bytes),
+            if tree.shared_dir {
+                " in shared directories"
+            } else {
+                ""
+            },
+            if tree.random_order {
+                ", in random order"
+            } else {
+                ""
+            },
+        ));
+    }
+    shell.status(
+        "Measuring",
+        format!("{}: {}", plan.dir.display(), what.join("; ")),
     );
     let tests: Vec<&str> = plan.tests.iter().map(|t| t.name()).collect();
     shell.status(
@@ -100,17 +121,23 @@ pub(super) struct Progress<'a> {
 }
 
 impl Progress<'_> {
-    /// `write 4 KiB in 32 MiB [2/5]`: what the bar says of a step.
+    /// `write 4 KiB in 32 MiB [2/5]`, `create [2/5]`: what the bar says of a step.
     fn step_message(&self, step: &Step) -> String {
         let round = match step.warmup {
             true => format!("warm-up {}", step.repetition),
             false => format!("{}/{}", step.repetition, step.repeat),
         };
+        let sizes = match step.test.is_metadata() {
+            true => String::new(),
+            false => format!(
+                " {} in {}",
+                ByteSize(step.record_size),
+                ByteSize(step.file_size)
+            ),
+        };
         format!(
-            "{} {} in {}{} [{round}]",
+            "{}{sizes}{} [{round}]",
             step.test,
-            ByteSize(step.record_size),
-            ByteSize(step.file_size),
             self.mode(step.engine, step.cache),
         )
     }
@@ -136,19 +163,22 @@ impl Observer for Progress<'_> {
     }
 
     fn measured(&self, m: &Measurement, warmup: bool) {
+        let scale = Scale::for_kind(m.test.rate_kind(), self.unit);
+        let sizes = match m.test.is_metadata() {
+            true => String::new(),
+            false => format!(" {} in {}", m.record_size, m.file_size),
+        };
         self.bar.suspend(|| {
             self.shell.verbose_status(
                 "Measured",
                 format!(
-                    "{} {} in {}{} [{}{}]: {} {}{}",
+                    "{}{sizes}{} [{}{}]: {} {}{}",
                     m.test,
-                    m.record_size,
-                    m.file_size,
                     self.mode(m.engine, m.cache),
                     if warmup { "warm-up " } else { "" },
                     m.repetition,
-                    self.unit.format(m.throughput),
-                    self.unit.label(),
+                    scale.format(m.throughput),
+                    scale.label(),
                     m.latency_ns.as_deref().map_or(String::new(), |l| format!(
                         ", latency p50 {} p99 {} max {}",
                         format_nanos(l.p50),

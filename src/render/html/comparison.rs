@@ -8,11 +8,11 @@ use std::fmt::Write;
 use super::{empty, table_cells};
 use crate::compare::{Comparison, Row, Verdict};
 use crate::render::SideInfo;
-use crate::render::cells::change;
+use crate::render::cells::{Scale, change};
 use crate::render::compare::{
-    SUMMARY_HEADERS, change_cells, ci, explanation, key_name, level, machine_sentence,
-    needed_sentences, one_sided_sentences, row_cells, row_headers, rule_sentence, side_text,
-    summary_cells,
+    SUMMARY_HEADERS, change_cells, ci, explanation, header_scale, key_name, level,
+    machine_sentence, needed_sentences, one_sided_sentences, resolved, row_cells, row_headers,
+    rule_sentence, side_text, summary_cells,
 };
 use crate::render::svg::{Bar, BarChart, escape};
 use crate::units::RateUnit;
@@ -65,11 +65,8 @@ fn rows_html(c: &Comparison, unit: RateUnit) -> String {
     if c.rows.is_empty() {
         return out + &empty("No rows in common between the two sides.");
     }
-    let unit = unit.resolve(
-        c.rows
-            .iter()
-            .flat_map(|r| [r.baseline_median, r.candidate_median]),
-    );
+    let unit = resolved(c, unit);
+    let header = header_scale(c, unit);
     // wider than a narrow window: it scrolls on screen rather than squeezing the figures
     out.push_str("<div class=\"wide\">\n<table class=\"rows\">\n<thead><tr>");
     let headers = row_headers(c, unit);
@@ -78,13 +75,13 @@ fn rows_html(c: &Comparison, unit: RateUnit) -> String {
     out.push_str(&table_cells(&names, "th"));
     out.push_str("</tr></thead>\n<tbody>\n");
     for row in &c.rows {
-        out.push_str(&row_html(row, &headers, unit));
+        out.push_str(&row_html(row, &headers, header));
     }
     out + "</tbody>\n</table>\n</div>\n"
 }
 
-fn row_html(row: &Row, headers: &[(String, bool)], unit: RateUnit) -> String {
-    let values = row_cells(row, unit);
+fn row_html(row: &Row, headers: &[(String, bool)], header: Scale) -> String {
+    let values = row_cells(row, header);
     let pairs: Vec<(&str, bool)> = values
         .iter()
         .zip(headers)

@@ -4,8 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{SeriesHistory, empty, printable, rate, table_cells, utc};
-use crate::render::cells::{self, change};
+use super::{SeriesHistory, empty, printable, table_cells, utc};
+use crate::render::cells::{self, Scale, change};
 use crate::render::svg::{
     self, Axis, Level, Line, LineChart, Marker, Point, Spread, escape, seconds,
 };
@@ -32,9 +32,13 @@ pub(super) fn history_section(
     left_out: &[SeriesKey],
     unit: RateUnit,
 ) -> String {
+    let ops = match series.iter().any(|s| s.key.row.test.is_metadata()) {
+        true => " (the metadata tests' in ops/s)",
+        false => "",
+    };
     let mut out = format!(
         "<section id=\"history\">\n<h2>History</h2>\n<p class=\"note\">Each point is one run's median \
-         in {}, in time order (UTC); dashed lines mark the runs where the level stepped, dotted \
+         in {}{ops}, in time order (UTC); dashed lines mark the runs where the level stepped, dotted \
          lines the levels before and after.</p>\n",
         unit.label()
     );
@@ -96,7 +100,8 @@ fn short_series_table(series: &[&SeriesHistory], unit: RateUnit) -> String {
         series.len(),
         TABLED_MAX_RUNS
     );
-    let medians = format!("Medians, {}, oldest first", unit.label());
+    let header = cells::header_scale(series.iter().map(|s| s.key.row.rate_kind()), unit);
+    let medians = format!("Medians, {}, oldest first", header.label());
     let headers = [
         ("Host", false),
         ("Filesystem", false),
@@ -116,14 +121,16 @@ fn short_series_table(series: &[&SeriesHistory], unit: RateUnit) -> String {
         let runs: Vec<String> = (s.points.iter())
             .map(|p| p.1.map_or("-".into(), |id| id.to_string()))
             .collect();
-        let medians: Vec<String> = s.points.iter().map(|p| rate(unit, p.2)).collect();
+        let medians: Vec<String> = (s.points.iter())
+            .map(|p| cells::rate_under(header, &key.row, p.2))
+            .collect();
         let last = s.points.last().map_or("-".into(), |p| utc(&p.0));
         let cells = [
             text(&key.hostname),
             format!("{} on {}", text(&key.fs_type), text(&key.mount_point)),
             key.row.test.name().to_string(),
-            key.row.file_size.to_string(),
-            key.row.record_size.to_string(),
+            cells::row_file(&key.row),
+            cells::row_record(&key.row),
             series_mode(key),
             runs.join(", "),
             medians.join(" · "),
@@ -151,19 +158,26 @@ fn series_title(key: &SeriesKey) -> String {
         v.as_deref()
             .map_or("?".into(), |v| printable::cell(v).into_owned())
     };
+    // a metadata test's tree has no record size
+    let sizes = match key.row.test.is_metadata() {
+        true => cells::row_file(&key.row),
+        false => format!(
+            "{} file · {} records",
+            key.row.file_size, key.row.record_size
+        ),
+    };
     format!(
-        "{} · {} on {} · {} · {} file · {} records · {}",
+        "{} · {} on {} · {} · {sizes} · {}",
         text(&key.hostname),
         text(&key.fs_type),
         text(&key.mount_point),
         key.row.test.name(),
-        key.row.file_size,
-        key.row.record_size,
         series_mode(key)
     )
 }
 
 pub(super) fn history_figure(s: &SeriesHistory, unit: RateUnit) -> String {
+    let scale = Scale::of(&s.key.row, unit);
     let title = series_title(&s.key);
     let mut out = format!(
         "<figure class=\"chart history\">\n<h3>{}</h3>\n",
@@ -186,41 +200,41 @@ pub(super) fn history_figure(s: &SeriesHistory, unit: RateUnit) -> String {
         .chain(s.steps.iter().flat_map(|st| [st.before, st.after]))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max)
-        / unit.bytes_per_sec();
+        / scale.per();
     let chart = LineChart {
         width: 720.0,
         height: 240.0,
         title: format!("History of {title}"),
         x: Axis::time(&times, "run start, UTC"),
-        y: Axis::linear(0.0, top, 4, unit.label()),
-        lines: vec![history_line(s, unit)],
+        y: Axis::linear(0.0, top, 4, scale.label()),
+        lines: vec![history_line(s, scale)],
         markers: s.steps.iter().map(|st| step_marker(st)).collect(),
         levels: s
             .steps
             .iter()
-            .flat_map(|st| step_levels(s, st, unit))
+            .flat_map(|st| step_levels(s, st, scale))
             .collect(),
     };
     out.push_str(&chart.to_svg());
     out.push('\n');
-    out.push_str(&steps_caption(s, unit));
+    out.push_str(&steps_caption(s, scale));
     out + "</figure>\n"
 }
 
-fn history_line(s: &SeriesHistory, unit: RateUnit) -> Line {
+fn history_line(s: &SeriesHistory, scale: Scale) -> Line {
     let points = s
         .points
         .iter()
         .map(|(t, id, median)| Point {
             x: seconds(t),
-            y: median / unit.bytes_per_sec(),
+            y: median / scale.per(),
             range: None,
             tip: format!(
                 "{} at {}: median {} {}",
                 id.map_or("unrecorded run".into(), |id| format!("run {id}")),
                 utc(t),
-                rate(unit, *median),
-                unit.label()
+                cells::scaled(scale, *median),
+                scale.label()
             ),
         })
         .collect();
@@ -243,7 +257,7 @@ fn step_marker(step: &Step) -> Marker {
 }
 
 /// The levels before and after a step, over the runs each was computed from.
-fn step_levels(s: &SeriesHistory, step: &Step, unit: RateUnit) -> Vec<Level> {
+fn step_levels(s: &SeriesHistory, step: &Step, scale: Scale) -> Vec<Level> {
     let at = s
         .points
         .iter()
@@ -259,17 +273,17 @@ fn step_levels(s: &SeriesHistory, step: &Step, unit: RateUnit) -> Vec<Level> {
         Level {
             x0: seconds(&first.0),
             x1: x,
-            y: step.before / unit.bytes_per_sec(),
+            y: step.before / scale.per(),
         },
         Level {
             x0: x,
             x1: seconds(&last.0),
-            y: step.after / unit.bytes_per_sec(),
+            y: step.after / scale.per(),
         },
     ]
 }
 
-fn steps_caption(s: &SeriesHistory, unit: RateUnit) -> String {
+fn steps_caption(s: &SeriesHistory, scale: Scale) -> String {
     if s.steps.is_empty() {
         return format!(
             "<figcaption>{}; no step found.</figcaption>\n",
@@ -287,9 +301,9 @@ fn steps_caption(s: &SeriesHistory, unit: RateUnit) -> String {
                         "from run {id}"
                     )),
                 utc(&st.started_at),
-                rate(unit, st.before),
-                rate(unit, st.after),
-                unit.label(),
+                cells::scaled(scale, st.before),
+                cells::scaled(scale, st.after),
+                scale.label(),
                 change(st.change_pct),
                 count(st.runs_before, "run"),
                 st.runs_after

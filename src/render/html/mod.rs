@@ -11,6 +11,7 @@
 mod comparison;
 mod groups;
 mod history;
+mod metadata;
 mod runs;
 #[cfg(test)]
 mod tests;

@@ -32,6 +32,7 @@ pub(super) fn run(id: i64, host: &str, label: &str, figures: &[(TestKind, u64, &
                 latency_ns: None,
                 engine: crate::model::EngineKind::Posix,
                 cache: crate::model::CacheMode::Flush,
+                ops: None,
             })
         })
         .collect();

@@ -24,6 +24,7 @@ pub(super) const ALONG_A_LINE: KeyParts = KeyParts {
     file_size: false,
     cache: false,
     engine: false,
+    tree: true,
 };
 
 /// The lines of `keys` (row keys pooled [`ALONG_A_LINE`]) once each, in the order a run
@@ -108,15 +109,26 @@ pub(super) fn throughput_section(runs: &[Run], groups: Option<&Groups>, unit: Ra
         unit.label(),
         escape(&note)
     );
-    let tests: BTreeSet<TestKind> = runs
+    let measured: BTreeSet<TestKind> = runs
         .iter()
         .flat_map(|r| r.results.iter().map(|m| m.test))
         .collect();
-    if tests.is_empty() {
+    if measured.is_empty() {
         out.push_str(&empty(
             "No measurements in the selected runs: no chart to draw.",
         ));
         return out + "</section>\n";
+    }
+    // the metadata tests have no record size to run along: their section follows
+    let tests: BTreeSet<TestKind> = measured
+        .iter()
+        .copied()
+        .filter(|t| !t.is_metadata())
+        .collect();
+    if tests.is_empty() {
+        out.push_str(&empty(
+            "Only metadata tests in the selected runs: their operations are below.",
+        ));
     }
     let indices = line_indices(runs);
     for test in tests {
@@ -132,7 +144,11 @@ pub(super) fn throughput_section(runs: &[Run], groups: Option<&Groups>, unit: Ra
             }
         });
     }
-    out + "</section>\n"
+    out.push_str("</section>\n");
+    if measured.iter().any(|t| t.is_metadata()) {
+        out.push_str(&super::metadata::metadata_section(runs));
+    }
+    out
 }
 
 fn throughput_figure(

@@ -94,6 +94,7 @@ mod tests {
             latency_ns: None,
             engine,
             cache: CacheMode::Flush,
+            ops: None,
         }
     }
 

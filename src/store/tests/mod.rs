@@ -118,6 +118,14 @@ pub(crate) fn sample_run(hostname: &str, minutes: i64) -> Run {
             stride_records: Some(17),
             latency: true,
             dir: Some("/mnt/test".into()),
+            metadata: Some(MetadataTree {
+                files: 7,
+                dirs: 3,
+                file_bytes: 4096,
+                shared_dir: true,
+                random_order: false,
+                warm: true,
+            }),
         },
         host: Host {
             hostname: Some(hostname.into()),
@@ -177,6 +185,7 @@ fn sample_results() -> Vec<Measurement> {
                 })),
                 engine: EngineKind::Pread,
                 cache: CacheMode::Direct,
+                ops: None,
             })
         })
         .collect()
@@ -226,14 +235,16 @@ pub(crate) fn also_through(run: &mut Run, engine: EngineKind, factor: f64) {
     }
 }
 
-/// A run with every test at two repetitions: 20 results, as the throughput target has.
+/// A run with every throughput test at two repetitions: 20 results, as the throughput
+/// target has.
 fn run_with_20_results(i: usize) -> Run {
     let mut run = sample_run(&format!("host{}", i % 20), i as i64);
     run.warmup.clear();
     run.labels = vec!["bulk".into(), format!("batch{}", i % 100)];
     run.results = (1..=2u32)
         .flat_map(|repetition| {
-            TestKind::ALL.map(|test| Measurement {
+            let throughput_tests = TestKind::ALL.into_iter().filter(|t| !t.is_metadata());
+            throughput_tests.map(move |test| Measurement {
                 test,
                 file_size: ByteSize(1 << 20),
                 record_size: ByteSize(4096),
@@ -244,6 +255,7 @@ fn run_with_20_results(i: usize) -> Run {
                 latency_ns: None,
                 engine: EngineKind::Posix,
                 cache: CacheMode::Flush,
+                ops: None,
             })
         })
         .collect();

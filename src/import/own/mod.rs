@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use super::{Origin, ParseError};
 use crate::export::{CSV_COLUMNS, CsvColumn};
 use crate::model::{
-    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, Params, RoundOrder, Run,
-    RunStatus, Source, TestKind,
+    CacheMode, EngineKind, Filesystem, Host, Latency, Measurement, MetadataTree, Params,
+    RoundOrder, Run, RunStatus, Source, TestKind,
 };
 use crate::units::ByteSize;
 
@@ -119,7 +119,7 @@ pub fn read_csv(
         };
         let uuid = row.text(CsvColumn::Uuid)?;
         match &mut current {
-            Some((text, run)) if *text == uuid => run.results.push(row.measurement()?),
+            Some((text, run)) if *text == uuid => row.add_to(run)?,
             _ => {
                 if let Some((_, run)) = current.take() {
                     done.insert(run.uuid);
@@ -136,7 +136,7 @@ pub fn read_csv(
                         ),
                     ));
                 }
-                run.results.push(row.measurement()?);
+                row.add_to(&mut run)?;
                 current = Some((uuid, run));
             }
         }
@@ -303,7 +303,35 @@ impl CsvRow<'_> {
             stride_records: None,
             latency: false,
             dir: None,
+            // the lines of metadata tests state it (`derive_lists`)
+            metadata: None,
         })
+    }
+
+    /// The line's result added to `run`, and its tree the run's when it states one.
+    fn add_to(&self, run: &mut Run) -> Result<(), ParseError> {
+        if let Some(tree) = self.tree()? {
+            run.params.metadata = Some(tree);
+        }
+        run.results.push(self.measurement()?);
+        Ok(())
+    }
+
+    /// The metadata tree a line of a metadata test states; `None` on other lines (and
+    /// in exports from before metadata tests existed, which have no such columns).
+    fn tree(&self) -> Result<Option<MetadataTree>, ParseError> {
+        let Some(files) = self.opt_number(CsvColumn::MetaFiles)? else {
+            return Ok(None);
+        };
+        Ok(Some(MetadataTree {
+            files,
+            dirs: self.number(CsvColumn::MetaDirs)?,
+            file_bytes: self.number(CsvColumn::MetaFileBytes)?,
+            shared_dir: self.number(CsvColumn::MetaSharedDir)?,
+            random_order: self.number(CsvColumn::MetaRandomOrder)?,
+            // exports of the first metadata runs did not state it
+            warm: self.opt_number(CsvColumn::MetaWarm)?.unwrap_or(false),
+        }))
     }
 
     fn measurement(&self) -> Result<Measurement, ParseError> {
@@ -341,14 +369,17 @@ impl CsvRow<'_> {
             latency_ns: latency.map(Box::new),
             engine: self.named::<EngineKind>(CsvColumn::Engine)?,
             cache: self.named::<CacheMode>(CsvColumn::Cache)?,
+            ops: self.opt_number(CsvColumn::Ops)?,
         })
     }
 }
 
 /// File sizes, record sizes and tests of a run, from its results.
 fn derive_lists(run: &mut Run) {
-    let mut files: Vec<ByteSize> = run.results.iter().map(|m| m.file_size).collect();
-    let mut records: Vec<ByteSize> = run.results.iter().map(|m| m.record_size).collect();
+    // a metadata test's sizes are 0: its tree is the run's, not a size
+    let sized = || run.results.iter().filter(|m| !m.test.is_metadata());
+    let mut files: Vec<ByteSize> = sized().map(|m| m.file_size).collect();
+    let mut records: Vec<ByteSize> = sized().map(|m| m.record_size).collect();
     let mut tests: Vec<TestKind> = run.results.iter().map(|m| m.test).collect();
     for v in [&mut files, &mut records] {
         v.sort_unstable();
@@ -367,133 +398,4 @@ fn derive_lists(run: &mut Run) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::text::testing::origin;
-    use super::*;
-
-    /// A run at queue depth 32: the fio fixture's.
-    fn sample_run() -> Run {
-        let text = include_str!("../../tests/fixtures/fio/uring-qd32-write-4k-edited.json");
-        super::super::fio::parse(text, &origin(text))
-            .unwrap()
-            .remove(0)
-    }
-
-    #[test]
-    fn json_keeps_the_depth_and_a_run_without_one_reads_as_depth_one() {
-        let run = sample_run();
-        assert_eq!(run.params.iodepth, 32);
-        let text = serde_json::to_string(&run).unwrap();
-        assert_eq!(parse_json(&text, &origin(&text)).unwrap()[0], run);
-        // a run written before depths existed
-        let mut value = serde_json::to_value(&run).unwrap();
-        value["params"].as_object_mut().unwrap().remove("iodepth");
-        let old = value.to_string();
-        let back = &parse_json(&old, &origin(&old)).unwrap()[0];
-        assert_eq!(back.params.iodepth, 1);
-    }
-
-    /// The fio run measured through both posix and mmap, and buffered too.
-    fn combined_run() -> Run {
-        let mut run = sample_run();
-        run.params.engines = vec![EngineKind::Posix, EngineKind::Mmap];
-        run.params.caches = vec![CacheMode::Flush, CacheMode::Buffered];
-        let first = run.results.clone();
-        run.results = [EngineKind::Posix, EngineKind::Mmap]
-            .into_iter()
-            .flat_map(|engine| [CacheMode::Flush, CacheMode::Buffered].map(|c| (engine, c)))
-            .flat_map(|(engine, cache)| {
-                first.iter().map(move |m| Measurement {
-                    engine,
-                    cache,
-                    ..m.clone()
-                })
-            })
-            .collect();
-        run.results.sort_by_key(Measurement::list_order);
-        run
-    }
-
-    #[test]
-    fn json_keeps_each_measurements_engine_and_old_json_takes_the_runs() {
-        let run = combined_run();
-        let text = serde_json::to_string(&run).unwrap();
-        assert_eq!(parse_json(&text, &origin(&text)).unwrap()[0], run);
-        // a run written before measurements named theirs: the run's, as its params say
-        let mut old = sample_run();
-        old.params.engines = vec![EngineKind::Mmap];
-        old.params.caches = vec![CacheMode::Buffered];
-        let mut value = serde_json::to_value(&old).unwrap();
-        for m in value["results"].as_array_mut().unwrap() {
-            let m = m.as_object_mut().unwrap();
-            assert!(m.remove("engine").is_some() && m.remove("cache").is_some());
-        }
-        assert!(value["params"].get("engines").is_none());
-        let text = serde_json::json!([value]).to_string();
-        let back = &parse_json(&text, &origin(&text)).unwrap()[0];
-        assert!(!back.results.is_empty());
-        for m in &back.results {
-            assert_eq!((m.engine, m.cache), (EngineKind::Mmap, CacheMode::Buffered));
-        }
-    }
-
-    #[test]
-    fn csv_keeps_each_lines_engine_and_the_runs_lists() {
-        let run = combined_run();
-        let text = crate::export::to_csv(std::slice::from_ref(&run));
-        let back = &parse_csv(&text, &origin(&text)).unwrap()[0];
-        assert_eq!(back.results, run.results);
-        assert_eq!(
-            (&back.params.engines, &back.params.caches),
-            (&run.params.engines, &run.params.caches)
-        );
-        // one combination: the lists hold it alone
-        let single = sample_run();
-        let text = crate::export::to_csv(std::slice::from_ref(&single));
-        let back = &parse_csv(&text, &origin(&text)).unwrap()[0];
-        assert_eq!(
-            (&back.params.engines, &back.params.caches),
-            (&vec![single.params.engine()], &vec![single.params.cache()])
-        );
-    }
-
-    #[test]
-    fn csv_keeps_the_depth_and_an_export_without_the_column_reads_as_depth_one() {
-        let run = sample_run();
-        let text = crate::export::to_csv(std::slice::from_ref(&run));
-        let header = text.lines().next().unwrap();
-        assert!(header.ends_with(",iodepth"), "{header}");
-        assert_eq!(
-            parse_csv(&text, &origin(&text)).unwrap()[0].params.iodepth,
-            32
-        );
-        // an export from before the column: every line without its last field
-        let old: String = text
-            .lines()
-            .map(|line| format!("{}\n", line.rsplit_once(',').unwrap().0))
-            .collect();
-        assert_eq!(parse_csv(&old, &origin(&old)).unwrap()[0].params.iodepth, 1);
-        let bad = text.replacen(",32\n", ",deep\n", 1);
-        let err = parse_csv(&bad, &origin(&bad)).unwrap_err();
-        assert_eq!(err.message, "iodepth 'deep' is not a number");
-    }
-
-    #[test]
-    fn a_depth_of_zero_is_refused_in_either_format() {
-        let mut run = sample_run();
-        run.params.iodepth = 0;
-        let json = serde_json::to_string(&run).unwrap();
-        let e = parse_json(&json, &origin(&json)).unwrap_err();
-        assert!(
-            e.message.contains("iodepth 0 is not a queue depth"),
-            "{e:?}"
-        );
-        let csv = crate::export::to_csv(std::slice::from_ref(&run));
-        assert!(csv.lines().nth(1).unwrap().ends_with(",0"), "{csv}");
-        let e = parse_csv(&csv, &origin(&csv)).unwrap_err();
-        assert!(
-            e.message.contains("iodepth 0 is not a queue depth"),
-            "{e:?}"
-        );
-    }
-}
+mod tests;
