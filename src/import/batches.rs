@@ -53,7 +53,7 @@ pub fn next_batch(
             break;
         };
         let mut run = match piece? {
-            Piece::Run(run) => run,
+            Piece::Run(run) => *run,
             // a part goes on alone, after the runs before it
             Piece::Part(part) if !batch.is_empty() => {
                 runs.put_back(part);

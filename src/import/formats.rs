@@ -1,8 +1,8 @@
 //! Which parser reads a file: sniffed from the content, or forced with `--format`.
 
 use super::{
-    Origin, ParseError, Piece, bonnie, classic, fileop, fio, fs_mark, iozone3, json_stream,
-    mdtest, ops, own,
+    Origin, ParseError, Piece, bonnie, classic, fileop, fio, fs_mark, iozone3, json_stream, mdtest,
+    ops, own,
 };
 use crate::model::Run;
 
@@ -69,7 +69,7 @@ pub fn read_stream(
     imported_at: chrono::DateTime<chrono::Utc>,
     emit: &mut dyn FnMut(Piece) -> bool,
 ) -> Result<(), ParseError> {
-    let mut whole = |run| emit(Piece::Run(run));
+    let mut whole = |run| emit(Piece::Run(Box::new(run)));
     match format {
         Format::Json => json_stream::read_json(reader, &mut whole),
         Format::Csv => own::read_csv(reader, file, imported_at, &mut whole),

@@ -19,7 +19,7 @@ const QUEUE: usize = 32;
 /// What a parser passes on: a whole run, or a part of one too large to hold whole.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Piece {
-    Run(Run),
+    Run(Box<Run>),
     Part(RunPart),
 }
 
@@ -90,7 +90,9 @@ impl Iterator for Runs {
             return Some(Ok(Piece::Part(part)));
         }
         match &mut self.source {
-            Source::Parsed(runs) => runs.next().map(|run| run.map(Piece::Run)),
+            Source::Parsed(runs) => runs
+                .next()
+                .map(|run| run.map(|run| Piece::Run(Box::new(run)))),
             Source::Streamed { queue, parser } => match queue.recv() {
                 Ok(item) => Some(item),
                 Err(_) => {
@@ -113,7 +115,7 @@ mod tests {
         let input = open(std::io::Cursor::new(text.into_bytes()), None).unwrap();
         assert!(matches!(input, Input::Stream { .. }), "{input:?}");
         let whole = |piece| match piece {
-            Piece::Run(run) => run,
+            Piece::Run(run) => *run,
             Piece::Part(part) => panic!("an export is read in whole runs: {part:?}"),
         };
         runs(input, "t.json", Utc::now())

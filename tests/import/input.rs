@@ -74,7 +74,10 @@ fn an_input_past_the_size_limit_is_refused_naming_the_limit() {
         file.set_len((64 << 20) + 1).unwrap();
         path
     };
-    let classic = huge("huge.txt", b"Command  Read (bytes/sec)  Write (bytes/sec)\n");
+    let classic = huge(
+        "huge.txt",
+        b"Command  Read (bytes/sec)  Write (bytes/sec)\n",
+    );
     let err = refused(&db, &classic);
     assert!(
         err.contains("huge.txt: larger than 64 MiB") && err.contains("classic IOzone table"),

@@ -49,7 +49,7 @@ pub fn looks_like(text: &str) -> bool {
 /// together, keyed by `origin`.
 pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
     let mut runs: Vec<Run> = Vec::new();
-    read(text.as_bytes(), &origin.file, origin.imported_at, &mut |piece| {
+    let mut put_together = |piece| {
         match piece {
             Piece::Part(RunPart::Open { run, .. }) => runs.push(*run),
             Piece::Part(RunPart::Figures { slot, results }) => runs[slot].results.extend(results),
@@ -57,10 +57,16 @@ pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
                 let results = std::mem::take(&mut runs[slot].results);
                 runs[slot] = Run { results, ..*run };
             }
-            Piece::Run(run) => runs.push(run),
+            Piece::Run(run) => runs.push(*run),
         }
         true
-    })?;
+    };
+    read(
+        text.as_bytes(),
+        &origin.file,
+        origin.imported_at,
+        &mut put_together,
+    )?;
     // the key of `origin`, which need not be the text's own
     for (index, run) in runs.iter_mut().enumerate() {
         run.uuid = origin.run_uuid(index);

@@ -59,8 +59,8 @@ pub fn read(
         hash.update(&bytes);
         number += 1;
         cut_short = !bytes.ends_with(b"\n");
-        let line = std::str::from_utf8(&bytes)
-            .map_err(|_| error(Some(number), "not text (UTF-8)"))?;
+        let line =
+            std::str::from_utf8(&bytes).map_err(|_| error(Some(number), "not text (UTF-8)"))?;
         let line = line.strip_suffix('\n').unwrap_or(line);
         let line = line.strip_suffix('\r').unwrap_or(line);
         if number > 1 && line.contains(BANNER) {
@@ -283,7 +283,12 @@ impl Pending {
 
     /// Ends the output, whose last line is `last`: its throughput figures, its
     /// report's when it has no others, and the final record of each of its runs.
-    fn end(mut self, last: usize, cut_short: bool, reading: &mut Reading) -> Result<(), ParseError> {
+    fn end(
+        mut self,
+        last: usize,
+        cut_short: bool,
+        reading: &mut Reading,
+    ) -> Result<(), ParseError> {
         let header = self.header(cut_short)?;
         let lines: Vec<&str> = self.kept.iter().map(String::as_str).collect();
         let output = self.output(&lines, cut_short);
@@ -315,7 +320,12 @@ impl Pending {
 impl Found {
     /// Puts `cell`'s figure into the run of its I/O path and process count, opened
     /// with `header` when it is the first.
-    fn add(&mut self, cell: Cell, header: &Header, reading: &mut Reading) -> Result<(), ParseError> {
+    fn add(
+        &mut self,
+        cell: Cell,
+        header: &Header,
+        reading: &mut Reading,
+    ) -> Result<(), ParseError> {
         let key = (cell.via, cell.threads);
         let slot = match self.runs.iter().find(|(k, _)| *k == key) {
             Some(&(_, slot)) => slot,
@@ -398,7 +408,9 @@ impl Seen {
             });
             return chunk.last_mut().map(|r| &mut r.had);
         }
-        let at = self.sorted.partition_point(|c| c.last().is_some_and(|r| of(r) < key));
+        let at = self
+            .sorted
+            .partition_point(|c| c.last().is_some_and(|r| of(r) < key));
         let chunk = self.sorted.get_mut(at)?;
         let i = chunk.binary_search_by_key(&key, of).ok()?;
         Some(&mut chunk[i].had)

@@ -177,7 +177,10 @@ fn a_row_twice_is_a_second_figure_at_its_line() {
     };
     let lines: Vec<&str> = AUTO.lines().collect();
     for (repeated, after) in [(("64", "4"), ("64", "4")), (("128", "8"), ("1024", "64"))] {
-        let (from, to) = (row_of(AUTO, repeated.0, repeated.1), row_of(AUTO, after.0, after.1));
+        let (from, to) = (
+            row_of(AUTO, repeated.0, repeated.1),
+            row_of(AUTO, after.0, after.1),
+        );
         let mut edited = lines.clone();
         edited.insert(to + 1, lines[from]);
         let text = edited.join("\n") + "\n";
@@ -347,18 +350,26 @@ fn a_stream_gives_the_runs_of_the_whole_text() {
     let whole = parse(AUTO, &origin(AUTO)).unwrap();
     let mut closed = Vec::new();
     let mut figures = vec![0; whole.len()];
-    read(AUTO.as_bytes(), "fixture.txt", origin(AUTO).imported_at, &mut |piece| {
-        match piece {
-            Piece::Part(RunPart::Figures { slot, results }) => figures[slot] += results.len(),
-            Piece::Part(RunPart::Close { run, .. }) => closed.push(*run),
-            _ => {}
-        }
-        true
-    })
+    read(
+        AUTO.as_bytes(),
+        "fixture.txt",
+        origin(AUTO).imported_at,
+        &mut |piece| {
+            match piece {
+                Piece::Part(RunPart::Figures { slot, results }) => figures[slot] += results.len(),
+                Piece::Part(RunPart::Close { run, .. }) => closed.push(*run),
+                _ => {}
+            }
+            true
+        },
+    )
     .unwrap();
     for ((run, whole), figures) in closed.iter().zip(&whole).zip(figures) {
         assert_eq!(run.uuid, whole.uuid);
-        assert_eq!(run.source.as_ref().unwrap().file.as_deref(), Some("fixture.txt"));
+        assert_eq!(
+            run.source.as_ref().unwrap().file.as_deref(),
+            Some("fixture.txt")
+        );
         assert_eq!(run.params, whole.params);
         assert_eq!(figures, whole.results.len());
     }

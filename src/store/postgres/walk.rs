@@ -55,11 +55,11 @@ pub(super) fn walk(
         match get::<i32>(&row, 0)? {
             RUN => {
                 let run = shape.run(&row)?;
-                if let Some(done) = current.replace(Reading::new(run)) {
-                    if each(done.walked(walk)).is_break() {
-                        stopped = true;
-                        break;
-                    }
+                if let Some(done) = current.replace(Reading::new(run))
+                    && each(done.walked(walk)).is_break()
+                {
+                    stopped = true;
+                    break;
                 }
             }
             kind => {

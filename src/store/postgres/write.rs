@@ -210,7 +210,11 @@ pub(super) type Open = HashMap<usize, i64>;
 
 /// Writes a part of a run passed in parts; returns how many runs it added (one when
 /// a run closes under a UUID not recorded before).
-pub(super) fn save_part(tx: &mut Transaction<'_>, open: &mut Open, part: RunPart) -> Result<usize, Fail> {
+pub(super) fn save_part(
+    tx: &mut Transaction<'_>,
+    open: &mut Open,
+    part: RunPart,
+) -> Result<usize, Fail> {
     match part {
         RunPart::Open { slot, run } => {
             // under a UUID of its own until its own is known, when it closes
@@ -219,7 +223,10 @@ pub(super) fn save_part(tx: &mut Transaction<'_>, open: &mut Open, part: RunPart
                 ..*run
             };
             let id = insert_runs(tx, &[&placeholder], false)?[0];
-            open.insert(slot, id.ok_or_else(|| Fail::Bad("a run opened got no id".into()))?);
+            open.insert(
+                slot,
+                id.ok_or_else(|| Fail::Bad("a run opened got no id".into()))?,
+            );
             Ok(0)
         }
         RunPart::Figures { slot, results } => {

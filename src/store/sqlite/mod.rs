@@ -422,7 +422,9 @@ impl Store for SqliteStore {
                         added += save_in(&tx, run).map_err(err)?.is_some() as usize;
                     }
                 }
-                Batch::Part(part) => added += write::save_part(&tx, &mut open, part).map_err(err)?,
+                Batch::Part(part) => {
+                    added += write::save_part(&tx, &mut open, part).map_err(err)?
+                }
                 Batch::End => break,
                 Batch::Abandon => return Ok(None),
             }

@@ -113,7 +113,11 @@ pub(super) type Open = HashMap<usize, i64>;
 
 /// Writes a part of a run passed in parts; returns how many runs it added (one when
 /// a run closes under a UUID not recorded before).
-pub(super) fn save_part(conn: &Connection, open: &mut Open, part: RunPart) -> rusqlite::Result<usize> {
+pub(super) fn save_part(
+    conn: &Connection,
+    open: &mut Open,
+    part: RunPart,
+) -> rusqlite::Result<usize> {
     match part {
         RunPart::Open { slot, run } => {
             // under a UUID of its own until its own is known, when it closes
