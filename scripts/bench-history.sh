@@ -69,7 +69,10 @@ walk() {
   shift 2
   case " ${BENCH_WALKS:-$all_walks} " in *" $name "*) ;; *) return 0 ;; esac
   for _ in $(seq "$times"); do
-    /usr/bin/time -f '%e %M' -o target/bench-walk.txt "$@" >/dev/null
+    if ! /usr/bin/time -f '%e %M' -o target/bench-walk.txt "$@" >/dev/null 2>target/bench-walk.err; then
+      cat target/bench-walk.err >&2
+      return 1
+    fi
     read -r seconds kib <target/bench-walk.txt
     printf '%-14s %-44s %7.2f s %6d KiB   anchor %7.2f s   x%.2f   load %s\n' \
       "$name" "$*" "$seconds" "$kib" "$anchor" "$(echo "$seconds / $anchor" | bc -l)" \
@@ -89,8 +92,8 @@ walks() {
   walk export "$whole" "$iozone" export --format json
   walk trend "$series" "$iozone" trend
   walk trend-all "$series" "$iozone" trend --all
-  walk report "$series" "$iozone" report --limit 1000 -o target/bench-report.html
-  walk report-all "$series" "$iozone" report --all -o target/bench-report.html
+  walk report "$series" "$iozone" report --limit 1000 -o target/bench-report.html --force
+  walk report-all "$series" "$iozone" report --all -o target/bench-report.html --force
 }
 
 # The anchors' statements, in the walks' order (newest first; a series' walk host by
