@@ -75,7 +75,15 @@ impl Stated {
     /// figures checked. A run in parts is the file's run numbered by its slot.
     fn part(&self, mut part: RunPart, name: &str) -> Result<RunPart, BatchError> {
         match &mut part {
-            RunPart::Open { slot, run } | RunPart::Close { slot, run } => {
+            RunPart::Open { slot, run } => {
+                self.decorate(run);
+                // its UUID is not known before it closes
+                (check_storable(run, name, *slot)).map_err(|e| UnstorableRun {
+                    uuid: uuid::Uuid::nil(),
+                    ..e
+                })?;
+            }
+            RunPart::Close { slot, run } => {
                 self.decorate(run);
                 check_storable(run, name, *slot)?;
             }

@@ -35,6 +35,12 @@ pub fn read(
     hash.update(NAMESPACE.as_bytes());
     let mut reading = Reading {
         emit,
+        // the record runs open with: their UUIDs come when they close
+        provisional: Origin {
+            file: file.to_string(),
+            imported_at,
+            content_key: uuid::Uuid::nil(),
+        },
         runs: Vec::new(),
         listening: true,
     };
@@ -91,6 +97,7 @@ fn key_bytes(hash: &sha1_smol::Sha1) -> [u8; 16] {
 /// What the whole text has opened so far, and where its parts go.
 struct Reading<'e> {
     emit: &'e mut dyn FnMut(Piece) -> bool,
+    provisional: Origin,
     /// Every run opened, by its number: the order of their first figures in the text,
     /// which numbers their UUIDs as a text read whole numbers them.
     runs: Vec<Opened>,
@@ -115,7 +122,7 @@ impl Reading<'_> {
     /// Opens a run from `draft`; returns its number.
     fn open(&mut self, draft: Draft) -> usize {
         let slot = self.runs.len();
-        let run = draft.clone().into_run(&Origin::placeholder(), slot);
+        let run = draft.clone().into_run(&self.provisional, slot);
         self.emit(RunPart::Open {
             slot,
             run: Box::new(run),
@@ -172,16 +179,6 @@ impl Reading<'_> {
     }
 }
 
-impl Origin {
-    /// An origin for a record not yet final.
-    fn placeholder() -> Origin {
-        Origin {
-            file: String::new(),
-            imported_at: DateTime::UNIX_EPOCH,
-            content_key: uuid::Uuid::nil(),
-        }
-    }
-}
 
 /// An output being read: the lines kept (all but its table's rows), where it is in
 /// its table, and the runs it found.
