@@ -243,7 +243,10 @@ pub trait Store: Send {
     /// runs already there by UUID are skipped. Returns how many were added.
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError>;
 
-    /// Records the whole runs `next` yields, a batch at a time, all in one transaction:
+    /// Records the whole runs `next` yields, a batch at a time, and the runs it passes
+    /// in parts ([`crate::model::RunPart`]: each inserted as it opens, its figures as
+    /// they come, its record set when it closes, and removed whole if its UUID is there
+    /// by then), all in one transaction:
     /// committed when it yields [`Batch::End`], rolled back when it yields
     /// [`Batch::Abandon`] (its source failed half-way) or a write fails, so a file of
     /// any size is stored whole or not at all while memory holds a batch. Runs already
