@@ -179,7 +179,6 @@ impl Reading<'_> {
     }
 }
 
-
 /// An output being read: the lines kept (all but its table's rows), where it is in
 /// its table, and the runs it found.
 struct Pending {
