@@ -40,20 +40,16 @@ impl Export {
 }
 
 /// The JSON export written a run at a time, with [`to_json`]'s bytes: a database of any
-/// size is exported in pages, never held whole, and a run's text is handed on in
-/// pieces as it is printed, never held whole either (one iozone3 sweep of millions of
-/// figures prints to gigabytes).
+/// size is exported a run at a time, never held whole, and a run's text is written as
+/// it is printed, never held whole either (one iozone3 sweep of millions of figures
+/// prints to gigabytes).
 pub struct JsonExport {
     /// Runs written so far.
     runs: usize,
 }
 
-/// The size of the pieces [`JsonExport::write_run`] hands on: large enough that the
-/// writes cost nothing, small beside anything else in memory.
-const PIECE: usize = 64 << 10;
-
 /// How deep the export's runs are printed: inside the array inside the document.
-const RUN_INDENT: &str = "    ";
+const RUN_DEPTH: usize = 2;
 
 impl JsonExport {
     /// The export and its text up to the array of runs.
@@ -67,43 +63,13 @@ impl JsonExport {
         (JsonExport { runs: 0 }, head)
     }
 
-    /// Hands the text of the next run to `write`, in pieces of about 64 KiB.
-    pub fn write_run<E>(
-        &mut self,
-        run: &Run,
-        write: impl FnMut(&str) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.write_run_in(run, PIECE, write)
-    }
-
-    /// [`JsonExport::write_run`] in pieces of `piece` bytes or a few more. Pretty JSON,
-    /// each line indented as deep as the run's place in the export, as serde_json
-    /// prints the whole document: a JSON string never holds a raw newline, so every
-    /// newline printed is one to indent after.
-    fn write_run_in<E>(
-        &mut self,
-        run: &Run,
-        piece: usize,
-        write: impl FnMut(&str) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let mut pieces = Pieces {
-            pending: Vec::with_capacity(piece + RUN_INDENT.len() + 4),
-            piece,
-            write,
-            failed: None,
-        };
-        let opening = if self.runs == 0 { "[\n" } else { ",\n" };
-        pieces.pending.extend_from_slice(opening.as_bytes());
-        pieces.pending.extend_from_slice(RUN_INDENT.as_bytes());
+    /// Writes the text of the next run to `out` as it is printed: pretty JSON, each
+    /// line as deep as the run's place in the export, as serde_json prints the whole
+    /// document. The errors are `out`'s.
+    pub fn write_run(&mut self, run: &Run, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        out.write_all(if self.runs == 0 { b"[\n" } else { b",\n" })?;
         self.runs += 1;
-        let printed = serde_json::to_writer_pretty(&mut pieces, run)
-            .map_err(std::io::Error::from)
-            .and_then(|()| std::io::Write::flush(&mut pieces));
-        match (printed, pieces.failed) {
-            (_, Some(e)) => Err(e),
-            (Ok(()), None) => Ok(()),
-            (Err(e), None) => unreachable!("model types always serialize: {e}"),
-        }
+        render::write_at(RUN_DEPTH, run, out)
     }
 
     /// The text that closes the export.
@@ -112,68 +78,6 @@ impl JsonExport {
             0 => "[]\n}\n".into(),
             _ => "\n  ]\n}\n".into(),
         }
-    }
-}
-
-/// Printed JSON on its way out: indented after each newline, and handed to `write` as
-/// text whenever a piece's worth has gathered, cut where no character is split.
-struct Pieces<F, E> {
-    pending: Vec<u8>,
-    piece: usize,
-    write: F,
-    /// What `write` failed with: the printer only learns that it did.
-    failed: Option<E>,
-}
-
-impl<F: FnMut(&str) -> Result<(), E>, E> Pieces<F, E> {
-    /// Adds `bytes`, handing on each piece as it fills: a string printed at once (a
-    /// label of megabytes) goes out in pieces too.
-    fn gather(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
-        while !bytes.is_empty() {
-            let room = self.piece.saturating_sub(self.pending.len()).max(1);
-            let (now, later) = bytes.split_at(room.min(bytes.len()));
-            self.pending.extend_from_slice(now);
-            if self.pending.len() >= self.piece {
-                self.hand_on()?;
-            }
-            bytes = later;
-        }
-        Ok(())
-    }
-
-    /// Hands on what has gathered, up to the last whole character.
-    fn hand_on(&mut self) -> std::io::Result<()> {
-        let whole = match std::str::from_utf8(&self.pending) {
-            Ok(text) => text.len(),
-            Err(e) => e.valid_up_to(),
-        };
-        if whole == 0 {
-            return Ok(());
-        }
-        let text = std::str::from_utf8(&self.pending[..whole]).expect("cut at a character");
-        if let Err(e) = (self.write)(text) {
-            self.failed = Some(e);
-            return Err(std::io::Error::other("the output failed"));
-        }
-        self.pending.drain(..whole);
-        Ok(())
-    }
-}
-
-impl<F: FnMut(&str) -> Result<(), E>, E> std::io::Write for Pieces<F, E> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-            if i > 0 {
-                self.gather(b"\n")?;
-                self.gather(RUN_INDENT.as_bytes())?;
-            }
-            self.gather(line)?;
-        }
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.hand_on()
     }
 }
 
@@ -252,6 +156,36 @@ csv_columns! {
 }
 
 impl CsvColumn {
+    /// Whether the column holds a fact of the run, the same on each of its lines (a
+    /// metadata tree's columns are the run's, but on its metadata tests' lines only).
+    fn of_run(self) -> bool {
+        use CsvColumn::*;
+        !matches!(
+            self,
+            Engine
+                | Cache
+                | Test
+                | FileSize
+                | RecordSize
+                | Repetition
+                | Bytes
+                | ElapsedNs
+                | Throughput
+                | LatP50Ns
+                | LatP99Ns
+                | LatP999Ns
+                | LatMaxNs
+                | LatSamples
+                | MetaFiles
+                | MetaDirs
+                | MetaFileBytes
+                | MetaSharedDir
+                | MetaRandomOrder
+                | MetaWarm
+                | Ops
+        )
+    }
+
     /// The cell of result `m` of `run`: raw values, labels and tags joined with `;`,
     /// times RFC 3339, every digit of the throughput (the import reads it back).
     fn cell(self, run: &Run, m: &Measurement) -> String {
@@ -321,18 +255,39 @@ impl CsvColumn {
 
 /// One line per result, every column of [`CsvColumn`].
 pub fn to_csv(runs: &[Run]) -> String {
-    csv_listing(runs).to_csv()
+    let mut text = Vec::new();
+    write_csv(runs, true, &mut text).expect("writing CSV to memory cannot fail");
+    String::from_utf8(text).expect("CSV of UTF-8 text is UTF-8")
 }
 
-/// The lines of [`to_csv`] for `runs`: a page of them, when streamed.
-pub fn csv_listing(runs: &[Run]) -> Listing {
-    let mut listing = Listing::new(CSV_COLUMNS);
+/// The lines of [`to_csv`] for `runs` (a page of them, when streamed), after the
+/// header when `header`, written to `out` as they are made. A run's own cells are made
+/// once for all its lines.
+pub fn write_csv(runs: &[Run], header: bool, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    if header {
+        writer.write_record(CSV_COLUMNS)?;
+    }
+    let mut line: Vec<String> = vec![String::new(); CsvColumn::ALL.len()];
     for run in runs {
+        let Some(first) = run.results.first() else {
+            continue;
+        };
+        for (cell, column) in line.iter_mut().zip(CsvColumn::ALL) {
+            if column.of_run() {
+                *cell = column.cell(run, first);
+            }
+        }
         for m in &run.results {
-            listing.push(CsvColumn::ALL.iter().map(|c| c.cell(run, m)).collect());
+            for (cell, column) in line.iter_mut().zip(CsvColumn::ALL) {
+                if !column.of_run() {
+                    *cell = column.cell(run, m);
+                }
+            }
+            writer.write_record(&line)?;
         }
     }
-    listing
+    writer.flush()
 }
 
 /// The result columns of `show --format csv`, after the run's id and UUID: the
@@ -379,43 +334,39 @@ mod tests {
         for n in 0..3 {
             let mut runs: Vec<Run> = (0..n).map(|i| sample_run("h", i)).collect();
             if let Some(run) = runs.first_mut() {
-                // characters of two, three and four bytes, for the pieces to cut around
                 run.labels.push("é€😀\n".repeat(50));
             }
             let whole = to_json(runs.clone(), at);
-            for piece in [1, 2, 3, 7, 100, PIECE] {
-                let (mut export, mut text) = JsonExport::begin(at);
-                let mut pieces = 0;
-                for run in &runs {
-                    export
-                        .write_run_in(run, piece, |part| {
-                            assert!(part.len() < piece + 8, "{piece}: {}", part.len());
-                            pieces += 1;
-                            text.push_str(part);
-                            Ok::<_, ()>(())
-                        })
-                        .unwrap();
-                }
-                text.push_str(&export.end());
-                assert_eq!(text, whole, "{n} runs in pieces of {piece}");
-                if n > 0 && piece < 100 {
-                    assert!(pieces > 100, "{n} runs, {piece}: {pieces} pieces");
-                }
+            let (mut export, head) = JsonExport::begin(at);
+            let mut text = head.into_bytes();
+            for run in &runs {
+                export.write_run(run, &mut text).unwrap();
             }
+            text.extend_from_slice(export.end().as_bytes());
+            assert_eq!(String::from_utf8(text).unwrap(), whole, "{n} runs");
         }
     }
 
     #[test]
     fn a_failed_output_stops_the_run_with_its_error() {
-        let (mut export, _) = JsonExport::begin(Utc::now());
-        let mut calls = 0;
-        let failed = export.write_run_in(&sample_run("h", 0), 10, |_| {
-            calls += 1;
-            match calls {
-                3 => Err("disk full"),
-                _ => Ok(()),
+        /// Takes `left` bytes, then fails.
+        struct Full {
+            left: usize,
+        }
+        impl std::io::Write for Full {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                if bytes.len() > self.left {
+                    return Err(std::io::Error::from(std::io::ErrorKind::StorageFull));
+                }
+                self.left -= bytes.len();
+                Ok(bytes.len())
             }
-        });
-        assert_eq!((failed, calls), (Err("disk full"), 3));
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let (mut export, _) = JsonExport::begin(Utc::now());
+        let failed = export.write_run(&sample_run("h", 0), &mut Full { left: 100 });
+        assert_eq!(failed.unwrap_err().kind(), std::io::ErrorKind::StorageFull);
     }
 }

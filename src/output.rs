@@ -209,9 +209,14 @@ impl Output {
     }
 
     pub fn write(&mut self, text: &str) -> Result<(), OutputError> {
+        self.write_bytes(text.as_bytes())
+    }
+
+    /// [`Output::write`] of text already printed as bytes (UTF-8).
+    pub fn write_bytes(&mut self, text: &[u8]) -> Result<(), OutputError> {
         let written = match &mut self.sink {
-            Sink::Stdout(out) => out.write_all(text.as_bytes()),
-            Sink::Stream(out) => out.write_all(text.as_bytes()),
+            Sink::Stdout(out) => out.write_all(text),
+            Sink::Stream(out) => out.write_all(text),
             Sink::Temporary { out, signals, .. } => match signals.caught() {
                 Some(signal) => {
                     return Err(OutputError::Interrupted {
@@ -219,7 +224,7 @@ impl Output {
                         signal,
                     });
                 }
-                None => out.write_all(text.as_bytes()),
+                None => out.write_all(text),
             },
         };
         written.map_err(|e| io_error(&self.name, e))

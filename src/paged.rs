@@ -3,8 +3,11 @@
 //! through one driver (`write`), and `history --all` as a table, whose columns must
 //! see every line before the first is written (`table.rs`, through a `Spool`).
 
+mod pipeline;
 mod spool;
 mod table;
+
+use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 
@@ -13,8 +16,9 @@ use crate::model::{Run, RunStatus, Summaries};
 use crate::output::{Output, OutputError};
 use crate::render::{self, Listing};
 use crate::selector::RunFilter;
-use crate::store::{self, Store, StoreError};
+use crate::store::{self, Store, StoreError, Walk, Walked};
 
+use pipeline::Pieces;
 use spool::Spool;
 pub use table::HistoryTable;
 
@@ -25,26 +29,35 @@ pub enum Format {
     Csv,
 }
 
-/// A document written a page of runs at a time, each page read as `P`.
-trait Document<P> {
+/// A document written a page of runs at a time, each page read as `P` and printed on
+/// a thread of its own (`pipeline.rs`) while the next is read.
+trait Document<P>: Send {
     /// The text before the first page.
     fn head(&mut self) -> String {
         String::new()
     }
 
-    /// Hands a page's text to `out` as it is made.
-    fn page(&mut self, page: &P, out: &mut Output) -> Result<(), OutputError>;
+    /// Prints a page's text to `out` as it is made.
+    fn page(&mut self, page: P, out: &mut Pieces) -> io::Result<()>;
 
     /// The text after the last page.
     fn end(self) -> String;
 }
 
-/// Writes every run `filter` selects to `out` as `document`, each page of runs read by
-/// `read` first; returns how many runs the store listed.
-fn write<P, E>(
+impl<P, D: Document<P>> pipeline::Printer<P> for D {
+    fn print(&mut self, page: P, out: &mut Pieces) -> io::Result<()> {
+        self.page(page, out)
+    }
+}
+
+/// Writes every run `filter` selects to `out` as `document`, in one walk that reads
+/// what `walk` says, each page of runs made ready by `read` first and printed while
+/// the next is read; returns how many runs the store listed.
+fn write<P: Send, E>(
     store: &dyn Store,
     filter: &RunFilter,
-    mut read: impl FnMut(Vec<Run>) -> Result<P, StoreError>,
+    walk: Walk,
+    mut read: impl FnMut(Vec<Walked>) -> P,
     mut document: impl Document<P>,
     out: &mut Output,
 ) -> Result<usize, E>
@@ -52,11 +65,14 @@ where
     E: From<StoreError> + From<OutputError>,
 {
     out.write(&document.head())?;
-    let mut count = 0;
-    store::for_each_page(store, filter, |runs| {
-        count += runs.len();
-        document.page(&read(runs)?, out)?;
-        Ok::<_, E>(())
+    let (count, document) = pipeline::print_pages(out, document, |pages| {
+        let mut count = 0;
+        store::walk_pages(store, filter, walk, |runs| {
+            count += runs.len();
+            pages.send(read(runs))?;
+            Ok::<_, E>(())
+        })?;
+        Ok::<_, E>(count)
     })?;
     out.write(&document.end())?;
     Ok(count)
@@ -72,14 +88,15 @@ pub fn history<E>(
 where
     E: From<StoreError> + From<OutputError>,
 {
-    let read = |runs| listed_page(store, filter, runs);
+    let read = |runs| listed_page(filter, runs);
+    let walk = Walk::Summaries;
     match format {
         Format::Csv => {
             let listing =
                 |(runs, summaries): &(Vec<Run>, Summaries)| render::history_csv(runs, summaries);
-            write::<_, E>(store, filter, read, Csv::new(listing), out)?
+            write::<_, E>(store, filter, walk, read, Csv::new(listing), out)?
         }
-        Format::Json => write::<_, E>(store, filter, read, HistoryJson::new(), out)?,
+        Format::Json => write::<_, E>(store, filter, walk, read, HistoryJson::new(), out)?,
     };
     Ok(())
 }
@@ -96,27 +113,29 @@ pub fn export<E>(
 where
     E: From<StoreError> + From<OutputError>,
 {
-    let read = |runs| store::with_results(store, runs, store::Detail::Full);
+    let read = |runs: Vec<Walked>| runs.into_iter().map(|w| w.run).collect::<Vec<Run>>();
+    let walk = Walk::Results(store::Detail::Full);
     match format {
-        Format::Csv => {
-            let listing = |runs: &Vec<Run>| export::csv_listing(runs);
-            write(store, filter, read, Csv::new(listing), out)
-        }
-        Format::Json => write(store, filter, read, ExportJson::new(exported_at), out),
+        Format::Csv => write(store, filter, walk, read, ExportCsv { pages: 0 }, out),
+        Format::Json => write(store, filter, walk, read, ExportJson::new(exported_at), out),
     }
 }
 
 /// A page of runs as `history` lists them, with the summaries of their measured
 /// rounds (the listing's headline figures).
-fn listed_page(
-    store: &dyn Store,
-    filter: &RunFilter,
-    mut runs: Vec<Run>,
-) -> Result<(Vec<Run>, Summaries), StoreError> {
+fn listed_page(filter: &RunFilter, walked: Vec<Walked>) -> (Vec<Run>, Summaries) {
+    let mut summaries = Summaries::with_capacity(walked.len());
+    let mut runs = Vec::with_capacity(walked.len());
+    for Walked {
+        run,
+        summaries: of_run,
+    } in walked
+    {
+        summaries.insert(run.id.unwrap_or_default(), of_run);
+        runs.push(run);
+    }
     as_listed(filter, &mut runs);
-    let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-    let summaries = store.summaries_of(&ids)?;
-    Ok((runs, summaries))
+    (runs, summaries)
 }
 
 /// Runs as `history` shows them: a run whose process was killed is aborted (failed,
@@ -142,20 +161,42 @@ impl<F> Csv<F> {
     }
 }
 
-impl<P: Default, F: Fn(&P) -> Listing> Document<P> for Csv<F> {
-    fn page(&mut self, page: &P, out: &mut Output) -> Result<(), OutputError> {
-        let listing = (self.listing)(page);
+impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
+    fn page(&mut self, page: P, out: &mut Pieces) -> io::Result<()> {
+        let listing = (self.listing)(&page);
         self.pages += 1;
-        out.write(&match self.pages {
-            1 => listing.to_csv(),
-            _ => listing.to_csv_rows(),
-        })
+        out.write_all(
+            match self.pages {
+                1 => listing.to_csv(),
+                _ => listing.to_csv_rows(),
+            }
+            .as_bytes(),
+        )
     }
 
     fn end(self) -> String {
         match self.pages {
             // the header alone, when no run matched
             0 => (self.listing)(&P::default()).to_csv(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// The CSV export: its header with the first page, or alone when there was none.
+struct ExportCsv {
+    pages: usize,
+}
+
+impl Document<Vec<Run>> for ExportCsv {
+    fn page(&mut self, runs: Vec<Run>, out: &mut Pieces) -> io::Result<()> {
+        self.pages += 1;
+        export::write_csv(&runs, self.pages == 1, out)
+    }
+
+    fn end(self) -> String {
+        match self.pages {
+            0 => export::to_csv(&[]),
             _ => String::new(),
         }
     }
@@ -177,13 +218,13 @@ impl HistoryJson {
 impl Document<(Vec<Run>, Summaries)> for HistoryJson {
     fn page(
         &mut self,
-        (runs, summaries): &(Vec<Run>, Summaries),
-        out: &mut Output,
-    ) -> Result<(), OutputError> {
-        for run in runs {
+        (runs, summaries): (Vec<Run>, Summaries),
+        out: &mut Pieces,
+    ) -> io::Result<()> {
+        for run in &runs {
             let of_run = summaries.get(&run.id.unwrap_or_default());
-            let element = render::history_json_element(run, of_run.map_or(&[], Vec::as_slice));
-            out.write(&self.array.element(&element))?;
+            let element = render::HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice));
+            self.array.write_element(&element, out)?;
         }
         Ok(())
     }
@@ -211,11 +252,8 @@ impl Document<Vec<Run>> for ExportJson {
         std::mem::take(&mut self.head)
     }
 
-    fn page(&mut self, runs: &Vec<Run>, out: &mut Output) -> Result<(), OutputError> {
-        for run in runs {
-            self.export.write_run(run, |text| out.write(text))?;
-        }
-        Ok(())
+    fn page(&mut self, runs: Vec<Run>, out: &mut Pieces) -> io::Result<()> {
+        (runs.iter()).try_for_each(|run| self.export.write_run(run, out))
     }
 
     fn end(self) -> String {

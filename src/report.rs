@@ -84,17 +84,22 @@ fn window(store: &dyn Store, filter: &RunFilter) -> Result<History, StoreError> 
 fn every_series(store: &dyn Store, filter: &RunFilter) -> Result<History, StoreError> {
     let mut parts = Vec::new();
     let mut lengths = Vec::new();
-    for host in trend::read::hosts(store, filter)? {
-        let series = trend::read::series_of_host(store, filter, host)?;
+    trend::read::each_host(store, filter, |host, series| {
         let points: Vec<_> = series.into_points().collect();
         lengths.extend(
             points
                 .iter()
                 .map(|(key, points)| (key.clone(), points.len())),
         );
-        parts.push(steps(points.iter().map(|(key, points)| (key, points))));
-    }
-    let steps = TrendReport::merged(parts);
+        parts.push((
+            host,
+            steps(points.iter().map(|(key, points)| (key, points))),
+        ));
+    })?;
+    // the hosts came in the walk's order: in key order, as one series would have them
+    parts.sort_by(|(a, _), (b, _)| a.cmp(b));
+    lengths.sort_by(|(a, _), (b, _)| a.cmp(b));
+    let steps = TrendReport::merged(parts.into_iter().map(|(_, part)| part));
     let (shown, left_out) = shown(lengths, |&n| n, &steps);
     let shown: Vec<SeriesKey> = shown.into_iter().map(|(key, _)| key).collect();
     let hosts: BTreeSet<Option<String>> = shown.iter().map(|k| k.hostname.clone()).collect();

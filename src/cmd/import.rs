@@ -6,7 +6,8 @@ use chrono::Utc;
 
 use super::Context;
 use crate::cli::{ImportArgs, ImportFormat};
-use crate::import::{self, BatchError, Format};
+use crate::import::{self, BatchError, Format, Next};
+use crate::model::RunPart;
 use crate::store::{Batch, Store};
 
 /// Some files could not be imported; each was reported on its own line.
@@ -81,9 +82,13 @@ fn import_file(
     let added = store.save_batches(&mut || match import::next_batch(
         &mut runs, &stated, &name, total,
     ) {
-        Ok(Some(batch)) => {
+        Ok(Some(Next::Runs(batch))) => {
             total += batch.len();
             Batch::Runs(batch)
+        }
+        Ok(Some(Next::Part(part))) => {
+            total += matches!(part, RunPart::Close { .. }) as usize;
+            Batch::Part(part)
         }
         Ok(None) => Batch::End,
         Err(e) => {

@@ -1,8 +1,8 @@
 //! Which parser reads a file: sniffed from the content, or forced with `--format`.
 
 use super::{
-    Origin, ParseError, bonnie, classic, fileop, fio, fs_mark, iozone3, json_stream, mdtest, ops,
-    own,
+    Origin, ParseError, Piece, bonnie, classic, fileop, fio, fs_mark, iozone3, json_stream, mdtest,
+    ops, own,
 };
 use crate::model::Run;
 
@@ -60,19 +60,21 @@ pub fn parse(format: Format, text: &str, origin: &Origin) -> Result<Vec<Run>, Pa
 }
 
 /// Reads the runs of a format read as a stream (one without
-/// [`Format::max_bytes`]) from `reader`, handing each to `emit` as it is complete.
+/// [`Format::max_bytes`]) from `reader`, handing each to `emit` as it is complete, or
+/// in parts as it is read (iozone3's).
 pub fn read_stream(
     format: Format,
     reader: impl std::io::Read,
     file: &str,
     imported_at: chrono::DateTime<chrono::Utc>,
-    emit: &mut dyn FnMut(Run) -> bool,
+    emit: &mut dyn FnMut(Piece) -> bool,
 ) -> Result<(), ParseError> {
+    let mut whole = |run| emit(Piece::Run(Box::new(run)));
     match format {
-        Format::Json => json_stream::read_json(reader, emit),
-        Format::Csv => own::read_csv(reader, file, imported_at, emit),
-        Format::Iozone3
-        | Format::Fio
+        Format::Json => json_stream::read_json(reader, &mut whole),
+        Format::Csv => own::read_csv(reader, file, imported_at, &mut whole),
+        Format::Iozone3 => iozone3::read(std::io::BufReader::new(reader), file, imported_at, emit),
+        Format::Fio
         | Format::Classic
         | Format::Fileop
         | Format::FsMark

@@ -19,25 +19,24 @@ pub const SNIFF_BYTES: usize = 64 << 10;
 /// The size limits, and why they are where they are.
 impl Format {
     /// The largest input of this format `import` reads whole, or `None` for a format
-    /// read as a stream, whatever its size. Outputs of other tools are small:
-    /// iozone3's largest, an auto-mode sweep of every file and record size with the
-    /// stdio columns, is under 100 KB; fio's JSON is a few KB a job (tens of KB with
-    /// latency bins), the classic table is a page, and the metadata tools print a
-    /// table or a line per run (fileop, fs_mark, bonnie++, mdtest). 64 MiB is hundreds of times any
-    /// of them, so only a file that is not such an output reaches it. Our own exports
+    /// read as a stream, whatever its size. fio's JSON is a few KB a job (tens of KB
+    /// with latency bins), the classic table is a page, and the metadata tools print a
+    /// table or a line per run (fileop, fs_mark, bonnie++, mdtest): 64 MiB is hundreds
+    /// of times any of them, so only a file that is not such an output reaches it. Our own exports
     /// grow with the database (about 10 KB a run of 20 results, 1.2 GB for 100,000
     /// runs): they are parsed as they are read, a run at a time, and stored in batches,
-    /// so memory holds a batch of runs whatever the file's size.
+    /// so memory holds a batch of runs whatever the file's size. iozone3's auto mode
+    /// sweeps as many sizes as it is told to (a table of millions of rows, hundreds of
+    /// megabytes): its table is read a line at a time and its runs stored in parts.
     pub fn max_bytes(self) -> Option<u64> {
         match self {
-            Format::Iozone3
-            | Format::Fio
+            Format::Fio
             | Format::Classic
             | Format::Fileop
             | Format::FsMark
             | Format::Bonnie
             | Format::Mdtest => Some(64 << 20),
-            Format::Json | Format::Csv => None,
+            Format::Iozone3 | Format::Json | Format::Csv => None,
         }
     }
 }
@@ -195,19 +194,35 @@ mod tests {
 
     #[test]
     fn an_endless_known_format_stops_at_its_limit() {
-        let endless = BANNER.as_bytes().chain(std::io::repeat(b' '));
+        let endless = CLASSIC.as_bytes().chain(std::io::repeat(b' '));
         match open(endless, None) {
             Err(InputError::TooLarge { format, limit }) => {
-                assert_eq!((format, limit), (Format::Iozone3, 64 << 20))
+                assert_eq!((format, limit), (Format::Classic, 64 << 20))
             }
             other => panic!("expected TooLarge, got {other:?}"),
         }
     }
 
+    /// iozone3's output is read a line at a time, whatever its size: a line without
+    /// end stops at the longest a line may be.
+    #[test]
+    fn an_endless_iozone3_line_stops_at_its_limit() {
+        let endless = BANNER.as_bytes().chain(std::io::repeat(b' '));
+        let input = open(endless, None).unwrap();
+        assert_eq!(input.format(), Format::Iozone3);
+        let first = crate::import::runs(input, "endless", chrono::Utc::now()).next();
+        let e = first.unwrap().unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("longer than"), "{e}");
+    }
+
+    /// The classic table's header.
+    const CLASSIC: &str = "Command  Read (bytes/sec)  Write (bytes/sec)\n";
+
     #[test]
     fn a_file_of_exactly_the_limit_is_read() {
         let limit = Format::Classic.max_bytes().unwrap() as usize;
-        let mut text = String::from("Command  Read (bytes/sec)  Write (bytes/sec)\n");
+        let mut text = String::from(CLASSIC);
         text.push_str(&" ".repeat(limit - text.len()));
         let (format, read) = whole(open(bytes(&text), None).unwrap());
         assert_eq!((format, read.len()), (Format::Classic, limit));
@@ -222,7 +237,7 @@ mod tests {
     /// bytes, however much follows (here, without end), for the parser to stream.
     #[test]
     fn our_exports_have_no_limit_and_are_not_read_ahead() {
-        for format in [Format::Json, Format::Csv] {
+        for format in [Format::Iozone3, Format::Json, Format::Csv] {
             assert_eq!(format.max_bytes(), None, "{format:?}");
         }
         let header = "{\n  \"format\": \"iozone-export\",\n  \"runs\": [\n    {\"uuid\": 1}";
@@ -249,11 +264,11 @@ mod tests {
 
     #[test]
     fn a_character_cut_by_the_sniffing_is_no_reason_to_refuse() {
-        let mut text = BANNER.to_string();
+        let mut text = CLASSIC.to_string();
         text.push_str(&"x".repeat(SNIFF_BYTES - text.len() - 1));
         text.push('é'); // two bytes, straddling the end of the sniffed part
         let (format, read) = whole(open(bytes(&text), None).unwrap());
-        assert_eq!(format, Format::Iozone3);
+        assert_eq!(format, Format::Classic);
         assert_eq!(read, text);
     }
 

@@ -23,10 +23,10 @@ mod own;
 mod stream;
 mod text;
 
-pub use batches::{BatchError, Stated, next_batch};
+pub use batches::{BatchError, Next, Stated, next_batch};
 pub use formats::{Format, detect, parse};
 pub use input::{Input, InputError, open};
-pub use stream::{Runs, runs};
+pub use stream::{Piece, Runs, runs};
 
 /// Where an import's text came from; every parser gets this.
 pub struct Origin {

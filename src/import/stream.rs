@@ -10,22 +10,31 @@ use chrono::{DateTime, Utc};
 
 use super::formats::{parse, read_stream};
 use super::{Input, Origin, ParseError};
-use crate::model::Run;
+use crate::model::{Run, RunPart};
 
 /// Runs parsed ahead of the caller: enough to keep both sides busy, few enough that a
 /// queue of the largest runs stays small beside a batch.
 const QUEUE: usize = 32;
 
+/// What a parser passes on: a whole run, or a part of one too large to hold whole.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Piece {
+    Run(Box<Run>),
+    Part(RunPart),
+}
+
 /// The runs of one input, in its order, each `Ok` or the input's one failure, after
 /// which there are no more.
 pub struct Runs {
     source: Source,
+    /// A part taken too early, to come next.
+    back: Option<RunPart>,
 }
 
 enum Source {
     Parsed(std::vec::IntoIter<Result<Run, ParseError>>),
     Streamed {
-        queue: Receiver<Result<Run, ParseError>>,
+        queue: Receiver<Result<Piece, ParseError>>,
         /// Joined once the queue ends, to tell a parser that ended from one that
         /// panicked; a parser still reading when the caller gives up stops at its next
         /// run, when nobody takes it.
@@ -49,7 +58,7 @@ pub fn runs(input: Input, file: &str, imported_at: DateTime<Utc>) -> Runs {
             let (sender, queue) = sync_channel(QUEUE);
             let file = file.to_string();
             let parser = std::thread::spawn(move || {
-                let mut emit = |run| sender.send(Ok(run)).is_ok();
+                let mut emit = |piece| sender.send(Ok(piece)).is_ok();
                 let read = read_stream(format, reader, &file, imported_at, &mut emit);
                 if let Err(e) = read {
                     // passed on after the runs before it, if anyone still listens
@@ -62,15 +71,28 @@ pub fn runs(input: Input, file: &str, imported_at: DateTime<Utc>) -> Runs {
             }
         }
     };
-    Runs { source }
+    Runs { source, back: None }
+}
+
+impl Runs {
+    /// Puts `part` back, to come next.
+    pub fn put_back(&mut self, part: RunPart) {
+        debug_assert!(self.back.is_none(), "one part put back at a time");
+        self.back = Some(part);
+    }
 }
 
 impl Iterator for Runs {
-    type Item = Result<Run, ParseError>;
+    type Item = Result<Piece, ParseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(part) = self.back.take() {
+            return Some(Ok(Piece::Part(part)));
+        }
         match &mut self.source {
-            Source::Parsed(runs) => runs.next(),
+            Source::Parsed(runs) => runs
+                .next()
+                .map(|run| run.map(|run| Piece::Run(Box::new(run)))),
             Source::Streamed { queue, parser } => match queue.recv() {
                 Ok(item) => Some(item),
                 Err(_) => {
@@ -92,7 +114,13 @@ mod tests {
     fn streamed(text: String) -> Vec<Result<Run, ParseError>> {
         let input = open(std::io::Cursor::new(text.into_bytes()), None).unwrap();
         assert!(matches!(input, Input::Stream { .. }), "{input:?}");
-        runs(input, "t.json", Utc::now()).collect()
+        let whole = |piece| match piece {
+            Piece::Run(run) => *run,
+            Piece::Part(part) => panic!("an export is read in whole runs: {part:?}"),
+        };
+        runs(input, "t.json", Utc::now())
+            .map(|piece| piece.map(whole))
+            .collect()
     }
 
     /// `n` runs: the fio fixture's, each with a UUID and start of its own.

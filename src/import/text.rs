@@ -2,7 +2,7 @@
 //! a source states into [`Measurement`]s without inventing any, and a [`Draft`] that
 //! becomes a complete [`Run`] once its measurements are in. It parses no format itself.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::BuildHasher;
 
 use chrono::{DateTime, Utc};
@@ -167,11 +167,23 @@ impl Draft {
     /// The complete run, the `index`-th of its file. The sizes and tests are those the
     /// measurements have, so they can never disagree with the figures.
     pub fn into_run(self, origin: &Origin, index: usize) -> Run {
-        let file_sizes = sorted_unique(self.results.iter().map(|m| m.file_size));
-        let record_sizes = sorted_unique(self.results.iter().map(|m| m.record_size));
+        let mut figured = Figured::default();
+        self.results.iter().for_each(|m| figured.add(m));
+        self.into_run_figured(origin, index, figured)
+    }
+
+    /// [`Draft::into_run`] with the sizes and tests of figures `figured` gathered as
+    /// they passed (a run passed on in parts holds none of them).
+    pub fn into_run_figured(self, origin: &Origin, index: usize, figured: Figured) -> Run {
+        let Figured {
+            file_sizes,
+            record_sizes,
+            tests,
+            latency,
+        } = figured;
+        let (file_sizes, record_sizes) = (Vec::from_iter(file_sizes), Vec::from_iter(record_sizes));
         // TestKind's order is the canonical one (TestKind::ALL).
-        let tests = sorted_unique(self.results.iter().map(|m| m.test));
-        let latency = self.results.iter().any(|m| m.latency_ns.is_some());
+        let tests = Vec::from_iter(tests);
         let params = Params {
             // a source measures one engine and cache mode, and states it for the job
             engines: vec![self.engine],
@@ -252,13 +264,24 @@ pub fn into_runs(drafts: Vec<Draft>, origin: &Origin, what: &str) -> Result<Vec<
     Ok(runs)
 }
 
-/// The distinct items, ascending; a set rather than a sorted copy of all of them, which
-/// for a run of millions of figures would be as large as the figures' sizes.
-fn sorted_unique<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
-    items
-        .collect::<std::collections::BTreeSet<T>>()
-        .into_iter()
-        .collect()
+/// What a run's figures decide of its parameters: the distinct sizes and tests,
+/// ascending, and whether any has latency. Sets rather than a sorted copy of all of
+/// them, which for a run of millions of figures would be as large as the figures.
+#[derive(Clone, Debug, Default)]
+pub struct Figured {
+    file_sizes: BTreeSet<ByteSize>,
+    record_sizes: BTreeSet<ByteSize>,
+    tests: BTreeSet<TestKind>,
+    latency: bool,
+}
+
+impl Figured {
+    pub fn add(&mut self, m: &Measurement) {
+        self.file_sizes.insert(m.file_size);
+        self.record_sizes.insert(m.record_size);
+        self.tests.insert(m.test);
+        self.latency |= m.latency_ns.is_some();
+    }
 }
 
 /// A measurement from a throughput the source states (bytes/s) and the bytes it moved.

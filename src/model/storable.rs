@@ -209,7 +209,7 @@ impl Measurement {
 
 impl Unstorable {
     /// The same problem, its field named within `outer` (`results[3]`).
-    fn within(self, outer: &str) -> Unstorable {
+    pub fn within(self, outer: &str) -> Unstorable {
         Unstorable {
             field: format!("{outer}.{}", self.field),
             problem: self.problem,

@@ -6,7 +6,7 @@ use super::{Spool, listed_page};
 use crate::output::Output;
 use crate::render::{self, HistoryLine, Places, TextStyle};
 use crate::selector::RunFilter;
-use crate::store::{self, Store, StoreError};
+use crate::store::{self, Store, StoreError, Walk};
 use crate::units::RateUnit;
 
 /// The lines of every run a filter selects, set aside, with the least of their
@@ -28,8 +28,8 @@ impl HistoryTable {
             least: f64::INFINITY,
             places: Places::default(),
         };
-        store::for_each_page(store, filter, |runs| {
-            let (runs, summaries) = listed_page(store, filter, runs)?;
+        store::walk_pages(store, filter, Walk::Summaries, |runs| {
+            let (runs, summaries) = listed_page(filter, runs);
             runs.iter().for_each(|run| table.places.add(run));
             for line in HistoryLine::of_runs(&runs, &summaries) {
                 table.least = table.least.min(RateUnit::least_shown(line.figures()));

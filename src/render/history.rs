@@ -219,29 +219,78 @@ pub fn history_csv(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> L
 /// order, without their results and warm-up rounds (not read for a listing), with the
 /// headline figures the table shows under the CSV's names (bytes/s, null for none).
 pub fn history_json(runs: &[Run], summaries: &HashMap<i64, Vec<RowSummary>>) -> String {
-    let empty = Vec::new();
-    let values: Vec<serde_json::Value> = runs
+    let elements: Vec<HistoryElement> = runs
         .iter()
         .map(|run| {
             let of_run = summaries.get(&run.id.unwrap_or_default());
-            history_json_element(run, of_run.unwrap_or(&empty))
+            HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice))
         })
         .collect();
-    super::json(&values)
+    super::json(&elements)
 }
 
-/// One run of `history --format json` with its summaries (for [`super::JsonArray`]
-/// when streamed).
-pub fn history_json_element(run: &Run, summaries: &[RowSummary]) -> serde_json::Value {
-    let mut value = serde_json::to_value(run).expect("runs serialize");
-    if let Some(object) = value.as_object_mut() {
-        object.shift_remove("results");
-        object.shift_remove("warmup");
-        for (key, test) in HEADLINES {
-            object.insert(key.into(), headline(&run.params, summaries, test).into());
-        }
+/// One run of `history --format json` with its summaries, as [`history_json`] prints
+/// it (for [`super::JsonArray`] when streamed): the run's fields as its JSON names
+/// them, bar the results and warm-up rounds, then the headline figures.
+pub struct HistoryElement<'a> {
+    run: &'a Run,
+    headlines: [Option<f64>; 2],
+}
+
+impl<'a> HistoryElement<'a> {
+    pub fn new(run: &'a Run, summaries: &[RowSummary]) -> HistoryElement<'a> {
+        let headlines = HEADLINES.map(|(_, test)| headline(&run.params, summaries, test));
+        HistoryElement { run, headlines }
     }
-    value
+}
+
+impl Serialize for HistoryElement<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        // every field named, in the run's own order: a field added to runs must be
+        // placed here (or left out, as the results are) for this to compile
+        let Run {
+            id,
+            uuid,
+            started_at,
+            finished_at,
+            status,
+            labels,
+            tags,
+            note,
+            tool_version,
+            params,
+            host,
+            filesystem,
+            source,
+            state_at_start,
+            state_at_end,
+            process,
+            results: _,
+            warmup: _,
+        } = self.run;
+        let mut map = serializer.serialize_map(Some(16 + HEADLINES.len()))?;
+        map.serialize_entry("id", id)?;
+        map.serialize_entry("uuid", uuid)?;
+        map.serialize_entry("started_at", started_at)?;
+        map.serialize_entry("finished_at", finished_at)?;
+        map.serialize_entry("status", status)?;
+        map.serialize_entry("labels", labels)?;
+        map.serialize_entry("tags", tags)?;
+        map.serialize_entry("note", note)?;
+        map.serialize_entry("tool_version", tool_version)?;
+        map.serialize_entry("params", params)?;
+        map.serialize_entry("host", host)?;
+        map.serialize_entry("filesystem", filesystem)?;
+        map.serialize_entry("source", source)?;
+        map.serialize_entry("state_at_start", state_at_start)?;
+        map.serialize_entry("state_at_end", state_at_end)?;
+        map.serialize_entry("process", process)?;
+        for ((key, _), figure) in HEADLINES.iter().zip(&self.headlines) {
+            map.serialize_entry(key, figure)?;
+        }
+        map.end()
+    }
 }
 
 /// The headline figures' names in CSV and JSON, in their order.
@@ -254,6 +303,44 @@ const HEADLINES: [(&str, TestKind); 2] = [
 mod tests {
     use super::*;
     use crate::store::tests::sample_run;
+
+    /// What an element of `history --format json` is: the run as our JSON has it, its
+    /// results and warm-up rounds taken out, the headline figures added at the end.
+    fn element_as_the_run_serializes(run: &Run, summaries: &[RowSummary]) -> serde_json::Value {
+        let mut value = serde_json::to_value(run).unwrap();
+        let object = value.as_object_mut().unwrap();
+        object.shift_remove("results");
+        object.shift_remove("warmup");
+        for (key, test) in HEADLINES {
+            object.insert(key.into(), headline(&run.params, summaries, test).into());
+        }
+        value
+    }
+
+    #[test]
+    fn a_history_element_is_the_run_without_its_figures_and_with_its_headlines() {
+        let mut imported = sample_run("h", 3);
+        imported.source = Some(crate::model::Source {
+            tool: "fio".into(),
+            version: Some("3.33".into()),
+            command: None,
+            file: Some("x.json".into()),
+            imported_at: chrono::Utc::now(),
+            time_known: false,
+        });
+        imported.params.repeat_auto = None;
+        let mut unmeasured = sample_run("h", 4);
+        unmeasured.results.clear();
+        for run in [sample_run("h", 0), imported, unmeasured] {
+            let summaries = crate::model::RowSummary::of(&run.results);
+            let element = HistoryElement::new(&run, &summaries);
+            assert_eq!(
+                serde_json::to_string_pretty(&element).unwrap(),
+                serde_json::to_string_pretty(&element_as_the_run_serializes(&run, &summaries))
+                    .unwrap()
+            );
+        }
+    }
 
     #[test]
     fn headline_is_the_median_at_the_largest_sizes() {

@@ -81,13 +81,13 @@ pub fn encode<'r, T>(
 /// gives column `idx`'s value of its kind (its error, the driver's, ends the decoding),
 /// `bad` makes the error of a value that cannot become the model's. Each value is read
 /// as it is decoded, so a driver's text is borrowed, not copied.
-pub fn decode<'v, T, E>(
-    columns: &[Column<T>],
+pub fn decode<'c, 'v, T: 'c, E>(
+    columns: impl IntoIterator<Item = &'c Column<T>>,
     mut blank: T,
     mut read: impl FnMut(usize, Kind) -> Result<Value<'v>, E>,
     bad: impl FnOnce(usize, DecodeError) -> E,
 ) -> Result<T, E> {
-    for (idx, c) in columns.iter().enumerate() {
+    for (idx, c) in columns.into_iter().enumerate() {
         let value = read(idx, c.kind)?;
         if let Err(problem) = (c.decode)(&mut blank, value) {
             let error = DecodeError {

@@ -137,16 +137,20 @@ fn how_they_measured(filter: &RunFilter, schema: &str, out: &mut Conditions) {
     }
 }
 
-/// Newest first (or oldest first), then the limit: the end of every backend's
-/// `history` query.
-pub(super) fn order_and_limit(filter: &RunFilter) -> String {
-    let mut sql = match filter.oldest_first {
-        false => " ORDER BY r.started_at DESC, r.id DESC",
-        true => " ORDER BY r.started_at, r.id",
+/// Newest first (or oldest first), or host by host (each host's runs together, newest
+/// first, hosts in reverse order: what both databases read backwards through the
+/// host's index): the order of every backend's `history` query and walks.
+pub(super) fn order(filter: &RunFilter, by_host: bool) -> &'static str {
+    match (by_host, filter.oldest_first) {
+        (true, _) => " ORDER BY r.hostname DESC, r.started_at DESC, r.id DESC",
+        (false, false) => " ORDER BY r.started_at DESC, r.id DESC",
+        (false, true) => " ORDER BY r.started_at, r.id",
     }
-    .to_string();
-    if let Some(limit) = filter.limit {
-        sql.push_str(&format!(" LIMIT {limit}"));
-    }
-    sql
+}
+
+/// The limit, if any: the end of every backend's `history` query.
+pub(super) fn limit(filter: &RunFilter) -> String {
+    filter
+        .limit
+        .map_or(String::new(), |limit| format!(" LIMIT {limit}"))
 }

@@ -23,6 +23,7 @@ mod sqlite;
 mod statements;
 mod sync;
 mod value;
+mod walk;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -32,6 +33,7 @@ pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits, set_busy_timeout};
 pub use sync::{Moved, move_runs};
+pub use walk::{PAGE, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{IdRange, RunFilter, RunRef, Selector};
@@ -241,7 +243,10 @@ pub trait Store: Send {
     /// runs already there by UUID are skipped. Returns how many were added.
     fn save_runs(&mut self, runs: &[Run]) -> Result<usize, StoreError>;
 
-    /// Records the whole runs `next` yields, a batch at a time, all in one transaction:
+    /// Records the whole runs `next` yields, a batch at a time, and the runs it passes
+    /// in parts ([`crate::model::RunPart`]: each inserted as it opens, its figures as
+    /// they come, its record set when it closes, and removed whole if its UUID is there
+    /// by then), all in one transaction:
     /// committed when it yields [`Batch::End`], rolled back when it yields
     /// [`Batch::Abandon`] (its source failed half-way) or a write fails, so a file of
     /// any size is stored whole or not at all while memory holds a batch. Runs already
@@ -272,6 +277,13 @@ pub trait Store: Send {
         detail: Detail,
     ) -> Result<HashMap<i64, RunResults>, StoreError>;
 
+    /// Every run `filter` selects (up to its limit), in its order (or host by host, as
+    /// `walk` says), each handed to `each` with what `walk` reads beside it as soon as
+    /// it is read, in one pass over the database, until `each` says to stop
+    /// ([`walk()`] is the way to call it).
+    fn walk(&self, filter: &RunFilter, walk: Walk, each: &mut walk::Each)
+    -> Result<(), StoreError>;
+
     /// The summaries of several runs' results (one per row key), by run id: every id
     /// asked for has an entry.
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError>;
@@ -294,6 +306,8 @@ pub trait Store: Send {
 pub enum Batch {
     /// Runs to record with the others.
     Runs(Vec<Run>),
+    /// A part of a run too large to hold whole, recorded with the others.
+    Part(crate::model::RunPart),
     /// No more runs: the batches so far are committed.
     End,
     /// The source failed: nothing of it is kept.
@@ -531,36 +545,6 @@ pub fn series_history(
     let ids: Vec<i64> = history.iter().filter_map(|r| r.id).collect();
     let summaries = store.summaries_of(&ids)?;
     Ok((history, summaries))
-}
-
-/// Runs a page of a listing holds when it walks every run a filter selects: memory
-/// holds a page, never the whole database, and the round trips stay few.
-pub const PAGE: usize = 500;
-
-/// The runs `filter` selects (up to its limit), in its order, a page at a time: each
-/// page is read once `each` has done with the last one, after the last run seen (by
-/// start and id, through the index), so memory holds one page whatever the database.
-pub fn for_each_page<E: From<StoreError>>(
-    store: &dyn Store,
-    filter: &RunFilter,
-    mut each: impl FnMut(Vec<Run>) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut page = filter.clone();
-    let mut left = filter.limit;
-    loop {
-        page.limit = Some(left.map_or(PAGE, |l| l.min(PAGE)));
-        let runs = store.list_runs(&page)?;
-        let full = runs.len() == PAGE;
-        let Some(last) = runs.last() else {
-            return Ok(());
-        };
-        page.after = Some((last.started_at, last.id.unwrap_or_default()));
-        left = left.map(|l| l - runs.len());
-        each(runs)?;
-        if !full || left == Some(0) {
-            return Ok(());
-        }
-    }
 }
 
 /// `runs` (as listed, without results) with their results filled in, in `detail`.

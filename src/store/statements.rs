@@ -24,7 +24,25 @@ pub struct Statement {
 
 /// The `history` query: the runs `filter` selects, newest first.
 pub fn list_runs(schema: &str, filter: &RunFilter) -> Statement {
-    let mut sql = format!("{} WHERE 1 = 1", select_runs(schema));
+    selected(schema, filter, &columns::select_list(RUN_COLUMNS), false)
+}
+
+/// A walk's runs: `columns` of the runs `filter` selects, in its order (or host by host,
+/// `by_host`), up to its limit.
+pub fn walk_runs(
+    schema: &str,
+    filter: &RunFilter,
+    columns: &[&columns::Column<Run>],
+    by_host: bool,
+) -> Statement {
+    let names: Vec<&str> = columns.iter().map(|c| c.name).collect();
+    selected(schema, filter, &names.join(", "), by_host)
+}
+
+/// `select` (a list of `r.` columns) of the runs `filter` selects, in its order (or
+/// host by host), up to its limit.
+fn selected(schema: &str, filter: &RunFilter, select: &str, by_host: bool) -> Statement {
+    let mut sql = format!("SELECT {select} FROM {schema}runs r WHERE 1 = 1");
     let mut params = Vec::new();
     for (clause, values) in filter::conditions(filter, schema) {
         sql.push_str(" AND ");
@@ -35,7 +53,8 @@ pub fn list_runs(schema: &str, filter: &RunFilter) -> Statement {
             Param::Time(t) => (Kind::Time, Value::Time(t)),
         }));
     }
-    sql.push_str(&filter::order_and_limit(filter));
+    sql.push_str(filter::order(filter, by_host));
+    sql.push_str(&filter::limit(filter));
     Statement { sql, params }
 }
 
@@ -310,6 +329,22 @@ pub fn finish_run(schema: &str, id: i64, run: &Run) -> Statement {
             "UPDATE {schema}runs SET {} WHERE id = ? AND status = 'running'",
             sets.join(", ")
         ),
+        params,
+    }
+}
+
+/// Sets every written column of run `id` to `run`'s: a run passed in parts
+/// (`RunPart`) gets its UUID and the parameters its figures decide when it closes.
+pub fn update_run(schema: &str, id: i64, run: &Run) -> Statement {
+    let mut params = Vec::new();
+    let mut sets = Vec::new();
+    for column in columns::inserted(RUN_COLUMNS) {
+        sets.push(format!("{} = ?", column.name));
+        params.push((column.kind, (column.encode)(run)));
+    }
+    params.push((Kind::Integer, Value::Integer(id)));
+    Statement {
+        sql: format!("UPDATE {schema}runs SET {} WHERE id = ?", sets.join(", ")),
         params,
     }
 }

@@ -1,41 +1,58 @@
-//! The series of recorded runs, read from a store a page of runs at a time: what is
-//! kept is a point per run and row, never a run or a repetition.
-
-use std::collections::BTreeSet;
+//! The series of recorded runs, read from a store in one walk: what is kept is a point
+//! per run and row, never a run or a repetition, and of a run only what a series is
+//! made of (`store::SERIES_COLUMNS`) is read.
 
 use super::{Series, TrendReport};
 use crate::model::Run;
 use crate::selector::RunFilter;
-use crate::store::{self, Store, StoreError};
+use crate::store::{self, Store, StoreError, Walk, Walked};
 
-/// The steps of every series of the runs `filter` selects, one host's series at a
-/// time: a series never spans two hosts, so memory holds the points of the largest
-/// host's history, not of the database (20,000,000 points, 546 MiB, for 1,000,000
-/// runs). Hosts come in the order one walk would give their series (a series key
-/// begins with its host), so the report is the same; the runs are listed once more.
+/// The steps of every series of the runs `filter` selects (without a limit), one
+/// host's series at a time: a series never spans two hosts, so memory holds the points
+/// of the largest host's history, not of the database (20,000,000 points, 546 MiB, for
+/// 1,000,000 runs). The hosts' reports are merged in the order of series keys (a key
+/// begins with its host), so the report is the one a single series would give.
 pub fn host_by_host(
     store: &dyn Store,
     filter: &RunFilter,
     steps: impl Fn(Series) -> TrendReport,
 ) -> Result<TrendReport, StoreError> {
-    let hosts = hosts(store, filter)?;
-    let parts = (hosts.into_iter()).map(|host| Ok(steps(series_of_host(store, filter, host)?)));
-    Ok(TrendReport::merged(
-        parts.collect::<Result<Vec<_>, StoreError>>()?,
-    ))
+    let mut parts = Vec::new();
+    each_host(store, filter, |host, series| {
+        parts.push((host, steps(series)))
+    })?;
+    parts.sort_by(|(a, _), (b, _)| a.cmp(b));
+    Ok(TrendReport::merged(parts.into_iter().map(|(_, part)| part)))
 }
 
-/// The hosts of the runs `filter` selects, in the order of series keys (no host first).
-pub fn hosts(
+/// The series of each host of the runs `filter` selects (without a limit), handed to
+/// `each` with the host once its runs are read: one walk that reads the runs host by
+/// host, in no order of hosts, so memory holds one host's series.
+pub fn each_host(
     store: &dyn Store,
     filter: &RunFilter,
-) -> Result<BTreeSet<Option<String>>, StoreError> {
-    let mut hosts = BTreeSet::new();
-    store::for_each_page(store, filter, |runs| {
-        hosts.extend(runs.into_iter().map(|r| r.host.hostname));
+    mut each: impl FnMut(Option<String>, Series),
+) -> Result<(), StoreError> {
+    let mut current: Option<(Option<String>, Series)> = None;
+    let walk = Walk::Series { by_host: true };
+    store::walk(store, filter, walk, |Walked { run, summaries }| {
+        match &mut current {
+            Some((host, series)) if *host == run.host.hostname => series.add_run(&run, &summaries),
+            _ => {
+                if let Some((host, series)) = current.take() {
+                    each(host, series);
+                }
+                let mut series = Series::default();
+                series.add_run(&run, &summaries);
+                current = Some((run.host.hostname, series));
+            }
+        }
         Ok::<_, StoreError>(())
     })?;
-    Ok(hosts)
+    if let Some((host, series)) = current {
+        each(host, series);
+    }
+    Ok(())
 }
 
 /// The series of the runs of `host` that `filter` selects.
@@ -53,22 +70,17 @@ pub fn series_of_host(
 }
 
 /// The series of the runs `filter` selects (those `keep` keeps), from their summaries,
-/// read a page of runs at a time: what is kept is a point per run and row, never a run
-/// or a repetition.
+/// in one walk: what is kept is a point per run and row, never a run or a repetition.
 pub fn series(
     store: &dyn Store,
     filter: &RunFilter,
     keep: impl Fn(&Run) -> bool,
 ) -> Result<Series, StoreError> {
     let mut series = Series::default();
-    store::for_each_page(store, filter, |mut runs| {
-        runs.retain(&keep);
-        let ids: Vec<i64> = runs.iter().filter_map(|r| r.id).collect();
-        let summaries = store.summaries_of(&ids)?;
-        for run in &runs {
-            if let Some(rows) = run.id.and_then(|id| summaries.get(&id)) {
-                series.add_run(run, rows);
-            }
+    let walk = Walk::Series { by_host: false };
+    store::walk(store, filter, walk, |Walked { run, summaries }| {
+        if keep(&run) {
+            series.add_run(&run, &summaries);
         }
         Ok::<_, StoreError>(())
     })?;

@@ -57,23 +57,36 @@ fn an_endless_binary_input_is_refused_from_its_first_bytes() {
     assert!(runs(&db).is_empty());
 }
 
-/// An iozone3 banner, then more bytes than any iozone3 output has: refused at the
-/// limit with the limit named. The file is sparse: it costs no disk.
+/// A classic table's header, then more bytes than any such table has: refused at the
+/// limit with the limit named. iozone3 output, read a line at a time whatever its
+/// size, is refused at a line longer than any of iozone's. The files are sparse: they
+/// cost no disk.
 #[test]
 fn an_input_past_the_size_limit_is_refused_naming_the_limit() {
     let scratch = tempfile::tempdir().unwrap();
     let db = scratch.path().join("h.db");
-    let huge = scratch.path().join("huge.txt");
-    let mut file = std::fs::File::create(&huge).unwrap();
-    file.write_all(b"\tIozone: Performance Test of File I/O\n")
-        .unwrap();
-    // text past the part the format is told from; NULs (the sparse rest) after it
-    file.write_all(&[b' '; 128 << 10]).unwrap();
-    file.set_len((64 << 20) + 1).unwrap();
-    drop(file);
-    let err = refused(&db, &huge);
+    let huge = |name: &str, head: &[u8]| {
+        let path = scratch.path().join(name);
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(head).unwrap();
+        // text past the part the format is told from; NULs (the sparse rest) after it
+        file.write_all(&[b' '; 128 << 10]).unwrap();
+        file.set_len((64 << 20) + 1).unwrap();
+        path
+    };
+    let classic = huge(
+        "huge.txt",
+        b"Command  Read (bytes/sec)  Write (bytes/sec)\n",
+    );
+    let err = refused(&db, &classic);
     assert!(
-        err.contains("huge.txt: larger than 64 MiB") && err.contains("iozone3 output"),
+        err.contains("huge.txt: larger than 64 MiB") && err.contains("classic IOzone table"),
+        "{err}"
+    );
+    let iozone3 = huge("long.txt", b"\tIozone: Performance Test of File I/O\n");
+    let err = refused(&db, &iozone3);
+    assert!(
+        err.contains("long.txt: line 2: longer than 65536 bytes: not iozone3 output"),
         "{err}"
     );
     assert!(runs(&db).is_empty());

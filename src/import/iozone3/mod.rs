@@ -19,6 +19,7 @@
 //! header, and turning figures into runs.
 
 mod options;
+mod reader;
 mod report;
 mod table;
 #[cfg(test)]
@@ -27,10 +28,11 @@ mod throughput;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-use super::text::{Draft, error, from_throughput, into_runs, parent_dir, scaled};
-use super::{Origin, ParseError};
-use crate::model::{EngineKind, Run, TestKind};
+use super::text::{Draft, error, from_throughput, parent_dir, scaled};
+use super::{Origin, ParseError, Piece};
+use crate::model::{EngineKind, Run, RunPart, TestKind};
 use options::{Options, merge};
+pub use reader::read;
 
 const BANNER: &str = "Iozone: Performance Test of File I/O";
 /// The last line iozone prints before the `-R` report. Without it a table or a set of
@@ -43,41 +45,33 @@ pub fn looks_like(text: &str) -> bool {
     text.contains(BANNER)
 }
 
-/// The runs of every iozone3 output in `text`.
+/// The runs of every iozone3 output in `text`, read as a stream is ([`read`]) and put
+/// together, keyed by `origin`.
 pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Run>, ParseError> {
-    let lines: Vec<&str> = text.lines().collect();
-    // A last line without its line end may be cut mid-number.
-    let cut_short = !text.is_empty() && !text.ends_with('\n');
-    let starts = output_starts(&lines);
-    let mut drafts = Vec::new();
-    for (k, &start) in starts.iter().enumerate() {
-        let end = starts.get(k + 1).copied().unwrap_or(lines.len());
-        let output = Output {
-            lines: &lines[start..end],
-            first: start + 1,
-            cut_short: cut_short && end == lines.len(),
-        };
-        drafts.extend(output.drafts()?);
+    let mut runs: Vec<Run> = Vec::new();
+    let mut put_together = |piece| {
+        match piece {
+            Piece::Part(RunPart::Open { run, .. }) => runs.push(*run),
+            Piece::Part(RunPart::Figures { slot, results }) => runs[slot].results.extend(results),
+            Piece::Part(RunPart::Close { slot, run }) => {
+                let results = std::mem::take(&mut runs[slot].results);
+                runs[slot] = Run { results, ..*run };
+            }
+            Piece::Run(run) => runs.push(*run),
+        }
+        true
+    };
+    read(
+        text.as_bytes(),
+        &origin.file,
+        origin.imported_at,
+        &mut put_together,
+    )?;
+    // the key of `origin`, which need not be the text's own
+    for (index, run) in runs.iter_mut().enumerate() {
+        run.uuid = origin.run_uuid(index);
     }
-    into_runs(
-        drafts,
-        origin,
-        "no iozone3 table, -R report or throughput figures",
-    )
-}
-
-/// Where each output begins: at each banner (the first line iozone prints), and at the
-/// start of the text.
-fn output_starts(lines: &[&str]) -> Vec<usize> {
-    let mut starts = vec![0];
-    starts.extend(
-        lines
-            .iter()
-            .enumerate()
-            .filter(|(i, line)| *i > 0 && line.contains(BANNER))
-            .map(|(i, _)| i),
-    );
-    starts
+    Ok(runs)
 }
 
 /// Which I/O path a column measured: iozone's own (read/write, or mmap with `-B`), or
@@ -114,51 +108,21 @@ struct Header {
     complete: bool,
 }
 
-/// One iozone output: its lines, and the line number of the first.
+/// One iozone output: its lines but its table's rows, and the line number of the
+/// first.
 struct Output<'a> {
     lines: &'a [&'a str],
     first: usize,
     /// Whether the text ends inside this output's last line.
     cut_short: bool,
+    /// Where among `lines` the table's rows were, and how many (they are not kept).
+    gap: (usize, usize),
 }
 
 impl Output<'_> {
     fn number(&self, index: usize) -> usize {
-        self.first + index
-    }
-
-    /// The runs of this output: one per I/O path and process count.
-    fn drafts(&self) -> Result<Vec<Draft>, ParseError> {
-        let header = self.header()?;
-        if header.options.not_rates {
-            return Err(error(
-                None,
-                "the figures are operations per second or microseconds per operation \
-                 (iozone -O or -N), not kB/s: rerun iozone without them to import",
-            ));
-        }
-        let mut groups = Groups::new(&header);
-        // The table's cells go straight into the drafts: a large table is never held
-        // twice, as cells and as measurements.
-        self.table(&mut groups)?;
-        for cell in self.throughput(&header)? {
-            groups.add(cell)?;
-        }
-        if !groups.is_empty() && !header.complete {
-            return Err(error(
-                Some(self.number(self.lines.len().saturating_sub(1))),
-                format!(
-                    "the output stops before `{COMPLETE}`: the file is cut short or iozone was interrupted"
-                ),
-            ));
-        }
-        if groups.is_empty() {
-            // The report repeats the table; it is the source only when it is all there is.
-            for cell in self.report()? {
-                groups.add(cell)?;
-            }
-        }
-        Ok(groups.into_drafts())
+        let rows = if index >= self.gap.0 { self.gap.1 } else { 0 };
+        self.first + index + rows
     }
 
     fn header(&self) -> Result<Header, ParseError> {
@@ -217,45 +181,6 @@ fn run_began(text: &str) -> Result<DateTime<Utc>, String> {
                 text.trim()
             )
         })
-}
-
-/// One draft per I/O path and process count, in the order their figures appear.
-struct Groups<'h> {
-    header: &'h Header,
-    drafts: Vec<((Via, u32), Draft)>,
-}
-
-impl<'h> Groups<'h> {
-    fn new(header: &'h Header) -> Groups<'h> {
-        Groups {
-            header,
-            drafts: Vec::new(),
-        }
-    }
-
-    /// Puts `cell`'s figure into the draft of its I/O path and process count.
-    fn add(&mut self, cell: Cell) -> Result<(), ParseError> {
-        let key = (cell.via, cell.threads);
-        let index = match self.drafts.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                let draft = draft(self.header, cell.via, cell.threads);
-                self.drafts.push((key, draft));
-                self.drafts.len() - 1
-            }
-        };
-        let at = |m: String| error(Some(cell.line), m);
-        let m = measurement(&cell).map_err(at)?;
-        self.drafts[index].1.add(m).map_err(at)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.drafts.is_empty()
-    }
-
-    fn into_drafts(self) -> Vec<Draft> {
-        self.drafts.into_iter().map(|(_, d)| d).collect()
-    }
 }
 
 fn draft(header: &Header, via: Via, threads: u32) -> Draft {

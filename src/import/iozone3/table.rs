@@ -1,41 +1,11 @@
 //! The normal table (`kB reclen write rewrite …`, one row per file and record size,
 //! as a single measurement or auto mode prints it): figures are placed under the
-//! header column their right edge lines up with.
+//! header column their right edge lines up with. (Its rows are read as they come, by
+//! `reader.rs`.)
 
-use super::{Cell, Groups, Output, Via, error, rate};
+use super::{Cell, Via, error, rate};
 use crate::import::ParseError;
 use crate::model::TestKind;
-
-impl Output<'_> {
-    /// Adds the cells of the normal table (`kB reclen write rewrite …`), if there is
-    /// one, to `groups`.
-    pub(super) fn table(&self, groups: &mut Groups) -> Result<(), ParseError> {
-        let Some(at) = self.lines.iter().position(|l| is_table_header(l)) else {
-            return Ok(());
-        };
-        let above = at.checked_sub(1).map_or("", |i| self.lines[i]);
-        let columns = table_columns(above, self.lines[at]);
-        for (i, line) in self.lines.iter().enumerate().skip(at + 1) {
-            let words = words(line);
-            let sizes = match words.as_slice() {
-                [(_, kb), (_, rec), ..] => kb.parse::<u64>().ok().zip(rec.parse::<u64>().ok()),
-                _ => None,
-            };
-            let Some((file_kb, record_kb)) = sizes else {
-                break; // the end of the table
-            };
-            let row = Row {
-                file_kb,
-                record_kb,
-                line: self.number(i),
-            };
-            for cell in row.cells(&columns, &words[2..])? {
-                groups.add(cell)?;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The test behind a table column, named as the two header lines name it.
 fn table_column(name: &str) -> Option<(Via, TestKind)> {
@@ -58,16 +28,16 @@ fn table_column(name: &str) -> Option<(Via, TestKind)> {
 }
 
 /// A table row's sizes and where it is.
-struct Row {
-    file_kb: u64,
-    record_kb: u64,
-    line: usize,
+pub(super) struct Row {
+    pub file_kb: u64,
+    pub record_kb: u64,
+    pub line: usize,
 }
 
 impl Row {
     /// The row's figures, each placed under the header column its right edge lines up
     /// with: iozone right-aligns figures and leaves blanks for tests not run.
-    fn cells(
+    pub(super) fn cells(
         &self,
         columns: &[Column],
         figures: &[(usize, &str)],
@@ -102,7 +72,7 @@ impl Row {
 
 /// A table column: where its header ends and what it measured.
 #[derive(Clone, Debug, PartialEq)]
-struct Column {
+pub(super) struct Column {
     end: usize,
     test: Option<(Via, TestKind)>,
 }
@@ -124,7 +94,7 @@ pub(super) fn is_table_header(line: &str) -> bool {
 
 /// The columns after `kB reclen`, named with the qualifier above them ("random" over
 /// "read" is random read).
-fn table_columns(above: &str, header: &str) -> Vec<Column> {
+pub(super) fn table_columns(above: &str, header: &str) -> Vec<Column> {
     let qualifiers = words(above);
     words(header)
         .into_iter()
@@ -143,7 +113,7 @@ fn table_columns(above: &str, header: &str) -> Vec<Column> {
 }
 
 /// The words of a line with the byte offset where each ends.
-fn words(line: &str) -> Vec<(usize, &str)> {
+pub(super) fn words(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in line.char_indices() {

@@ -164,6 +164,37 @@ fn auto_mode_is_a_run_and_its_stdio_columns_another() {
     );
 }
 
+/// A table row repeated, next to itself or rows later, is a second figure for each of
+/// its tests: refused at the repeat's line, the figures never held to find it.
+#[test]
+fn a_row_twice_is_a_second_figure_at_its_line() {
+    let row_of = |text: &str, kb: &str, rec: &str| {
+        let at = text.lines().position(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.len() > 2 && words[0] == kb && words[1] == rec
+        });
+        at.unwrap()
+    };
+    let lines: Vec<&str> = AUTO.lines().collect();
+    for (repeated, after) in [(("64", "4"), ("64", "4")), (("128", "8"), ("1024", "64"))] {
+        let (from, to) = (
+            row_of(AUTO, repeated.0, repeated.1),
+            row_of(AUTO, after.0, after.1),
+        );
+        let mut edited = lines.clone();
+        edited.insert(to + 1, lines[from]);
+        let text = edited.join("\n") + "\n";
+        let e = parse(&text, &origin(&text)).unwrap_err();
+        assert_eq!(e.line, Some(to + 2), "{e}");
+        let second = format!(
+            "a second write figure for a {} file in {} records",
+            ByteSize(repeated.0.parse::<u64>().unwrap() * KB),
+            ByteSize(repeated.1.parse::<u64>().unwrap() * KB)
+        );
+        assert!(e.message.contains(&second), "{e}");
+    }
+}
+
 #[test]
 fn blank_cells_are_tests_not_run() {
     // An -i 0 -i 2 row: read and reread blank, random read and write present.
@@ -310,4 +341,37 @@ fn detection() {
 #[test]
 fn never_panics_on_damaged_output() {
     never_panics(parse, &[SINGLE, SINGLE_R, AUTO, THROUGHPUT], 3000);
+}
+
+/// Read as a stream, as `import` reads it: the runs come in parts, and closed they
+/// name the file and carry the UUIDs the whole text gives.
+#[test]
+fn a_stream_gives_the_runs_of_the_whole_text() {
+    let whole = parse(AUTO, &origin(AUTO)).unwrap();
+    let mut closed = Vec::new();
+    let mut figures = vec![0; whole.len()];
+    read(
+        AUTO.as_bytes(),
+        "fixture.txt",
+        origin(AUTO).imported_at,
+        &mut |piece| {
+            match piece {
+                Piece::Part(RunPart::Figures { slot, results }) => figures[slot] += results.len(),
+                Piece::Part(RunPart::Close { run, .. }) => closed.push(*run),
+                _ => {}
+            }
+            true
+        },
+    )
+    .unwrap();
+    for ((run, whole), figures) in closed.iter().zip(&whole).zip(figures) {
+        assert_eq!(run.uuid, whole.uuid);
+        assert_eq!(
+            run.source.as_ref().unwrap().file.as_deref(),
+            Some("fixture.txt")
+        );
+        assert_eq!(run.params, whole.params);
+        assert_eq!(figures, whole.results.len());
+    }
+    assert_eq!(closed.len(), 2);
 }

@@ -15,6 +15,7 @@ mod errors;
 mod migrate;
 mod read;
 mod tls;
+mod walk;
 mod write;
 
 use std::cell::RefCell;
@@ -265,29 +266,33 @@ impl Store for PgStore {
         &mut self,
         next: &mut dyn FnMut() -> Batch,
     ) -> Result<Option<usize>, StoreError> {
-        let mut runs = match next() {
-            Batch::Runs(runs) => runs,
+        let mut batch = match next() {
             Batch::End => return Ok(Some(0)),
             Batch::Abandon => return Ok(None),
+            batch => batch,
         };
         // a run no store may keep abandons the transaction, and is the error
         let mut refused = None;
         let saved = self.write_unless_abandoned(|tx| {
             let mut added = 0;
+            let mut open = write::Open::new();
             loop {
-                if let Err(e) = super::check_storable(&runs) {
-                    refused = Some(e);
-                    return Ok(None);
-                }
-                for chunk in runs.chunks(CHUNK) {
-                    let chunk: Vec<&Run> = chunk.iter().collect();
-                    added += write::save_in(tx, &chunk)?.iter().flatten().count();
-                }
-                runs = match next() {
-                    Batch::Runs(runs) => runs,
+                match batch {
+                    Batch::Runs(runs) => {
+                        if let Err(e) = super::check_storable(&runs) {
+                            refused = Some(e);
+                            return Ok(None);
+                        }
+                        for chunk in runs.chunks(CHUNK) {
+                            let chunk: Vec<&Run> = chunk.iter().collect();
+                            added += write::save_in(tx, &chunk)?.iter().flatten().count();
+                        }
+                    }
+                    Batch::Part(part) => added += write::save_part(tx, &mut open, part)?,
                     Batch::End => return Ok(Some(added)),
                     Batch::Abandon => return Ok(None),
-                };
+                }
+                batch = next();
             }
         })?;
         refused.map_or(Ok(saved), Err)
@@ -315,6 +320,15 @@ impl Store for PgStore {
 
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {
         self.read(|client| read::summaries(client, ids))
+    }
+
+    fn walk(
+        &self,
+        filter: &RunFilter,
+        read: super::Walk,
+        each: &mut super::walk::Each,
+    ) -> Result<(), StoreError> {
+        self.read(|client| walk::walk(client, filter, read, each))
     }
 
     fn resolve(&self, reference: &RunRef) -> Result<i64, StoreError> {

@@ -189,7 +189,7 @@ pub(super) fn load_run(client: &mut Client, id: i64) -> Result<Option<Run>, Fail
 }
 
 /// Column `idx`, or why it cannot be read (the data is not what iozone wrote).
-fn get<'a, T: FromSql<'a>>(row: &'a Row, idx: usize) -> Result<T, Fail> {
+pub(super) fn get<'a, T: FromSql<'a>>(row: &'a Row, idx: usize) -> Result<T, Fail> {
     row.try_get(idx).map_err(|e| {
         Fail::Bad(format!(
             "column {} cannot be read: {}",
@@ -200,7 +200,7 @@ fn get<'a, T: FromSql<'a>>(row: &'a Row, idx: usize) -> Result<T, Fail> {
 }
 
 /// Column `idx` as a value of `kind`; text borrowed from the row.
-fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
+pub(super) fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
     Ok(match kind {
         Kind::Integer => get::<Option<i64>>(row, idx)?.into(),
         Kind::Real => get::<Option<f64>>(row, idx)?.into(),
@@ -212,7 +212,11 @@ fn read(row: &Row, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
 }
 
 /// A model value from a row that selected every one of `columns`, in order.
-pub(super) fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> Result<T, Fail> {
+pub(super) fn decode<'c, T: 'c>(
+    row: &Row,
+    columns: impl IntoIterator<Item = &'c Column<T>>,
+    blank: T,
+) -> Result<T, Fail> {
     let read = |idx, kind| read(row, idx, kind);
     columns::decode(columns, blank, read, |_, e| Fail::Bad(e.to_string()))
 }

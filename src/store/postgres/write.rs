@@ -13,7 +13,7 @@ use super::PgStore;
 use super::bind::{array, params};
 use super::errors::{Fail, is_lost};
 use super::read::known;
-use crate::model::{Measurement, RowSummary, Run};
+use crate::model::{Measurement, RowSummary, Run, RunPart};
 use crate::store::columns::{
     self, Column, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value,
 };
@@ -203,6 +203,67 @@ pub(super) fn insert_results(tx: &mut Transaction<'_>, runs: &[(i64, &Run)]) -> 
         .map(|&(id, run)| (id, &run.results[..]))
         .collect();
     write_summaries(tx, &measured)
+}
+
+/// The runs passed in parts that are open, by number: the id each was given.
+pub(super) type Open = HashMap<usize, i64>;
+
+/// Writes a part of a run passed in parts; returns how many runs it added (one when
+/// a run closes under a UUID not recorded before).
+pub(super) fn save_part(
+    tx: &mut Transaction<'_>,
+    open: &mut Open,
+    part: RunPart,
+) -> Result<usize, Fail> {
+    match part {
+        RunPart::Open { slot, run } => {
+            // under a UUID of its own until its own is known, when it closes
+            let placeholder = Run {
+                uuid: Uuid::new_v4(),
+                ..*run
+            };
+            let id = insert_runs(tx, &[&placeholder], false)?[0];
+            open.insert(
+                slot,
+                id.ok_or_else(|| Fail::Bad("a run opened got no id".into()))?,
+            );
+            Ok(0)
+        }
+        RunPart::Figures { slot, results } => {
+            let run_id = opened(open, slot);
+            for chunk in results.chunks(CHUNK * 20) {
+                let rows: Vec<ResultRow> = (chunk.iter())
+                    .map(|m| ResultRow {
+                        run_id,
+                        warmup: false,
+                        measurement: m.clone(),
+                    })
+                    .collect();
+                let rows: Vec<&ResultRow> = rows.iter().collect();
+                let (sql, values) = batch("results", RESULT_COLUMNS, &rows, "");
+                tx.execute(&sql, &params(&values))?;
+            }
+            Ok(0)
+        }
+        RunPart::Close { slot, run } => {
+            let id = opened(open, slot);
+            open.remove(&slot);
+            if known(tx, &[run.uuid])?.contains(&run.uuid) {
+                // everything of it goes with its row
+                tx.execute(&statements::delete_runs("iozone.", "id = $1"), &[&id])?;
+                return Ok(0);
+            }
+            super::read::query(tx, &statements::update_run("iozone.", id, &run))?;
+            Ok(1)
+        }
+    }
+}
+
+/// The id of open run `slot`; its parts come between its opening and its closing.
+fn opened(open: &Open, slot: usize) -> i64 {
+    *open
+        .get(&slot)
+        .expect("a run's parts come between its opening and its closing")
 }
 
 /// Writes the summaries of runs' measured results (`RowSummary::of`), for the runs

@@ -78,7 +78,11 @@ fn text<'r>(row: &'r Row, idx: usize) -> rusqlite::Result<Option<&'r str>> {
 }
 
 /// A model value from a row that selected every one of `columns`, in order.
-pub(super) fn decode<T>(row: &Row, columns: &[Column<T>], blank: T) -> rusqlite::Result<T> {
+pub(super) fn decode<'c, T: 'c>(
+    row: &Row,
+    columns: impl IntoIterator<Item = &'c Column<T>>,
+    blank: T,
+) -> rusqlite::Result<T> {
     let read = |idx, kind| read(row, idx, kind);
     columns::decode(columns, blank, read, |idx, e| {
         rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e))

@@ -16,6 +16,7 @@ mod check;
 mod files;
 mod key_order;
 mod schema;
+mod walk;
 mod write;
 
 use std::collections::HashMap;
@@ -32,6 +33,7 @@ use self::write::{derive_summaries, insert_results, insert_run, save_in};
 use super::columns::{self, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
+use super::walk::{Each, Walk};
 use super::{
     Batch, CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError,
 };
@@ -240,16 +242,7 @@ impl SqliteStore {
         blank: T,
         each: &mut dyn FnMut(T),
     ) -> rusqlite::Result<()> {
-        // One read transaction for all: a statement run on its own takes and drops
-        // the database's read lock (fcntl, the WAL index) each time, a fifth of the
-        // time of reading a page of 500 runs. Deferred, so a read-only file is fine.
-        let read = match self.conn.is_autocommit() {
-            true => Some(rusqlite::Transaction::new_unchecked(
-                &self.conn,
-                TransactionBehavior::Deferred,
-            )?),
-            false => None,
-        };
+        let read = self.reading()?;
         let mut stmt = self.conn.prepare_cached(sql)?;
         for &id in ids {
             for row in stmt.query_map([id], |r| decode(r, columns, blank.clone()))? {
@@ -261,6 +254,22 @@ impl SqliteStore {
             read.commit()?;
         }
         Ok(())
+    }
+}
+
+impl SqliteStore {
+    /// A read transaction for several statements, unless one is open: a statement run
+    /// on its own takes and drops the database's read lock (fcntl, the WAL index) each
+    /// time, a fifth of the time of reading a page of 500 runs. Deferred, so a
+    /// read-only file is fine. Committed by the caller; dropped, it ends as well.
+    fn reading(&self) -> rusqlite::Result<Option<rusqlite::Transaction<'_>>> {
+        Ok(match self.conn.is_autocommit() {
+            true => Some(rusqlite::Transaction::new_unchecked(
+                &self.conn,
+                TransactionBehavior::Deferred,
+            )?),
+            false => None,
+        })
     }
 }
 
@@ -397,24 +406,30 @@ impl Store for SqliteStore {
     ) -> Result<Option<usize>, StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
-        let mut runs = match next() {
-            Batch::Runs(runs) => runs,
+        let mut batch = match next() {
             Batch::End => return Ok(Some(0)),
             Batch::Abandon => return Ok(None),
+            batch => batch,
         };
         // dropped without its commit (abandoned, or a write failed), it rolls back
         let tx = self.conn.transaction().map_err(err)?;
         let mut added = 0;
+        let mut open = write::Open::new();
         loop {
-            super::check_storable(&runs)?;
-            for run in &runs {
-                added += save_in(&tx, run).map_err(err)?.is_some() as usize;
-            }
-            runs = match next() {
-                Batch::Runs(runs) => runs,
+            match batch {
+                Batch::Runs(runs) => {
+                    super::check_storable(&runs)?;
+                    for run in &runs {
+                        added += save_in(&tx, run).map_err(err)?.is_some() as usize;
+                    }
+                }
+                Batch::Part(part) => {
+                    added += write::save_part(&tx, &mut open, part).map_err(err)?
+                }
                 Batch::End => break,
                 Batch::Abandon => return Ok(None),
-            };
+            }
+            batch = next();
         }
         tx.commit().map_err(err)?;
         Ok(Some(added))
@@ -476,6 +491,10 @@ impl Store for SqliteStore {
         detail: Detail,
     ) -> Result<HashMap<i64, RunResults>, StoreError> {
         self.results(ids, detail).map_err(|e| self.err(e))
+    }
+
+    fn walk(&self, filter: &RunFilter, walk: Walk, each: &mut Each) -> Result<(), StoreError> {
+        self.walk_runs(filter, walk, each).map_err(|e| self.err(e))
     }
 
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {

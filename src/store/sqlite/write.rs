@@ -1,11 +1,13 @@
 //! How a run is written: its row with labels and tags, its results in the table's key
 //! order and in statements of several rows, and the summaries derived from them.
 
+use std::collections::HashMap;
+
 use rusqlite::Connection;
 
 use super::bind::values;
 use super::{SqliteStore, key_order};
-use crate::model::{Measurement, RowSummary, Run};
+use crate::model::{Measurement, RowSummary, Run, RunPart};
 use crate::store::columns::{
     self, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow,
 };
@@ -74,6 +76,12 @@ const ROWS_PER_INSERT: usize = 32;
 /// Inserts a run's measured results and its warm-up rounds' (flagged), and derives
 /// its summaries from them.
 pub(super) fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
+    insert_rows(conn, id, run)?;
+    write_summaries(conn, id, &run.results)
+}
+
+/// Inserts a run's measured results and its warm-up rounds' (flagged).
+fn insert_rows(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
     let insert = |rows: usize| insert_sql("results", RESULT_COLUMNS, rows);
     // One statement for every full chunk, kept rather than looked up for each.
     let mut full = conn.prepare_cached(&insert(ROWS_PER_INSERT))?;
@@ -97,7 +105,62 @@ pub(super) fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite:
             conn.prepare_cached(&insert(chunk.len()))?.execute(values)?;
         }
     }
-    write_summaries(conn, id, &run.results)
+    Ok(())
+}
+
+/// The runs passed in parts that are open, by number: the id each was given.
+pub(super) type Open = HashMap<usize, i64>;
+
+/// Writes a part of a run passed in parts; returns how many runs it added (one when
+/// a run closes under a UUID not recorded before).
+pub(super) fn save_part(
+    conn: &Connection,
+    open: &mut Open,
+    part: RunPart,
+) -> rusqlite::Result<usize> {
+    match part {
+        RunPart::Open { slot, run } => {
+            // under a UUID of its own until its own is known, when it closes
+            let placeholder = Run {
+                uuid: uuid::Uuid::new_v4(),
+                ..*run
+            };
+            open.insert(slot, insert_run(conn, &placeholder)?);
+            Ok(0)
+        }
+        RunPart::Figures { slot, results } => {
+            let run = Run {
+                results,
+                ..Run::default()
+            };
+            insert_rows(conn, opened(open, slot), &run)?;
+            Ok(0)
+        }
+        RunPart::Close { slot, run } => {
+            let id = opened(open, slot);
+            open.remove(&slot);
+            let known: bool = conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
+                [run.uuid.to_string()],
+                |r| r.get(0),
+            )?;
+            if known {
+                // everything of it goes with its row
+                conn.execute(&statements::delete_runs("", "id = ?"), [id])?;
+                return Ok(0);
+            }
+            let update = statements::update_run("", id, &run);
+            conn.execute(&update.sql, values(&update))?;
+            Ok(1)
+        }
+    }
+}
+
+/// The id of open run `slot`; its parts come between its opening and its closing.
+fn opened(open: &Open, slot: usize) -> i64 {
+    *open
+        .get(&slot)
+        .expect("a run's parts come between its opening and its closing")
 }
 
 /// Writes the summaries of run `id`'s measured `results` (`RowSummary::of`), when it

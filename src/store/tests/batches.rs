@@ -1,12 +1,14 @@
 //! A stream of runs stored a batch at a time in one transaction (`save_batches`): all
 //! of it once the source ends, none of it when the source gives up half-way, and
-//! nothing visible to others before the end.
+//! nothing visible to others before the end; runs too large to hold passed in parts
+//! among them.
 
 use super::*;
 
 on_every_backend!(
     batches_commit_together_and_skip_known_runs,
     an_abandoned_stream_leaves_nothing,
+    runs_in_parts_are_stored_as_whole_runs_are,
 );
 
 /// The runs in batches of `size`, then the end; `each` is called before each batch.
@@ -77,4 +79,80 @@ fn an_abandoned_stream_leaves_nothing(backend: &Backend) {
     let added = store.save_batches(&mut batches(&runs, 500, |_| {}));
     assert_eq!(added.unwrap(), Some(runs.len()));
     assert_eq!(backend.committed_runs(), runs.len());
+}
+
+/// Runs of one figure per key, each opened, given its figures in parts (the two runs'
+/// parts interleaved, as iozone3's table gives them) and closed, then the end.
+fn in_parts(runs: &[Run]) -> impl FnMut() -> Batch {
+    let bare = |run: &Run| {
+        Box::new(Run {
+            results: Vec::new(),
+            ..run.clone()
+        })
+    };
+    let mut all = Vec::new();
+    for (slot, run) in runs.iter().enumerate() {
+        let run = bare(run);
+        all.push(Batch::Part(RunPart::Open { slot, run }));
+    }
+    for half in 0..2 {
+        for (slot, run) in runs.iter().enumerate() {
+            let size = run.results.len().div_ceil(2);
+            let results = run.results.chunks(size).nth(half).unwrap_or(&[]).to_vec();
+            all.push(Batch::Part(RunPart::Figures { slot, results }));
+        }
+    }
+    for (slot, run) in runs.iter().enumerate() {
+        let run = bare(run);
+        all.push(Batch::Part(RunPart::Close { slot, run }));
+    }
+    all.push(Batch::End);
+    all.reverse();
+    move || all.pop().expect("nothing asked after the end")
+}
+
+fn runs_in_parts_are_stored_as_whole_runs_are(backend: &Backend) {
+    let mut store = backend.open();
+    let runs: Vec<Run> = (0..2)
+        .map(|i| {
+            let mut run = run_with_20_results(i);
+            run.results.retain(|m| m.repetition == 1);
+            run
+        })
+        .collect();
+    let before = run_with_20_results(7);
+    let mut batches = [Batch::Runs(vec![before.clone()])].into_iter();
+    let mut parts = in_parts(&runs);
+    let added = store.save_batches(&mut || batches.next().unwrap_or_else(&mut parts));
+    assert_eq!(added.unwrap(), Some(3));
+    // the same runs saved whole, under other UUIDs, read back the same
+    let twins: Vec<Run> = (runs.iter())
+        .map(|run| Run {
+            uuid: uuid::Uuid::new_v4(),
+            ..run.clone()
+        })
+        .collect();
+    assert_eq!(store.save_runs(&twins).unwrap(), 2);
+    let listed = store.list_runs(&RunFilter::default()).unwrap();
+    let read = |uuid: uuid::Uuid| {
+        let id = listed.iter().find(|r| r.uuid == uuid).unwrap().id.unwrap();
+        store.load_run(id).unwrap().unwrap()
+    };
+    for (run, twin) in runs.iter().zip(&twins) {
+        let (back, twin_back) = (read(run.uuid), read(twin.uuid));
+        assert_eq!(back.results.len(), 10);
+        assert_eq!(
+            back,
+            Run {
+                id: back.id,
+                uuid: back.uuid,
+                ..twin_back
+            }
+        );
+    }
+    // passed again, each closes under a UUID already there: nothing of them stays
+    let added = store.save_batches(&mut in_parts(&runs));
+    assert_eq!(added.unwrap(), Some(0));
+    assert_eq!(backend.committed_runs(), 5);
+    assert_eq!(store.check().unwrap().results, 20 + 4 * 10);
 }

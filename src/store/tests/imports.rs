@@ -247,6 +247,15 @@ fn every_read(store: &dyn Store) -> Result<(), TestCaseError> {
     )
     .unwrap();
     prop_assert_eq!(seen, runs.len());
+    for read in [Walk::Results(Detail::Full), Walk::Summaries] {
+        let mut walked = 0;
+        walk(store, &RunFilter::default(), read, |_| {
+            walked += 1;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+        prop_assert_eq!(walked, runs.len());
+    }
     let report = store.check().unwrap();
     prop_assert!(report.problems.is_empty(), "{:?}", report.problems);
     prop_assert!(report.unreadable.is_empty(), "{:?}", report.unreadable);

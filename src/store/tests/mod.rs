@@ -9,7 +9,8 @@
 //!
 //! By topic: [`runs`] (what goes in comes back), [`finding`] (filters, references and
 //! selectors find runs again), [`writers`] (many runs and writers at once),
-//! [`selectors`] (ids and ranges any of, conditions all of), [`batches`] (a stream of
+//! [`selectors`] (ids and ranges any of, conditions all of), [`walks`] (every run in
+//! one pass, as the listing and the reads by id give it), [`batches`] (a stream of
 //! runs stored in one transaction), [`imports`] (files at the edges of what a run may
 //! hold), [`summaries`] (per-run summaries), [`schema`] (new, old, newer and foreign
 //! databases), [`migrations`] (released steps unchanged, both stores' steps paired),
@@ -74,6 +75,7 @@ mod schema;
 mod selectors;
 mod server;
 pub(crate) mod summaries;
+mod walks;
 mod writers;
 
 use server::{PgDatabase, test_server};

@@ -12,7 +12,7 @@ on_every_backend!(
 );
 
 /// Sorted as [`RowSummary::of`] returns them.
-fn sorted(mut rows: Vec<RowSummary>) -> Vec<RowSummary> {
+pub(super) fn sorted(mut rows: Vec<RowSummary>) -> Vec<RowSummary> {
     rows.sort_by_key(|r| r.key(&Params::default()));
     rows
 }
@@ -20,7 +20,7 @@ fn sorted(mut rows: Vec<RowSummary>) -> Vec<RowSummary> {
 /// Runs whose summaries differ in every way a summary can: odd and even counts, two
 /// engines, a zero and an infinite figure, a single repetition, one figure per key (no
 /// rows kept), no results at all.
-fn varied_runs() -> Vec<Run> {
+pub(super) fn varied_runs() -> Vec<Run> {
     let mut runs = Vec::new();
     for i in 0..14 {
         let mut run = sample_run(&format!("host{}", i % 3), i);

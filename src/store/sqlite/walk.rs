@@ -1,0 +1,144 @@
+//! SQLite's walk: one statement steps through the runs in the walk's order (through
+//! the index of that order), and each run's labels, tags, results or summaries are
+//! found through their tables' keys as it comes, by statements prepared once; all in
+//! one read transaction, so the walk sees one state of the database and takes its
+//! read lock once.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{CachedStatement, Connection};
+
+use super::SqliteStore;
+use super::bind::{decode, values};
+use crate::model::{Params, RowSummary, Run};
+use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
+use crate::store::walk::{Each, Walk, Walked};
+use crate::store::{Detail, RunFilter, RunResults, statements};
+
+impl SqliteStore {
+    pub(super) fn walk_runs(
+        &self,
+        filter: &RunFilter,
+        walk: Walk,
+        each: &mut Each,
+    ) -> rusqlite::Result<()> {
+        let read = self.reading()?;
+        let columns = walk.run_columns();
+        let statement = statements::walk_runs("", filter, &columns, walk.by_host());
+        let mut runs = self.conn.prepare(&statement.sql)?;
+        let mut beside = Beside::prepare(&self.conn, walk)?;
+        let mut rows = runs.query(values(&statement))?;
+        while let Some(row) = rows.next()? {
+            let run = decode(row, columns.iter().copied(), Run::default())?;
+            if each(beside.read(run)?).is_break() {
+                break;
+            }
+        }
+        drop(rows);
+        if let Some(read) = read {
+            read.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// The statements that read what a walk reads beside each run, by its id.
+struct Beside<'c> {
+    labels: Option<(CachedStatement<'c>, CachedStatement<'c>)>,
+    /// The results in the walk's detail, or the figures a run without summaries reads.
+    results: CachedStatement<'c>,
+    detail: Detail,
+    summaries: Option<CachedStatement<'c>>,
+}
+
+impl<'c> Beside<'c> {
+    fn prepare(conn: &'c Connection, walk: Walk) -> rusqlite::Result<Beside<'c>> {
+        let one = "run_id = ?";
+        let labels = match walk.labels() {
+            true => Some((
+                conn.prepare_cached(&statements::select_labels("", one))?,
+                conn.prepare_cached(&statements::select_tags("", one))?,
+            )),
+            false => None,
+        };
+        let detail = match walk {
+            Walk::Results(detail) => detail,
+            _ => Detail::Figures,
+        };
+        let summaries = match walk.summaries() {
+            true => Some(conn.prepare_cached(&statements::select_summaries("", one))?),
+            false => None,
+        };
+        Ok(Beside {
+            labels,
+            results: conn.prepare_cached(&statements::select_results("", one, detail))?,
+            detail,
+            summaries,
+        })
+    }
+
+    /// `run` with what the walk reads beside it.
+    fn read(&mut self, mut run: Run) -> rusqlite::Result<Walked> {
+        let id = run.id.unwrap_or_default();
+        if let Some((labels, tags)) = &mut self.labels {
+            let mut found = labels.query([id])?;
+            while let Some(row) = found.next()? {
+                run.labels.push(row.get(1)?);
+            }
+            let mut found = tags.query([id])?;
+            let mut tags = BTreeMap::new();
+            while let Some(row) = found.next()? {
+                tags.insert(row.get(1)?, row.get(2)?);
+            }
+            run.tags = tags;
+        }
+        let Some(summaries) = &mut self.summaries else {
+            self.results(id)?.fill(&mut run);
+            return Ok(Walked {
+                run,
+                summaries: Vec::new(),
+            });
+        };
+        let mut rows = Vec::new();
+        each(summaries, id, SUMMARY_COLUMNS, SummaryRow::blank(), |row| {
+            rows.push(row.summary)
+        })?;
+        // a run with one figure per key keeps no summaries: they are its figures
+        match rows.is_empty() {
+            true => rows = RowSummary::of(&self.results(id)?.results),
+            // in key order, as those derived come
+            false => rows.sort_by_key(|r| r.key(&Params::default())),
+        }
+        Ok(Walked {
+            run,
+            summaries: rows,
+        })
+    }
+
+    /// The results of run `id`, in the listing order.
+    fn results(&mut self, id: i64) -> rusqlite::Result<RunResults> {
+        let mut results = RunResults::default();
+        let columns = self.detail.columns();
+        each(&mut self.results, id, columns, ResultRow::blank(), |row| {
+            results.add(row)
+        })?;
+        results.sort();
+        Ok(results)
+    }
+}
+
+/// The rows `statement` (a SELECT of `columns` for one `run_id = ?`) finds for `id`,
+/// each handed to `add` as it is decoded.
+fn each<T: Clone>(
+    statement: &mut CachedStatement,
+    id: i64,
+    columns: &[Column<T>],
+    blank: T,
+    mut add: impl FnMut(T),
+) -> rusqlite::Result<()> {
+    let mut rows = statement.query([id])?;
+    while let Some(row) = rows.next()? {
+        add(decode(row, columns, blank.clone())?);
+    }
+    Ok(())
+}

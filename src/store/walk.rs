@@ -1,0 +1,156 @@
+//! Walks: every run a filter selects, read in one pass as the database hands its rows
+//! over, each run passed on with what the walk reads beside its record. SQLite steps
+//! one ordered scan of the runs and finds each run's rows through their keys, in one
+//! read transaction; PostgreSQL sends one statement's rows, each run's followed by the
+//! rows beside it, as it finds them, and they are decoded as they arrive. Neither
+//! restarts a query per page of runs, and memory holds a run, not the database. What must finish with a page before the next is read (`sync`, which
+//! writes each page elsewhere) lists the runs a page at a time instead
+//! ([`for_each_page`]).
+
+use std::ops::ControlFlow;
+
+use super::columns::{Column, RUN_COLUMNS};
+use super::{Detail, RunFilter, Store, StoreError};
+use crate::model::{RowSummary, Run};
+
+/// What a walk reads of each run beside its record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    /// The whole record, labels and tags, and the results in `Detail` (`export`).
+    Results(Detail),
+    /// The whole record, labels and tags, and the summaries (`history`).
+    Summaries,
+    /// Only what a series is made of (the run's id and start, where it ran, its depth
+    /// and workers: [`SERIES_COLUMNS`]) and the summaries (`trend`, `report`). With
+    /// `by_host`, the runs come host by host, every run of a host together (in no
+    /// order of hosts or of the runs within one): for a walk without a limit.
+    Series { by_host: bool },
+}
+
+impl Walk {
+    /// Whether each run's summaries are read (the results of a run that keeps none).
+    pub fn summaries(self) -> bool {
+        !matches!(self, Walk::Results(_))
+    }
+
+    /// Whether the runs' labels and tags are read.
+    pub fn labels(self) -> bool {
+        !matches!(self, Walk::Series { .. })
+    }
+
+    /// The columns of `runs` read.
+    pub(super) fn run_columns(self) -> Vec<&'static Column<Run>> {
+        match self {
+            Walk::Series { .. } => SERIES_COLUMNS
+                .iter()
+                .map(|name| super::columns::named(RUN_COLUMNS, name))
+                .collect(),
+            _ => RUN_COLUMNS.iter().collect(),
+        }
+    }
+
+    /// Whether the runs come host by host rather than in the filter's order.
+    pub(super) fn by_host(self) -> bool {
+        matches!(self, Walk::Series { by_host: true })
+    }
+}
+
+/// The columns of `runs` a series reads: `trend::Series::add_run`'s, and the row
+/// key's depth and workers.
+pub const SERIES_COLUMNS: &[&str] = &[
+    "id",
+    "started_at",
+    "hostname",
+    "fs_type",
+    "mount_point",
+    "iodepth",
+    "threads",
+];
+
+/// A run as a walk reads it: its record (with its results when the walk reads them),
+/// and its summaries when the walk reads those.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Walked {
+    pub run: Run,
+    pub summaries: Vec<RowSummary>,
+}
+
+/// What a backend's walk hands each run to: whether to go on.
+pub type Each<'a> = dyn FnMut(Walked) -> ControlFlow<()> + 'a;
+
+/// Every run `filter` selects (up to its limit), in its order (or host by host, as
+/// `walk` says), each handed to `each` with what `walk` reads, as it is read; the
+/// first error of `each` stops the walk and is returned.
+pub fn walk<E: From<StoreError>>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    walk: Walk,
+    mut each: impl FnMut(Walked) -> Result<(), E>,
+) -> Result<(), E> {
+    debug_assert!(
+        !walk.by_host() || filter.limit.is_none(),
+        "a walk host by host has no limit"
+    );
+    let mut failed = None;
+    store.walk(filter, walk, &mut |run| match each(run) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(e) => {
+            failed = Some(e);
+            ControlFlow::Break(())
+        }
+    })?;
+    failed.map_or(Ok(()), Err)
+}
+
+/// [`walk`], the runs handed to `each` a page of [`PAGE`] at a time (the last
+/// page may be shorter; none when no run matched): for what is written a page at a
+/// time.
+pub fn walk_pages<E: From<StoreError>>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    read: Walk,
+    mut each: impl FnMut(Vec<Walked>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut page = Vec::with_capacity(PAGE);
+    walk(store, filter, read, |run| {
+        page.push(run);
+        match page.len() == PAGE {
+            true => each(std::mem::replace(&mut page, Vec::with_capacity(PAGE))),
+            false => Ok(()),
+        }
+    })?;
+    match page.is_empty() {
+        true => Ok(()),
+        false => each(page),
+    }
+}
+
+/// Runs a page of a listing holds when it walks every run a filter selects: memory
+/// holds a page, never the whole database, and the round trips stay few.
+pub const PAGE: usize = 500;
+
+/// The runs `filter` selects (up to its limit), in its order, a page at a time: each
+/// page is read once `each` has done with the last one, after the last run seen (by
+/// start and id, through the index), so memory holds one page whatever the database.
+pub fn for_each_page<E: From<StoreError>>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    mut each: impl FnMut(Vec<Run>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut page = filter.clone();
+    let mut left = filter.limit;
+    loop {
+        page.limit = Some(left.map_or(PAGE, |l| l.min(PAGE)));
+        let runs = store.list_runs(&page)?;
+        let full = runs.len() == PAGE;
+        let Some(last) = runs.last() else {
+            return Ok(());
+        };
+        page.after = Some((last.started_at, last.id.unwrap_or_default()));
+        left = left.map(|l| l - runs.len());
+        each(runs)?;
+        if !full || left == Some(0) {
+            return Ok(());
+        }
+    }
+}
