@@ -268,8 +268,9 @@ impl Serialize for HistoryElement<'_> {
             process,
             results: _,
             warmup: _,
+            cluster,
         } = self.run;
-        let mut map = serializer.serialize_map(Some(16 + HEADLINES.len()))?;
+        let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("id", id)?;
         map.serialize_entry("uuid", uuid)?;
         map.serialize_entry("started_at", started_at)?;
@@ -286,6 +287,10 @@ impl Serialize for HistoryElement<'_> {
         map.serialize_entry("state_at_start", state_at_start)?;
         map.serialize_entry("state_at_end", state_at_end)?;
         map.serialize_entry("process", process)?;
+        // as the run serializes it: a run of one client has none
+        if let Some(cluster) = cluster {
+            map.serialize_entry("cluster", cluster)?;
+        }
         for ((key, _), figure) in HEADLINES.iter().zip(&self.headlines) {
             map.serialize_entry(key, figure)?;
         }
@@ -331,7 +336,9 @@ mod tests {
         imported.params.repeat_auto = None;
         let mut unmeasured = sample_run("h", 4);
         unmeasured.results.clear();
-        for run in [sample_run("h", 0), imported, unmeasured] {
+        let mut clients = sample_run("h", 5);
+        clients.cluster = Some(crate::model::Cluster::default());
+        for run in [sample_run("h", 0), imported, unmeasured, clients] {
             let summaries = crate::model::RowSummary::of(&run.results);
             let element = HistoryElement::new(&run, &summaries);
             assert_eq!(
