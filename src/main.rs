@@ -110,6 +110,11 @@ fn failure(e: &anyhow::Error, shell: &Shell, speaks: bool) -> ExitCode {
     }
     if speaks {
         shell.error(cmd::error_message(e));
+    } else if refused_for_all(e) {
+        // Every rank has this refusal and rank 0 says it: a silent rank that left with
+        // an error first would have the launcher end the job before rank 0's line got
+        // out (seen once in seven under mpirun); rank 0's status is the job's.
+        return ExitCode::SUCCESS;
     }
     if let Some(signal) = cmd::interrupted_by(e) {
         return ExitCode::from(exit_status::SIGNAL_BASE + signal as u8);
@@ -119,4 +124,14 @@ fn failure(e: &anyhow::Error, shell: &Shell, speaks: bool) -> ExitCode {
         Some(_) => ExitCode::from(exit_status::NOT_RECORDED),
         None => ExitCode::from(exit_status::ERROR),
     }
+}
+
+/// A refusal the ranks agreed on before measuring (rank 0 names the rank and host).
+fn refused_for_all(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<iozone::cluster::ClusterError>(),
+            Some(iozone::cluster::ClusterError::Refused { .. })
+        )
+    })
 }
