@@ -87,20 +87,38 @@ fn indent<W: ?Sized + io::Write>(out: &mut W, depth: usize) -> io::Result<()> {
     Ok(())
 }
 
-impl Formatter for Indented {
-    fn begin_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+impl Indented {
+    /// An array or object begun with `bracket`, one level deeper.
+    fn open<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.current_indent += 1;
         self.has_value = false;
-        out.write_all(b"[")
+        out.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+    /// An array or object ended with `bracket`, on a line of its own when it held any.
+    fn close<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.current_indent -= 1;
         if self.has_value {
             out.write_all(b"\n")?;
             indent(out, self.current_indent)?;
         }
-        out.write_all(b"]")
+        out.write_all(bracket)
+    }
+
+    /// An element or key begun on a line of its own, after a comma but for the first.
+    fn next_line<W: ?Sized + io::Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
+        out.write_all(if first { b"\n" } else { b",\n" })?;
+        indent(out, self.current_indent)
+    }
+}
+
+impl Formatter for Indented {
+    fn begin_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"]")
     }
 
     fn begin_array_value<W: ?Sized + io::Write>(
@@ -108,8 +126,7 @@ impl Formatter for Indented {
         out: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        out.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(out, self.current_indent)
+        self.next_line(out, first)
     }
 
     fn end_array_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
@@ -118,18 +135,11 @@ impl Formatter for Indented {
     }
 
     fn begin_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.current_indent += 1;
-        self.has_value = false;
-        out.write_all(b"{")
+        self.open(out, b"{")
     }
 
     fn end_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.current_indent -= 1;
-        if self.has_value {
-            out.write_all(b"\n")?;
-            indent(out, self.current_indent)?;
-        }
-        out.write_all(b"}")
+        self.close(out, b"}")
     }
 
     fn begin_object_key<W: ?Sized + io::Write>(
@@ -137,8 +147,7 @@ impl Formatter for Indented {
         out: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        out.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(out, self.current_indent)
+        self.next_line(out, first)
     }
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
