@@ -13,18 +13,22 @@ use crate::store::columns::{
 };
 use crate::store::{Detail, statements};
 
+/// Whether a run of `run`'s UUID is recorded already.
+fn uuid_known(conn: &Connection, run: &Run) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
+        [run.uuid.to_string()],
+        |r| r.get(0),
+    )
+}
+
 /// Inserts a whole run unless its UUID is already recorded (a complete run replaces
 /// the empty record a failed final write left under its UUID).
 pub(super) fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
     if let Some(placeholder) = statements::drop_placeholder("", run) {
         conn.execute(&placeholder.sql, values(&placeholder))?;
     }
-    let known: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
-        [run.uuid.to_string()],
-        |r| r.get(0),
-    )?;
-    if known {
+    if uuid_known(conn, run)? {
         return Ok(None);
     }
     let id = insert_run(conn, run)?;
@@ -139,12 +143,7 @@ pub(super) fn save_part(
         RunPart::Close { slot, run } => {
             let id = opened(open, slot);
             open.remove(&slot);
-            let known: bool = conn.query_row(
-                "SELECT EXISTS (SELECT 1 FROM runs WHERE uuid = ?)",
-                [run.uuid.to_string()],
-                |r| r.get(0),
-            )?;
-            if known {
+            if uuid_known(conn, &run)? {
                 // everything of it goes with its row
                 conn.execute(&statements::delete_runs("", "id = ?"), [id])?;
                 return Ok(0);
