@@ -110,10 +110,11 @@ fn failure(e: &anyhow::Error, shell: &Shell, speaks: bool) -> ExitCode {
     }
     if speaks {
         shell.error(cmd::error_message(e));
-    } else if refused_for_all(e) {
-        // Every rank has this refusal and rank 0 says it: a silent rank that left with
-        // an error first would have the launcher end the job before rank 0's line got
-        // out (seen once in seven under mpirun); rank 0's status is the job's.
+    } else if said_by_rank_0(e) {
+        // Rank 0 has this error too and says it: a silent rank that left with an error
+        // status first would have the launcher end the job before rank 0's line got out
+        // (seen under mpirun for a refusal, once in seven, and for a rank out of space
+        // under load); rank 0's status is the job's.
         return ExitCode::SUCCESS;
     }
     if let Some(signal) = cmd::interrupted_by(e) {
@@ -126,12 +127,16 @@ fn failure(e: &anyhow::Error, shell: &Shell, speaks: bool) -> ExitCode {
     }
 }
 
-/// A refusal the ranks agreed on before measuring (rank 0 names the rank and host).
-fn refused_for_all(e: &anyhow::Error) -> bool {
+/// An error every rank learnt together, which rank 0 says naming the rank and host: a
+/// refusal agreed before measuring, or a rank's failure met at the end of a round.
+fn said_by_rank_0(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         matches!(
             c.downcast_ref::<iozone::cluster::ClusterError>(),
             Some(iozone::cluster::ClusterError::Refused { .. })
+        ) || matches!(
+            c.downcast_ref::<iozone::bench::BenchError>(),
+            Some(iozone::bench::BenchError::Client { .. })
         )
     })
 }
