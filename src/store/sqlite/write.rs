@@ -25,8 +25,14 @@ fn uuid_known(conn: &Connection, run: &Run) -> rusqlite::Result<bool> {
 /// Inserts a whole run unless its UUID is already recorded (a complete run replaces
 /// the empty record a failed final write left under its UUID).
 pub(super) fn save_in(conn: &Connection, run: &Run) -> rusqlite::Result<Option<i64>> {
-    if let Some(placeholder) = statements::drop_placeholder("", run) {
-        conn.execute(&placeholder.sql, values(&placeholder))?;
+    if let Some(placeholder) = statements::placeholder_ids("", run) {
+        let ids: Vec<i64> = conn
+            .prepare_cached(&placeholder.sql)?
+            .query_map(values(&placeholder), |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        for id in ids {
+            delete_run(conn, id)?;
+        }
     }
     if uuid_known(conn, run)? {
         return Ok(None);
@@ -84,9 +90,18 @@ pub(super) fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite:
     write_summaries(conn, id, &run.results)
 }
 
+/// `INSERT OR ROLLBACK` of `rows` results. A statement of several rows that may fail
+/// half-way (a constraint, a foreign key) copies each page it changes aside first, to
+/// undo its own rows alone: a fifth of an import's time. Rolling the whole transaction
+/// back instead needs no copy, and every write of results is its transaction's, which
+/// fails whole anyway. Foreign keys need the copy too: an import turns them off.
+fn insert_results_sql(rows: usize) -> String {
+    insert_sql("results", RESULT_COLUMNS, rows).replacen("INSERT", "INSERT OR ROLLBACK", 1)
+}
+
 /// Inserts a run's measured results and its warm-up rounds' (flagged).
 fn insert_rows(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
-    let insert = |rows: usize| insert_sql("results", RESULT_COLUMNS, rows);
+    let insert = insert_results_sql;
     // One statement for every full chunk, kept rather than looked up for each.
     let mut full = conn.prepare_cached(&insert(ROWS_PER_INSERT))?;
     let mut rows = Vec::with_capacity(ROWS_PER_INSERT);
@@ -144,8 +159,7 @@ pub(super) fn save_part(
             let id = opened(open, slot);
             open.remove(&slot);
             if uuid_known(conn, &run)? {
-                // everything of it goes with its row
-                conn.execute(&statements::delete_runs("", "id = ?"), [id])?;
+                delete_run(conn, id)?;
                 return Ok(0);
             }
             let update = statements::update_run("", id, &run);
@@ -153,6 +167,24 @@ pub(super) fn save_part(
             Ok(1)
         }
     }
+}
+
+/// Deletes run `id` and every row that names it. Foreign keys would cascade the
+/// delete, but an import turns them off (`SqliteStore::save_batches`), so the rows of
+/// each table that references `runs` are deleted here, found in the schema.
+fn delete_run(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    let referencing: Vec<(String, String)> = conn
+        .prepare_cached(
+            "SELECT m.name, f.\"from\" FROM sqlite_schema m, pragma_foreign_key_list(m.name) f \
+             WHERE m.type = 'table' AND f.\"table\" = 'runs' ORDER BY m.name",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (table, column) in referencing {
+        conn.execute(&format!("DELETE FROM {table} WHERE {column} = ?"), [id])?;
+    }
+    conn.execute(&statements::delete_runs("", "id = ?"), [id])?;
+    Ok(())
 }
 
 /// The id of open run `slot`; its parts come between its opening and its closing.
