@@ -240,3 +240,40 @@ pub(super) fn derive_summaries(store: &mut SqliteStore) -> rusqlite::Result<()> 
         tx.commit()?;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Batch, Store, StoreError};
+
+    fn foreign_keys(store: &SqliteStore) -> bool {
+        (store.conn)
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// An import turns foreign keys off for its transaction only: stored, abandoned
+    /// or failed, the connection has them on again for whatever comes next.
+    #[test]
+    fn foreign_keys_are_on_again_after_an_import() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("h.db")).unwrap();
+        assert!(foreign_keys(&store));
+        let run = crate::store::tests::sample_run("h", 0);
+        let mut stored = [Batch::Runs(vec![run.clone()]), Batch::End].into_iter();
+        assert!(store.save_batches(&mut || stored.next().unwrap()).is_ok());
+        assert!(foreign_keys(&store));
+        let mut abandoned = [Batch::Runs(vec![run.clone()]), Batch::Abandon].into_iter();
+        let saved = store.save_batches(&mut || abandoned.next().unwrap());
+        assert_eq!(saved.unwrap(), None);
+        assert!(foreign_keys(&store));
+        // a figure given twice: the statement fails, and the transaction with it
+        let mut twice = crate::store::tests::sample_run("h", 1);
+        twice.results.push(twice.results[0].clone());
+        let mut failing = [Batch::Runs(vec![twice]), Batch::End].into_iter();
+        let failed = store.save_batches(&mut || failing.next().unwrap());
+        assert!(matches!(failed, Err(StoreError::Sql { .. })), "{failed:?}");
+        assert!(foreign_keys(&store));
+        assert_eq!(store.check().unwrap().runs, 1);
+    }
+}
