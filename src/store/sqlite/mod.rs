@@ -97,8 +97,7 @@ impl SqliteStore {
         }
         // Fixed when the file is created (its first write, just below): a database
         // that exists keeps its own. Pages of 16 KiB rather than 4 take a large import
-        // in a sixth less time (fewer pages to split and to log), and a run's results
-        // in fewer reads.
+        // in about a sixth less time (fewer pages to split and to log).
         conn.pragma_update(None, "page_size", PAGE_SIZE)
             .map_err(err)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
