@@ -15,10 +15,10 @@
 # psync rows are labelled "psync CACHE RECORD", the extra sections "fio vs fio",
 # "latency" and "memory"). Needs about 300 MiB free in DIR (1 GiB for
 # the memory check). The io_uring rows, all O_DIRECT, at depth 1, 4, 8 and 32: 4 KiB
-# random reads and writes of URING_SIZE files, 64 KiB and 128 KiB sequential reads and
-# writes of SEQ_SIZE files; then 4 KiB random reads through the page cache at depth
-# 32, and fio against itself on the 64 KiB reads at depth 4: how far apart two equal
-# tools land here. Target: every io_uring row at >= 0.95 of fio.
+# random reads and writes of URING_SIZE files, 64 KiB and 128 KiB sequential reads,
+# writes and rewrites of SEQ_SIZE files; then 4 KiB random reads through the page cache
+# at depth 32, and fio against itself on the 64 KiB reads at depth 4: how far apart two
+# equal tools land here. Target: every io_uring row at >= 0.95 of fio.
 #
 # What each side reads: a file laid out the same way on both sides. iozone's read and
 # random tests read the file of their untimed fill, written through the page cache and
@@ -26,7 +26,11 @@
 # --end_fsync=1), so the filesystem's delayed allocation places both. Neither reads a
 # file an O_DIRECT pass laid out (iozone's own write test, or fio filling with 4 MiB
 # direct writes), whose extents depend on the order writes completed. The write rows
-# both write a new file (fio: --fallocate=none).
+# both write a new file (fio: --fallocate=none): each write extends it, and ext4 waits
+# for an extending direct write before the next (iomap's FORCE_WAIT, the inode locked),
+# so at any depth they are one write at a time, on both sides alike. The rewrite rows
+# write over the file the first pass wrote (iozone's rewrite; fio's --overwrite=1, its
+# file laid out first): the writes a queue can overlap.
 #
 # Memory: iozone's buffers longer than a page are in transparent huge pages, fio's (its
 # default --mem=malloc) in 4 KiB pages; on a virtio disk without indirect descriptors
@@ -163,17 +167,20 @@ def shared(foreign, own):
     return device is not None and foreign > max(8 << 20, own // 20)
 
 def iozone_uring(test, record, depth, cache, file_size, extra=()):
+    # a rewrite is the second pass of the write test, over the file the first wrote
+    run_test = "write" if test == "rewrite" else test
     out = subprocess.run(
-        [iozone, "run", "-s", file_size, "-r", str(record), "-i", test, "-n", "1",
+        [iozone, "run", "-s", file_size, "-r", str(record), "-i", run_test, "-n", "1",
          "--warmup", "0", "--engine", "uring", "--iodepth", str(depth), "--cache", cache,
          "-d", dir, "-q", "--format", "json", "--no-record", *extra],
         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["results"][0]["throughput"] / MiB
+    results = json.loads(out)["results"]
+    return next(r for r in results if r["test"] == test)["throughput"] / MiB
 
 def iozone_own(test, file_size):
     # read and write are followed by reread and rewrite; a test that reads is preceded
     # by the untimed fill
-    phases = 2 if test in ("read", "write") else 1
+    phases = 2 if test in ("read", "write", "rewrite") else 1
     return bytes_of(file_size) * (phases + (test != "write"))
 
 def fio_fill(file_size):
@@ -190,7 +197,7 @@ def fio_uring(rw, record, depth, direct, file_size, extra=()):
     # reads find the pages as warm as ours
     if os.path.exists(fio_file):
         os.remove(fio_file)
-    if rw != "write":
+    if rw != "write" or "--overwrite=1" in extra:
         fio_fill(file_size)
     args = ["fio", "--name=" + rw, "--filename=" + fio_file, "--rw=" + rw,
             "--bs=" + str(record), "--size=" + file_size, "--ioengine=io_uring",
@@ -203,8 +210,8 @@ def fio_uring(rw, record, depth, direct, file_size, extra=()):
     key = "write" if "write" in rw else "read"
     return job["jobs"][0][key]["bw_bytes"] / MiB
 
-def fio_own(rw, file_size):
-    return bytes_of(file_size) * (1 + (rw != "write"))
+def fio_own(rw, file_size, overwrite=False):
+    return bytes_of(file_size) * (1 + (rw != "write" or overwrite))
 
 def alternated(*sides):
     """`rounds` rounds of every side (a run and the bytes it moves), who goes first
@@ -241,6 +248,8 @@ for depth in [1, 4, 8, 32]:
         (f"64k write direct qd{depth}", "write", "write", 65536, depth, True, seq_size),
         (f"128k read direct qd{depth}", "read", "read", 131072, depth, True, seq_size),
         (f"128k write direct qd{depth}", "write", "write", 131072, depth, True, seq_size),
+        (f"64k rewrite direct qd{depth}", "write", "rewrite", 65536, depth, True, seq_size),
+        (f"128k rewrite direct qd{depth}", "write", "rewrite", 131072, depth, True, seq_size),
     ]
 URING.append(("4k randread buffered qd32", "randread", "random_read", 4096, 32, False, uring_size))
 
@@ -286,10 +295,14 @@ for label, rw, test, record, depth, direct, file_size in URING:
     cache = "direct" if direct else "buffered"
     ours = (lambda: iozone_uring(test, record, depth, cache, file_size),
             iozone_own(test, file_size))
-    theirs = (lambda: fio_uring(rw, record, depth, direct, file_size), fio_own(rw, file_size))
+    # fio's overwrite: its file laid out first (untimed), as our rewrite's
+    over = ["--overwrite=1"] if test == "rewrite" else []
+    theirs = (lambda: fio_uring(rw, record, depth, direct, file_size, over),
+              fio_own(rw, file_size, bool(over)))
     if huge and record > 4096:
-        in_huge = (lambda: fio_uring(rw, record, depth, direct, file_size, ["--mem=shmhuge"]),
-                   fio_own(rw, file_size))
+        in_huge = (lambda: fio_uring(rw, record, depth, direct, file_size,
+                                     ["--mem=shmhuge", *over]),
+                   fio_own(rw, file_size, bool(over)))
         a, b, c, again, still = alternated(ours, theirs, in_huge)
     else:
         (a, b, again, still), c = alternated(ours, theirs), None
