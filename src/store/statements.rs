@@ -42,19 +42,7 @@ pub fn walk_runs(
 /// `select` (a list of `r.` columns) of the runs `filter` selects, in its order (or
 /// host by host), up to its limit.
 fn selected(schema: &str, filter: &RunFilter, select: &str, by_host: bool) -> Statement {
-    let mut statement = filtered(
-        format!("SELECT {select} FROM {schema}runs r"),
-        schema,
-        filter,
-    );
-    statement.sql.push_str(filter::order(filter, by_host));
-    statement.sql.push_str(&filter::limit(filter));
-    statement
-}
-
-/// `head` (a SELECT from `runs r`, joined or not) with the conditions of `filter`.
-fn filtered(head: String, schema: &str, filter: &RunFilter) -> Statement {
-    let mut sql = head + " WHERE 1 = 1";
+    let mut sql = format!("SELECT {select} FROM {schema}runs r WHERE 1 = 1");
     let mut params = Vec::new();
     for (clause, values) in filter::conditions(filter, schema) {
         sql.push_str(" AND ");
@@ -65,47 +53,9 @@ fn filtered(head: String, schema: &str, filter: &RunFilter) -> Statement {
             Param::Time(t) => (Kind::Time, Value::Time(t)),
         }));
     }
+    sql.push_str(filter::order(filter, by_host));
+    sql.push_str(&filter::limit(filter));
     Statement { sql, params }
-}
-
-/// The rows of a table beside the runs that a walk reads, as [`walk_beside`] selects
-/// them.
-pub struct Beside<'a> {
-    /// The table, `b` in the statement, keyed by `run_id`.
-    pub table: &'a str,
-    /// Its columns read, `run_id` first.
-    pub columns: &'a [&'a str],
-    /// A condition on the run (`r`) besides the filter's, if any.
-    pub only: Option<&'a str>,
-    /// The order of a run's rows (a `b.` column), if they have one.
-    pub then_by: Option<&'a str>,
-}
-
-/// The rows of `beside.table` of the runs `filter` selects, each
-/// run's together, the runs in the order of [`walk_runs`] (or host by host,
-/// `by_host`) and without its limit: one scan of the runs joined with the table
-/// through its key, read along with the runs' own statement (the runs on the left
-/// always: `CROSS JOIN`, so that the order comes from the runs' index as theirs does).
-pub fn walk_beside(schema: &str, filter: &RunFilter, by_host: bool, beside: &Beside) -> Statement {
-    let select: Vec<String> = (beside.columns.iter())
-        .map(|name| format!("b.{name}"))
-        .collect();
-    let head = format!(
-        "SELECT {} FROM {schema}runs r CROSS JOIN {schema}{} b ON b.run_id = r.id",
-        select.join(", "),
-        beside.table
-    );
-    let mut statement = filtered(head, schema, filter);
-    if let Some(only) = beside.only {
-        statement.sql.push_str(" AND ");
-        statement.sql.push_str(only);
-    }
-    statement.sql.push_str(filter::order(filter, by_host));
-    if let Some(then_by) = beside.then_by {
-        statement.sql.push_str(", b.");
-        statement.sql.push_str(then_by);
-    }
-    statement
 }
 
 /// `SELECT` of every run column from `runs`, ready for a `WHERE`.
