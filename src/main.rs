@@ -9,13 +9,6 @@ use iozone::cli::Cli;
 use iozone::cmd::{self, exit_status};
 use iozone::shell::{ColorChoice, Shell, Verbosity};
 
-/// mimalloc rather than the system allocator: a listing of the whole history reads runs
-/// on one thread and frees them on the printer's (`paged::pipeline`), which the system
-/// allocator makes wait on a lock of the reader's arena for each block (a fifth of
-/// `history --all --format json`'s time on 100,000 runs).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = match parse() {
         Ok(cli) => cli,
