@@ -53,16 +53,19 @@ if ! command -v iozone >/dev/null; then
   trap - EXIT
 fi
 
-cargo build --release --quiet --features mpi --bin iozone --example meeting_cost
+# a target directory of its own: the feature mpi would have the other scripts' build
+# (without it) and this one rebuild the crate each time they alternate
+cargo build --release --quiet --features mpi --target-dir target/mpi --bin iozone \
+  --example meeting_cost
 mkdir -p "$dir"
 
 exec python3 - "$dir" "$rounds" "$size" "$random_size" "$direct_rounds" <<'PY'
 import glob, json, os, re, statistics, subprocess, sys
 
 dir, rounds, size, random_size, direct_rounds = sys.argv[1:6]
-meet_bin = os.path.abspath("target/release/examples/meeting_cost")
+meet_bin = os.path.abspath("target/mpi/release/examples/meeting_cost")
 dir, rounds, direct_rounds = os.path.abspath(dir), int(rounds), int(direct_rounds)
-iozone = os.path.abspath("target/release/iozone")
+iozone = os.path.abspath("target/mpi/release/iozone")
 MiB = 1 << 20
 # --bind-to none: Open MPI pins each rank to a core by default (at 2 ranks or fewer),
 # where fio's jobs and iozone3's children float; pinned, one rank's 4 KiB direct random

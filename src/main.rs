@@ -127,13 +127,17 @@ fn failure(e: &anyhow::Error, shell: &Shell, speaks: bool) -> ExitCode {
     }
 }
 
-/// An error every rank learnt together, which rank 0 says naming the rank and host: a
-/// refusal agreed before measuring, or a rank's failure met at the end of a round.
+/// An error every rank has, which rank 0 says: a refusal agreed before measuring, a
+/// rank's failure met at the end of a round, or ranks that MPI did not join (each finds
+/// it alone, and the launcher's rank 0 says it).
 fn said_by_rank_0(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         matches!(
             c.downcast_ref::<iozone::cluster::ClusterError>(),
-            Some(iozone::cluster::ClusterError::Refused { .. })
+            Some(
+                iozone::cluster::ClusterError::Refused { .. }
+                    | iozone::cluster::ClusterError::Unjoined { .. }
+            )
         ) || matches!(
             c.downcast_ref::<iozone::bench::BenchError>(),
             Some(iozone::bench::BenchError::Client { .. })

@@ -18,13 +18,15 @@ pub use mpi::{Ending, GRACE, MpiPeers, Session};
 /// store, given the rank found dead (rank, host), if one was, and the reason.
 pub type LastWord = Box<dyn FnOnce(Option<(u32, String)>, &str) + Send>;
 
-/// The variables a launcher sets to the number of ranks: Open MPI's `mpirun`, and the
-/// PMI of MPICH's `mpiexec`, Slurm's `srun` and others.
-pub const LAUNCHER_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"];
+/// The variables a launcher sets to the number of ranks: Open MPI's `mpirun`, the PMI
+/// of MPICH's `mpiexec` and others, and Slurm's `srun` (its step's tasks, whichever
+/// `--mpi` plugin: PMIx sets no size of its own; a batch script, not a step, has none).
+pub const LAUNCHER_VARIABLES: [&str; 3] =
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"];
 
 /// The variables a launcher sets to a process's rank, in the order of
 /// [`LAUNCHER_VARIABLES`].
-pub const RANK_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_RANK", "PMI_RANK"];
+pub const RANK_VARIABLES: [&str; 3] = ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"];
 
 /// The ranks the launcher started, from the values of [`LAUNCHER_VARIABLES`] in their
 /// order: the first that is a number; `None` when the process was not launched so.
@@ -53,6 +55,14 @@ pub enum ClusterError {
     NoMpi { ranks: u32 },
     #[error("MPI could not be started: {0}")]
     Start(String),
+    /// The launcher started processes that MPI does not join into one world: each
+    /// would measure alone, racing the others on one directory.
+    #[error(
+        "the launcher started {launched} ranks but MPI sees {world}: they do not share a \
+         process manager (under srun give --mpi=pmix, or the plugin this MPI library was \
+         built for; under mpirun, use the mpirun of that library)"
+    )]
+    Unjoined { launched: u32, world: u32 },
     /// Rank 0 refused the run for every rank, for this rank's reason.
     #[error("rank {rank} on {host}: {reason}")]
     Refused {

@@ -23,8 +23,8 @@ pub struct Context {
     db_file: Option<PathBuf>,
     /// `IOZONE_RECORD_RETRY`: how long `run` tries its final write again, when set.
     pub record_retry: Option<Duration>,
-    /// The ranks an MPI launcher started (`OMPI_COMM_WORLD_SIZE`, `PMI_SIZE`), when one
-    /// did: `run` then measures as one client of many.
+    /// The ranks an MPI launcher started (`OMPI_COMM_WORLD_SIZE`, `PMI_SIZE`,
+    /// `SLURM_STEP_NUM_TASKS`), when one did: `run` then measures as one client of many.
     pub launched_ranks: Option<u32>,
 }
 

@@ -303,9 +303,20 @@ pub fn summarize_unkept<E>(
 /// run failed) or `aborted` (found dead since). Only a complete run replaces it; `None`
 /// for any other.
 pub fn drop_placeholder(schema: &str, run: &Run) -> Option<Statement> {
+    placeholder_where(schema, run, &format!("DELETE FROM {schema}runs"))
+}
+
+/// The ids of the record [`drop_placeholder`] removes, for a backend that removes what
+/// goes with it itself.
+pub fn placeholder_ids(schema: &str, run: &Run) -> Option<Statement> {
+    placeholder_where(schema, run, &format!("SELECT id FROM {schema}runs"))
+}
+
+/// `statement` (on `runs`) restricted to the placeholder of `run`, when it is complete.
+fn placeholder_where(schema: &str, run: &Run, statement: &str) -> Option<Statement> {
     (run.status == RunStatus::Complete).then(|| Statement {
         sql: format!(
-            "DELETE FROM {schema}runs WHERE uuid = ? AND status IN ('running', 'failed', 'aborted') \
+            "{statement} WHERE uuid = ? AND status IN ('running', 'failed', 'aborted') \
              AND NOT EXISTS (SELECT 1 FROM {schema}results r WHERE r.run_id = {schema}runs.id)"
         ),
         params: vec![(Kind::Uuid, Value::Uuid(run.uuid))],

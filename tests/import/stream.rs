@@ -246,3 +246,68 @@ fn into_postgresql_the_stream_is_one_transaction_too() {
         panic!("the PostgreSQL export differs, first at:\n{a}\n{b}");
     }
 }
+
+/// An iozone3 auto-mode output of about `bytes`: the fixture's header, then one row per
+/// (file size, record size) pair, as `scripts/bench-import.sh` makes them.
+fn large_iozone3_output(bytes: usize) -> String {
+    let fixture =
+        std::fs::read_to_string(crate::common::fixture("iozone3/auto-n64k-g4m.txt")).unwrap();
+    let header_end = fixture.find("kB  reclen").unwrap();
+    let header_end = header_end + fixture[header_end..].find('\n').unwrap() + 1;
+    let mut text = fixture[..header_end].to_string();
+    let mut seed: u64 = 1;
+    let mut file_kb = 64;
+    while text.len() < bytes {
+        let mut record_kb = 4;
+        while record_kb <= file_kb {
+            text.push_str(&format!("{file_kb:>16}{record_kb:>8}"));
+            for column in 0..13 {
+                seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+                let figure = 1_000_000 + seed % 30_000_000;
+                let width = if column == 7 || column == 8 { 10 } else { 9 };
+                text.push_str(&format!("{figure:>width$}"));
+            }
+            text.push('\n');
+            record_kb *= 2;
+        }
+        file_kb += 4;
+    }
+    text + "\niozone test complete.\n"
+}
+
+/// A transaction killed before its commit spills pages into a WAL the `-shm` index
+/// does not name yet: the database is as it was, and every command reads it again.
+#[test]
+fn an_import_killed_before_its_commit_leaves_the_database_as_it_was() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
+    ok(&db, &["import", small.to_str().unwrap()]);
+    let before = runs(&db);
+    let large = scratch.path().join("auto.txt");
+    std::fs::write(&large, large_iozone3_output(8 << 20)).unwrap();
+    let mut import = iozone_process()
+        .env("IOZONE_DB", &db)
+        .args(["-q", "import"])
+        .arg(&large)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let wal = scratch.path().join("h.db-wal");
+    let spilled = || std::fs::metadata(&wal).is_ok_and(|m| m.len() > 2 << 20);
+    while !spilled() {
+        assert!(
+            import.try_wait().unwrap().is_none(),
+            "the import ended before its pages spilled into the WAL"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    import.kill().unwrap();
+    import.wait().unwrap();
+    assert_eq!(runs(&db), before);
+    let (code, out, err) = on(&db, &["db", "check"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("integrity      ok"), "{out}");
+    let (code, _, err) = on(&db, &["import", small.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+}

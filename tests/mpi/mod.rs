@@ -1,8 +1,9 @@
-//! Many clients under `mpirun` (built with the feature `mpi`): four ranks on this
-//! machine measure together and rank 0 records one run. One job at a time (the
-//! machine's cores are the ranks'), each bounded against a hang. Ranks that must look
-//! like other hosts run in UTS and mount namespaces of their own (`unshare`), each with
-//! its host name and its own filesystem mounted on the measured directory.
+//! Many clients under `mpirun` (built with the feature `mpi`), and once under Slurm's
+//! `srun` (scripts/slurm-test-cluster.sh): four ranks on this machine measure together
+//! and rank 0 records one run. One job at a time (the machine's cores are the ranks'),
+//! each bounded against a hang. Ranks that must look like other hosts run in UTS and
+//! mount namespaces of their own (`unshare`), each with its host name and its own
+//! filesystem mounted on the measured directory.
 
 mod faults;
 mod hosts;
@@ -33,6 +34,52 @@ pub fn mpirun(np: u32, db: &Path, program: &[&str]) -> Command {
     .env("NO_COLOR", "1")
     .stdin(Stdio::null());
     cmd
+}
+
+/// `srun` of `np` tasks on the test Slurm cluster (PMIx, as Open MPI needs), each
+/// running `program`, on the database `db`; `None` (said loudly) where the cluster
+/// cannot be had and IOZONE_SKIP_SLURM_TESTS=1 allows it.
+pub fn srun(np: u32, db: &Path, program: &[&str]) -> Option<Command> {
+    let conf = slurm_conf()?;
+    let mut cmd = Command::new("srun");
+    cmd.args(["--mpi=pmix", "--overcommit", "-n", &np.to_string()])
+        .args(program)
+        .env("SLURM_CONF", conf)
+        .env("IOZONE_DB", db)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    Some(cmd)
+}
+
+/// The test Slurm cluster's configuration: SLURM_CONF, else the one
+/// scripts/slurm-test-cluster.sh starts (as root, installing Slurm if needed).
+fn slurm_conf() -> Option<String> {
+    if let Ok(conf) = std::env::var("SLURM_CONF") {
+        return Some(conf);
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-test-cluster.sh");
+    let out = Command::new("bash").arg(script).output().ok();
+    let started = out.as_ref().filter(|o| o.status.success()).and_then(|o| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("export SLURM_CONF="))
+            .map(str::to_string)
+    });
+    if started.is_some() {
+        return started;
+    }
+    if std::env::var("IOZONE_SKIP_SLURM_TESTS").as_deref() == Ok("1") {
+        eprintln!("SKIPPED (no Slurm cluster, IOZONE_SKIP_SLURM_TESTS=1): launch with srun");
+        return None;
+    }
+    panic!(
+        "this test launches with srun and scripts/slurm-test-cluster.sh could not start a \
+         cluster (it needs root): {}; set IOZONE_SKIP_SLURM_TESTS=1 to skip it knowingly",
+        out.map_or_else(
+            || "bash did not start".into(),
+            |o| { String::from_utf8_lossy(&o.stderr).trim().to_string() }
+        )
+    );
 }
 
 /// The binary's path, as `mpirun` starts it.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{binary, finished, mpirun, recorded_run, recorded_run_of, shown, with_ranks};
+use super::{TINY, binary, finished, mpirun, recorded_run, recorded_run_of, shown, with_ranks};
 use crate::common::{Scene, ok};
 
 /// Every measurement's bytes are its ranks' bytes, its time from their earliest start
@@ -126,6 +126,58 @@ fn one_rank_records_what_a_run_without_mpirun_records() {
             .collect::<Vec<_>>()
     };
     assert_eq!(figures(&under_mpirun), figures(&alone));
+}
+
+/// Slurm's launcher, not only mpirun: four tasks of `srun --mpi=pmix` are four clients
+/// of one run (its variables name the ranks; without them each task measured alone).
+#[test]
+fn four_tasks_of_srun_record_one_run_of_four_clients() {
+    let scene = Scene::new();
+    let bin = binary();
+    let mut program = vec![bin.as_str(), "run"];
+    program.extend(TINY);
+    program.extend(["-d", scene.dir.path().to_str().unwrap()]);
+    let Some(cmd) = super::srun(4, &scene.db, &program) else {
+        return;
+    };
+    let out = finished(cmd);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(scene.history(&[]).len(), 1, "one run, not one per task");
+    let run = shown(&scene.db, "latest");
+    assert_eq!(run["params"]["clients"], 4, "{run}");
+    assert_aggregates_are_the_ranks(&run, 256 * 1024);
+    crate::common::assert_no_leftovers(scene.dir.path());
+}
+
+/// Processes a launcher started as four ranks that MPI does not join (srun without the
+/// MPI library's plugin: each process a world of one) would each measure alone, racing
+/// the others: refused, naming the way out. Here the launcher is srun's variables, set
+/// by hand, and MPI a world of one.
+#[test]
+fn ranks_the_launcher_started_but_mpi_did_not_join_are_refused() {
+    let scene = Scene::new();
+    let out = scene
+        .iozone()
+        .env("SLURM_STEP_NUM_TASKS", "4")
+        .env("SLURM_PROCID", "0")
+        .args(["run", "-s", "64k", "-r", "64k", "-n", "1", "-d"])
+        .arg(scene.dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let said: Vec<&str> = stderr.lines().collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].contains("started 4 ranks but MPI sees 1") && said[0].contains("--mpi=pmix"),
+        "{stderr}"
+    );
+    crate::common::assert_no_leftovers(scene.dir.path());
+    assert!(!scene.db.exists(), "nothing recorded, no database made");
 }
 
 #[test]

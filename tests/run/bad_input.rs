@@ -194,14 +194,14 @@ fn direct_io_with_an_unaligned_record_size() {
     assert_says(&line, "1000 is not");
 }
 
-/// Built without MPI and started by a launcher as one of several ranks, each process
-/// would be a run of its own racing the others on one directory: refused, naming the
-/// feature; as one rank it is a run as any.
+/// Built without MPI and started by a launcher (mpirun, an MPICH mpiexec, srun) as one
+/// of several ranks, each process would be a run of its own racing the others on one
+/// directory: refused, naming the feature; as one rank it is a run as any.
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn a_build_without_mpi_under_a_launcher_of_several_ranks_refuses() {
     let dir = tempfile::tempdir().unwrap();
-    for variable in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
+    for variable in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"] {
         let out = crate::common::iozone()
             .env(variable, "4")
             .args(["run", "-s", "64k", "-r", "64k", "-n", "1", "--warmup", "0"])

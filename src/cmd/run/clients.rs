@@ -25,11 +25,16 @@ pub(super) enum Clients {}
 impl Clients {
     /// MPI, when a launcher started this process.
     pub(super) fn join(context: &Context) -> anyhow::Result<Option<Clients>> {
-        if context.launched_ranks.is_none() {
+        let Some(launched) = context.launched_ranks else {
             return Ok(None);
+        };
+        let session = cluster::Session::start()?;
+        let world = session.peers().size();
+        if world != launched {
+            return Err(ClusterError::Unjoined { launched, world }.into());
         }
         Ok(Some(Clients {
-            session: cluster::Session::start()?,
+            session,
             ending: None,
         }))
     }

@@ -140,9 +140,9 @@ pub(super) fn wal(path: &Path) -> Option<Wal> {
 /// (random numbers drawn each time the WAL restarts) and page size. A WAL copied
 /// beside a restored backup has no index, or one that names another WAL. (A WAL and
 /// index copied together pass: then the database's page size must still match.)
-/// A WAL without an index whose pages are all in the database already passes too:
-/// SQLite rebuilds the index from the WAL alone, and the checkpoint after rewrites
-/// each page as it is (see [`wal_applied`]).
+/// A WAL whose committed pages are all in the database already passes too, with or
+/// without an index: SQLite rebuilds the index from the WAL alone and applies nothing
+/// new (see [`wal_applied`]); a transaction killed before its commit leaves one.
 /// `Err` says why the WAL cannot be taken for the database's.
 pub(super) fn wal_belongs(path: &Path, wal: Wal) -> Result<(), String> {
     if let Some(size) = page_size(path).filter(|&size| size != wal.page_size) {
@@ -157,7 +157,11 @@ pub(super) fn wal_belongs(path: &Path, wal: Wal) -> Result<(), String> {
     loop {
         match indexed_salts(path) {
             Some(salts) if Some(salts) == wal_salts(path) => return Ok(()),
-            None if wal_applied(path, wal) => return Ok(()),
+            // nothing committed in it that the database lacks: its own WAL of a
+            // transaction killed before its commit (restarted with new salts, which
+            // the index learns only at a commit), or a stray one SQLite would apply
+            // nothing of; either way opening it changes nothing
+            _ if wal_applied(path, wal) => return Ok(()),
             _ if attempt < 5 => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(10 * attempt));

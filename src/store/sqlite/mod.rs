@@ -39,6 +39,9 @@ use super::{
 };
 use crate::model::{RowSummary, Run, RunStatus};
 
+/// The page size of a database this program creates.
+const PAGE_SIZE: u32 = 16 << 10;
+
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
@@ -92,6 +95,11 @@ impl SqliteStore {
                 path: path.to_path_buf(),
             });
         }
+        // Fixed when the file is created (its first write, just below): a database
+        // that exists keeps its own. Pages of 16 KiB rather than 4 take a large import
+        // in about a sixth less time (fewer pages to split and to log).
+        conn.pragma_update(None, "page_size", PAGE_SIZE)
+            .map_err(err)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", true)
@@ -258,6 +266,38 @@ impl SqliteStore {
 }
 
 impl SqliteStore {
+    /// [`Store::save_batches`] from its first batch `batch` on, in one transaction.
+    fn save_batches_in_transaction(
+        &mut self,
+        mut batch: Batch,
+        next: &mut dyn FnMut() -> Batch,
+    ) -> Result<Option<usize>, StoreError> {
+        let path = self.path.clone();
+        let err = |e| sql_error(&path, e);
+        // dropped without its commit (abandoned, or a write failed), it rolls back
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut added = 0;
+        let mut open = write::Open::new();
+        loop {
+            match batch {
+                Batch::Runs(runs) => {
+                    super::check_storable(&runs)?;
+                    for run in &runs {
+                        added += save_in(&tx, run).map_err(err)?.is_some() as usize;
+                    }
+                }
+                Batch::Part(part) => {
+                    added += write::save_part(&tx, &mut open, part).map_err(err)?
+                }
+                Batch::End => break,
+                Batch::Abandon => return Ok(None),
+            }
+            batch = next();
+        }
+        tx.commit().map_err(err)?;
+        Ok(Some(added))
+    }
+
     /// A read transaction for several statements, unless one is open: a statement run
     /// on its own takes and drops the database's read lock (fcntl, the WAL index) each
     /// time, a fifth of the time of reading a page of 500 runs. Deferred, so a
@@ -406,33 +446,23 @@ impl Store for SqliteStore {
     ) -> Result<Option<usize>, StoreError> {
         let path = self.path.clone();
         let err = |e| sql_error(&path, e);
-        let mut batch = match next() {
+        let batch = match next() {
             Batch::End => return Ok(Some(0)),
             Batch::Abandon => return Ok(None),
             batch => batch,
         };
-        // dropped without its commit (abandoned, or a write failed), it rolls back
-        let tx = self.conn.transaction().map_err(err)?;
-        let mut added = 0;
-        let mut open = write::Open::new();
-        loop {
-            match batch {
-                Batch::Runs(runs) => {
-                    super::check_storable(&runs)?;
-                    for run in &runs {
-                        added += save_in(&tx, run).map_err(err)?.is_some() as usize;
-                    }
-                }
-                Batch::Part(part) => {
-                    added += write::save_part(&tx, &mut open, part).map_err(err)?
-                }
-                Batch::End => break,
-                Batch::Abandon => return Ok(None),
-            }
-            batch = next();
-        }
-        tx.commit().map_err(err)?;
-        Ok(Some(added))
+        // Off for the import's transaction: each key it would check is an id this
+        // transaction just gave a run, and with them on every statement of several
+        // results copies the pages it changes aside (`write::insert_results_sql`). The
+        // import deletes what a deleted run's rows cascade to itself (`write.rs`).
+        self.conn
+            .pragma_update(None, "foreign_keys", false)
+            .map_err(err)?;
+        let saved = self.save_batches_in_transaction(batch, next);
+        self.conn
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(err)?;
+        saved
     }
 
     fn known_uuids(

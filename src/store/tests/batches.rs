@@ -154,5 +154,8 @@ fn runs_in_parts_are_stored_as_whole_runs_are(backend: &Backend) {
     let added = store.save_batches(&mut in_parts(&runs));
     assert_eq!(added.unwrap(), Some(0));
     assert_eq!(backend.committed_runs(), 5);
-    assert_eq!(store.check().unwrap().results, 20 + 4 * 10);
+    let report = store.check().unwrap();
+    assert_eq!(report.results, 20 + 4 * 10);
+    // nor any label or tag of theirs
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
 }

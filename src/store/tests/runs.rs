@@ -295,8 +295,14 @@ fn a_spooled_run_replaces_the_empty_record_of_its_failed_write(backend: &Backend
         ..spooled.clone()
     };
     store.finish_run(id, &aborted).unwrap();
-    assert!(store.save_run(&spooled).unwrap().is_some());
-    assert_eq!(store.check().unwrap().runs, 2);
+    // imported in a batch, as `import` stores a file: the record goes with its labels
+    // and tags
+    let mut batches = [Batch::Runs(vec![spooled.clone()]), Batch::End].into_iter();
+    let added = store.save_batches(&mut || batches.next().unwrap());
+    assert_eq!(added.unwrap(), Some(1));
+    let report = store.check().unwrap();
+    assert_eq!(report.runs, 2);
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
     // a second import adds nothing, nor does a run that is not complete
     assert_eq!(store.save_run(&complete).unwrap(), None);
     assert_eq!(store.save_runs(std::slice::from_ref(&failed)).unwrap(), 0);
