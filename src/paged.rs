@@ -38,14 +38,14 @@ trait Document<P>: Send {
     }
 
     /// Prints a page's text to `out` as it is made.
-    fn page(&mut self, page: P, out: &mut Pieces) -> io::Result<()>;
+    fn page(&mut self, page: &P, out: &mut Pieces) -> io::Result<()>;
 
     /// The text after the last page.
     fn end(self) -> String;
 }
 
 impl<P, D: Document<P>> pipeline::Printer<P> for D {
-    fn print(&mut self, page: P, out: &mut Pieces) -> io::Result<()> {
+    fn print(&mut self, page: &P, out: &mut Pieces) -> io::Result<()> {
         self.page(page, out)
     }
 }
@@ -162,8 +162,8 @@ impl<F> Csv<F> {
 }
 
 impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
-    fn page(&mut self, page: P, out: &mut Pieces) -> io::Result<()> {
-        let listing = (self.listing)(&page);
+    fn page(&mut self, page: &P, out: &mut Pieces) -> io::Result<()> {
+        let listing = (self.listing)(page);
         self.pages += 1;
         out.write_all(
             match self.pages {
@@ -189,9 +189,9 @@ struct ExportCsv {
 }
 
 impl Document<Vec<Run>> for ExportCsv {
-    fn page(&mut self, runs: Vec<Run>, out: &mut Pieces) -> io::Result<()> {
+    fn page(&mut self, runs: &Vec<Run>, out: &mut Pieces) -> io::Result<()> {
         self.pages += 1;
-        export::write_csv(&runs, self.pages == 1, out)
+        export::write_csv(runs, self.pages == 1, out)
     }
 
     fn end(self) -> String {
@@ -218,10 +218,10 @@ impl HistoryJson {
 impl Document<(Vec<Run>, Summaries)> for HistoryJson {
     fn page(
         &mut self,
-        (runs, summaries): (Vec<Run>, Summaries),
+        (runs, summaries): &(Vec<Run>, Summaries),
         out: &mut Pieces,
     ) -> io::Result<()> {
-        for run in &runs {
+        for run in runs {
             let of_run = summaries.get(&run.id.unwrap_or_default());
             let element = render::HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice));
             self.array.write_element(&element, out)?;
@@ -252,7 +252,7 @@ impl Document<Vec<Run>> for ExportJson {
         std::mem::take(&mut self.head)
     }
 
-    fn page(&mut self, runs: Vec<Run>, out: &mut Pieces) -> io::Result<()> {
+    fn page(&mut self, runs: &Vec<Run>, out: &mut Pieces) -> io::Result<()> {
         (runs.iter()).try_for_each(|run| self.export.write_run(run, out))
     }
 

@@ -5,7 +5,7 @@
 //! few pieces of text whatever the database's size or a run's.
 
 use std::io;
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError, channel, sync_channel};
 
 use crate::output::{Output, OutputError};
 
@@ -20,7 +20,7 @@ const PIECE: usize = 256 << 10;
 
 /// A printer of pages of type `P` to text, on the second thread.
 pub(super) trait Printer<P>: Send {
-    fn print(&mut self, page: P, out: &mut Pieces) -> io::Result<()>;
+    fn print(&mut self, page: &P, out: &mut Pieces) -> io::Result<()>;
 }
 
 /// Runs `produce`, which hands pages to the sender it is given (and returns its own
@@ -40,10 +40,15 @@ where
     std::thread::scope(|scope| {
         let (page_sender, page_queue) = sync_channel::<P>(PAGES_QUEUED);
         let (piece_sender, pieces) = sync_channel::<Vec<u8>>(PIECES_QUEUED);
-        let printing = scope.spawn(move || print_all(printer, page_queue, piece_sender));
+        // unbounded, so the printer never waits to hand a page back; this thread takes
+        // them as it sends the next ones, so few are ever there
+        let (spent_sender, spent) = channel::<P>();
+        let printing =
+            scope.spawn(move || print_all(printer, page_queue, piece_sender, spent_sender));
         let mut pages = Pages {
             sender: Some(page_sender),
             pieces: &pieces,
+            spent: &spent,
             out,
         };
         let produced = produce(&mut pages);
@@ -64,19 +69,22 @@ where
     })
 }
 
-/// The printer's loop: each page printed into pieces handed back, until the pages end
-/// or nobody takes the pieces any more (the writer failed).
+/// The printer's loop: each page printed into pieces handed back, and then the page
+/// itself, until the pages end or nobody takes the pieces any more (the writer failed).
 fn print_all<P, T: Printer<P>>(
     mut printer: T,
     pages: Receiver<P>,
     pieces: SyncSender<Vec<u8>>,
+    spent: Sender<P>,
 ) -> T {
     let mut writer = Pieces {
         gathered: Vec::with_capacity(PIECE),
         sender: pieces,
     };
     for page in pages {
-        if printer.print(page, &mut writer).is_err() {
+        let printed = printer.print(&page, &mut writer);
+        let _ = spent.send(page);
+        if printed.is_err() {
             return printer;
         }
     }
@@ -129,6 +137,10 @@ impl io::Write for Pieces {
 pub(super) struct Pages<'a, P> {
     sender: Option<SyncSender<P>>,
     pieces: &'a Receiver<Vec<u8>>,
+    /// Pages printed, handed back to be dropped on this thread, which allocated them:
+    /// freed on the printer's, each block waited for a lock on this thread's arena of
+    /// the system allocator (a fifth of a listing's time).
+    spent: &'a Receiver<P>,
     out: &'a mut Output,
 }
 
@@ -153,6 +165,9 @@ impl<P> Pages<'_, P> {
         }
         while let Ok(piece) = self.pieces.try_recv() {
             self.out.write_bytes(&piece)?;
+        }
+        while let Ok(page) = self.spent.try_recv() {
+            drop(page);
         }
         Ok(())
     }

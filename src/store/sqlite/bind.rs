@@ -37,6 +37,26 @@ impl rusqlite::ToSql for Value<'_> {
 
 /// Column `idx` of `row` as a value of `kind`; text borrowed from the row.
 fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
+    // what SQLite holds, when it is what the column's kind reads, taken as it is: a
+    // walk of the history reads some fifty million values; anything else is converted
+    // (or refused, naming the column) below
+    match (kind, row.get_ref(idx)?) {
+        (_, ValueRef::Null) => return Ok(Value::Null),
+        (Kind::Integer, ValueRef::Integer(v)) => return Ok(Value::Integer(v)),
+        (Kind::Real, ValueRef::Real(v)) => return Ok(Value::Real(v)),
+        (Kind::Bool, ValueRef::Integer(v)) => return Ok(Value::Bool(v != 0)),
+        (Kind::Text, ValueRef::Text(bytes)) => {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return Ok(text.into());
+            }
+        }
+        _ => {}
+    }
+    converted(row, idx, kind)
+}
+
+/// [`read`] of a value SQLite holds as another type than the column's kind reads.
+fn converted<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
     // names the column and the value, as a decoding error does: a run an older iozone
     // wrote with a value this one cannot read (`db check` finds them)
     let conversion = |text: &str| {
