@@ -55,7 +55,11 @@ pub(super) fn walk(
             // what the server has still to send is not wanted: it stops, not the reading
             let _ = cancel.cancel_query(super::tls::LazyTls);
             drop(rows);
-            let _ = tx.rollback();
+            // a cancel that comes once the statement has ended cancels the next one,
+            // the rollback: a second one ends the transaction then
+            if tx.rollback().is_err() {
+                let _ = client.batch_execute("ROLLBACK");
+            }
             return Ok(());
         }
     }
