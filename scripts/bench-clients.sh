@@ -9,20 +9,25 @@
 # a run uses) and their share of a cell's time at the default sizes (target: under 1%),
 # and how far apart the ranks leave a meeting, on the host's monotonic clock.
 #
-#   [SIZE=512M] [RANDOM_SIZE=16M] scripts/bench-clients.sh [DIR] [ROUNDS]
+#   [SIZE=512M] [RANDOM_SIZE=64M] [DIRECT_ROUNDS=5] scripts/bench-clients.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-clients (on the filesystem under the checkout); ROUNDS
-# to 3. Needs 4 × SIZE free in DIR. SIZE is large because fio times a job in whole
-# milliseconds: a buffered read of 32 MiB from the page cache takes two. Runs as root (mpirun --allow-run-as-root); installs
-# Open MPI, fio and iozone3 (Debian non-free, through a sources entry added for the
-# install and removed after) when they are missing.
+# (of the buffered rows) to 3, DIRECT_ROUNDS (of the direct random reads) to 5: a
+# direct round is the device's moment, and with 3 rounds of 16 MiB (a quarter second
+# each) the median was one such moment — two executions each put one row at 0.92 with
+# the two tools' rounds overlapping. Needs 4 × SIZE free in DIR. SIZE is large because
+# fio times a job in whole milliseconds: a buffered read of 32 MiB from the page cache
+# takes two. Runs as root (mpirun --allow-run-as-root); installs Open MPI, fio and
+# iozone3 (Debian non-free, through a sources entry added for the install and removed
+# after) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=${1:-target/bench-clients}
 rounds=${2:-3}
 size=${SIZE:-512M}
-random_size=${RANDOM_SIZE:-16M}
+random_size=${RANDOM_SIZE:-64M}
+direct_rounds=${DIRECT_ROUNDS:-5}
 
 missing=()
 command -v mpirun >/dev/null || missing+=(openmpi-bin libopenmpi-dev libclang-dev)
@@ -51,12 +56,12 @@ fi
 cargo build --release --quiet --features mpi --bin iozone --example meeting_cost
 mkdir -p "$dir"
 
-exec python3 - "$dir" "$rounds" "$size" "$random_size" <<'PY'
+exec python3 - "$dir" "$rounds" "$size" "$random_size" "$direct_rounds" <<'PY'
 import glob, json, os, re, statistics, subprocess, sys
 
-dir, rounds, size, random_size = sys.argv[1:5]
+dir, rounds, size, random_size, direct_rounds = sys.argv[1:6]
 meet_bin = os.path.abspath("target/release/examples/meeting_cost")
-dir, rounds = os.path.abspath(dir), int(rounds)
+dir, rounds, direct_rounds = os.path.abspath(dir), int(rounds), int(direct_rounds)
 iozone = os.path.abspath("target/release/iozone")
 MiB = 1 << 20
 # --bind-to none: Open MPI pins each rank to a core by default (at 2 ranks or fewer),
@@ -131,7 +136,7 @@ def fio(n, workload):
 
 load = lambda: os.getloadavg()[0]
 print(f"many clients: iozone (mpirun -np N) vs iozone3 -t N vs fio --numjobs=N, {rounds} "
-      f"alternated rounds, MiB/s medians, in {dir}")
+      f"alternated rounds ({direct_rounds} direct), MiB/s medians, in {dir}")
 print(f"load average at the start: {load():.2f}")
 print(f"{'workload':<14}{'N':>2}  {'test':<12}{'iozone':>9}{'iozone3':>9}{'parent':>9}"
       f"{'fio':>9}{'ratio':>7}  verdict  load  iozone range / fio range")
@@ -141,7 +146,7 @@ for workload in ["buffered 64k", "direct 4k"]:
     for n in [1, 2, 4]:
         a, b, c = {}, {}, {}
         loads = []
-        for r in range(rounds):
+        for r in range(rounds if workload == "buffered 64k" else direct_rounds):
             # alternate who goes first, so that no tool always finds the cache warmer
             order = [ours, iozone3, fio][r % 3:] + [ours, iozone3, fio][:r % 3]
             for tool in order:

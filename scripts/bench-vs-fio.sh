@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs `iozone run` and fio on the same workloads, alternating, several times, and
-# prints each pair's medians and the ratio iozone/fio: one I/O at a time (fio's psync
-# against iozone's posix engine), then queue depth (fio's io_uring against iozone's
-# uring engine at the same depth). Also measures what latency recording costs (at depth
-# 1 and at depth 32) and whether peak memory grows with the file size.
+# prints each pair's medians and the ratio iozone/fio (of the io_uring rows: the median
+# of the rounds' own ratios, each round's runs being next to each other in time): one
+# I/O at a time (fio's psync against iozone's posix engine), then queue depth (fio's
+# io_uring against iozone's uring engine at the same depth), with the ratio of the two
+# medians beside it ("med/med"). Also measures what latency recording costs (at depth 1
+# and at depth 32) and whether peak memory grows with the file size.
 #
 #   [SIZE=256M] [URING_SIZE=64M] [SEQ_SIZE=256M] [ROWS=REGEX] scripts/bench-vs-fio.sh [DIR] [ROUNDS]
 #
@@ -227,7 +229,7 @@ def alternated(*sides):
 print()
 print(f"iozone (uring) vs fio (io_uring), same depth, {rounds} alternated rounds, "
       f"load {load()} at {time.strftime('%H:%M')}")
-print(f"{'workload':<28}{'iozone':>9}{'fio':>9}{'ratio':>7}{'target':>8}  verdict  "
+print(f"{'workload':<28}{'iozone':>9}{'fio':>9}{'ratio':>7}{'med/med':>8}{'target':>8}  verdict  "
       f"iozone range / fio range    {'fio huge':>9}{'ratio':>7}  {'again':<13}load")
 
 URING = []  # label, fio rw, iozone test, record, depth, direct, file size
@@ -242,15 +244,22 @@ for depth in [1, 4, 8, 32]:
     ]
 URING.append(("4k randread buffered qd32", "randread", "random_read", 4096, 32, False, uring_size))
 
+def paired(ours, theirs):
+    """The median of the rounds' own ratios: each round's two runs are next to each
+    other in time, so a drift of the device between rounds (which moved fio against
+    itself by 0.75..1.17 between executions) divides out instead of landing in one
+    side's median."""
+    return statistics.median(o / t for o, t in zip(ours, theirs))
+
 def report(label, ours, theirs, huge, again, still, want):
     o, f = statistics.median(ours), statistics.median(theirs)
-    ratio = o / f
+    ratio = paired(ours, theirs)
     verdict = "    " if want is None else "ok  " if ratio >= want else "MISS"
     target = "" if want is None else f"{want:.2f}"
     spread = f"{min(ours):.0f}..{max(ours):.0f} / {min(theirs):.0f}..{max(theirs):.0f}"
-    h = f"{statistics.median(huge):>9.1f}{o / statistics.median(huge):>7.2f}" if huge else f"{'-':>9}{'-':>7}"
+    h = f"{statistics.median(huge):>9.1f}{paired(ours, huge):>7.2f}" if huge else f"{'-':>9}{'-':>7}"
     flag = f"{again}" + (f" ({still} shared)" if still else "")
-    print(f"{label:<28}{o:>9.1f}{f:>9.1f}{ratio:>7.2f}{target:>8}  {verdict}     "
+    print(f"{label:<28}{o:>9.1f}{f:>9.1f}{ratio:>7.2f}{o / f:>8.2f}{target:>8}  {verdict}     "
           f"{spread:<26}{h}  {flag:<13}{load()}", flush=True)
     return verdict == "MISS"
 

@@ -9,9 +9,11 @@ pub fn exec(args: ShowArgs, context: &Context) -> anyhow::Result<()> {
     let shell = &context.shell;
     let store = context.read_store()?;
     let id = store.resolve(&args.run)?;
-    let run = store
+    let mut run = store
         .load_run(id)?
         .ok_or_else(|| StoreError::NoSuchRun(args.run.to_string()))?;
+    // a run whose process is gone is shown as `history` lists it, not as `running`
+    crate::killed::show_as_ended(std::slice::from_mut(&mut run));
     let text = match args.format {
         ListFormat::Json => render::json(&run),
         ListFormat::Csv => crate::export::results_csv(&run),

@@ -41,6 +41,15 @@ fn rank_pid(mpirun: u32, rank: u32) -> u32 {
         .unwrap_or_else(|| panic!("no rank {rank} among {children:?}"))
 }
 
+/// Whether the process `pid` runs (a zombie, exited but not reaped, does not).
+fn is_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
 #[test]
 fn a_rank_killed_stops_the_job_and_the_run_is_recorded_failed_naming_it() {
     let scene = Scene::new();
@@ -63,6 +72,47 @@ fn a_rank_killed_stops_the_job_and_the_run_is_recorded_failed_naming_it() {
         failure["error"].as_str().unwrap().contains("died"),
         "{failure}"
     );
+    assert_no_leftovers(scene.dir.path());
+}
+
+#[test]
+fn rank_0_killed_leaves_the_run_to_the_next_run_which_marks_it_aborted() {
+    let scene = Scene::new();
+    let _one = super::ONE_JOB.lock().unwrap_or_else(|p| p.into_inner());
+    let mut cmd = long_run(&scene.db, scene.dir.path());
+    let (mut job, _stderr, _) = spawn_until(cmd.stdout(Stdio::null()), "Measured");
+    let ranks: Vec<u32> = (0..4).map(|rank| rank_pid(job.id(), rank)).collect();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(ranks[0] as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let status = wait_bounded(&mut job, "the job stopped after rank 0 was killed");
+    assert!(!status.success());
+    // the launcher may leave before the other ranks have (and leave them zombies for
+    // init to reap): the next run comes after they ended
+    let gone = std::time::Instant::now();
+    while ranks.iter().any(|&pid| is_alive(pid)) {
+        assert!(gone.elapsed().as_secs() < 30, "ranks {ranks:?} still alive");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // no one was left to mark it: shown aborted, as any run whose process is gone
+    let run = shown(&scene.db, "1");
+    assert_eq!(run["status"], "aborted", "{run}");
+    // the next run (one process, no launcher) in the directory marks it for good and
+    // removes what the dead rank 0 could not
+    let next = scene
+        .iozone()
+        .args(["run", "-s", "64k", "-r", "4k", "-n", "1", "-d"])
+        .arg(scene.dir.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{said}");
+    assert!(said.contains("Marked run 1 aborted"), "{said}");
+    let aborted = scene.history(&["--status", "aborted"]);
+    assert_eq!(aborted.len(), 1, "{aborted:?}");
+    assert_eq!(aborted[0]["id"], 1, "{aborted:?}");
     assert_no_leftovers(scene.dir.path());
 }
 

@@ -58,8 +58,10 @@ fn a_killed_run_is_aborted_and_the_next_run_removes_its_file() {
     let left = leftovers(&dir);
     assert_eq!(left.len(), 1, "{left:?}");
 
-    // shown as aborted at once; still `running` in the store
+    // shown as aborted at once, by `history` and `show`; still `running` in the store
     assert_eq!(history(&db, &[])[0]["status"], "aborted");
+    let shown = json(ok(&db, &["show", "1", "--format", "json"]).as_bytes());
+    assert_eq!(shown["status"], "aborted", "{shown}");
     assert_eq!(
         history(&db, &["--status", "running"]),
         serde_json::json!([])
