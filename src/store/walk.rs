@@ -1,11 +1,11 @@
 //! Walks: every run a filter selects, read in one pass as the database hands its rows
 //! over, each run passed on with what the walk reads beside its record. SQLite steps
 //! one ordered scan of the runs and finds each run's rows through their keys, in one
-//! read transaction; PostgreSQL sends one statement's rows, each run's followed by the
-//! rows beside it, as it finds them, and they are decoded as they arrive. Neither
-//! restarts a query per page of runs, and memory holds a run, not the database. What must finish with a page before the next is read (`sync`, which
-//! writes each page elsewhere) lists the runs a page at a time instead
-//! ([`for_each_page`]).
+//! read transaction; PostgreSQL sends one statement's rows, a row per run with the rows
+//! beside it as arrays, as it finds them, and they are decoded as they arrive. Neither
+//! restarts a query per page of runs, and memory holds a run, not the database. What
+//! must finish with a page before the next is read (`sync`, which writes each page
+//! elsewhere) lists the runs a page at a time instead ([`for_each_page`]).
 
 use std::ops::ControlFlow;
 

@@ -1,10 +1,13 @@
 //! PostgreSQL's walk: one statement whose rows the server sends as it finds them and
-//! which are decoded as they arrive. For each run, in the walk's order, a row of the
-//! run (its columns as one record, its labels and tags as arrays), then a row per row
-//! of the tables beside it that the walk reads (its results; or its summaries, and the
-//! figures of a run that keeps none): a nested loop over the runs' index, through each
-//! table's key, so that nothing is sorted or gathered on the server first and the
-//! server finds the next rows while these are decoded. Memory holds a run.
+//! which are decoded as they arrive, a row per run, in the walk's order: the run's
+//! columns as one record, then its labels, its tags, its results (or its summaries,
+//! and the figures of a run that keeps none) each as an array of records. A row per
+//! run, not one per result: the driver's cost of a row (a message handed over through
+//! its runtime, the row's offsets gathered) was about a third of the reading thread's
+//! time when each result came as one (21 rows a run). The runs come through their index and each
+//! run's rows through their tables' keys, so that nothing is sorted or gathered on the
+//! server first and the server finds the next run while this one is decoded. Memory
+//! holds a run.
 
 use std::error::Error;
 
@@ -21,14 +24,12 @@ use crate::store::statements::{self, Statement};
 use crate::store::walk::{Each, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults};
 
-/// What a row of the walk holds, in its first column.
-const RUN: i32 = 0;
-const RESULT: i32 = 1;
-const SUMMARY: i32 = 2;
-
-/// Where the rows beside a run begin: after the kind, the run's record, its labels
-/// and its tags.
-const BESIDE: usize = 4;
+/// The columns of a walk's row.
+const RUN: usize = 0;
+const LABELS: usize = 1;
+const TAGS: usize = 2;
+const RESULTS: usize = 3;
+const SUMMARIES: usize = 4;
 
 pub(super) fn walk(
     client: &mut Client,
@@ -49,84 +50,22 @@ pub(super) fn walk(
         .map(|v| &**v as &(dyn postgres::types::ToSql + Sync));
     let cancel = tx.cancel_token();
     let mut rows = tx.query_raw(&numbered(&statement.sql), params)?;
-    let mut current: Option<Reading> = None;
-    let mut stopped = false;
     while let Some(row) = rows.next()? {
-        match get::<i32>(&row, 0)? {
-            RUN => {
-                let run = shape.run(&row)?;
-                if let Some(done) = current.replace(Reading::new(run))
-                    && each(done.walked(walk)).is_break()
-                {
-                    stopped = true;
-                    break;
-                }
+        if each(shape.walked(&row, walk)?).is_break() {
+            // what the server has still to send is not wanted: it stops, not the reading
+            let _ = cancel.cancel_query(super::tls::LazyTls);
+            drop(rows);
+            // a cancel that comes once the statement has ended cancels the next one,
+            // the rollback: a second one ends the transaction then
+            if tx.rollback().is_err() {
+                let _ = client.batch_execute("ROLLBACK");
             }
-            kind => {
-                let reading = current.as_mut().ok_or_else(out_of_order)?;
-                shape.add(&row, kind, reading)?;
-            }
+            return Ok(());
         }
-    }
-    if stopped {
-        // what the server has still to send is not wanted: it stops, not the reading
-        let _ = cancel.cancel_query(super::tls::LazyTls);
-        drop(rows);
-        let _ = tx.rollback();
-        return Ok(());
     }
     drop(rows);
-    if let Some(done) = current {
-        let _ = each(done.walked(walk));
-    }
     tx.rollback()?;
     Ok(())
-}
-
-/// The walk's rows came in an order the statement does not give.
-fn out_of_order() -> Fail {
-    Fail::Bad("the server sent a walk's rows out of their runs' order".into())
-}
-
-/// A run being read, with what has come beside it so far.
-struct Reading {
-    run: Run,
-    results: RunResults,
-    summaries: Vec<RowSummary>,
-}
-
-impl Reading {
-    fn new(run: Run) -> Reading {
-        Reading {
-            run,
-            results: RunResults::default(),
-            summaries: Vec::new(),
-        }
-    }
-
-    /// The run as the walk hands it on.
-    fn walked(self, walk: Walk) -> Walked {
-        let Reading {
-            mut run,
-            mut results,
-            mut summaries,
-        } = self;
-        results.sort();
-        if !walk.summaries() {
-            results.fill(&mut run);
-            return Walked {
-                run,
-                summaries: Vec::new(),
-            };
-        }
-        // a run with one figure per key keeps no summaries: they are its figures
-        match summaries.is_empty() {
-            true => summaries = RowSummary::of(&results.results),
-            // in key order, as those derived come
-            false => summaries.sort_by_key(|r| r.key(&Params::default())),
-        }
-        Walked { run, summaries }
-    }
 }
 
 /// What the walk's rows hold: the run's columns, and the columns of each table beside.
@@ -150,183 +89,136 @@ impl Shape {
         }
     }
 
-    /// The walk's statement: the runs `filter` selects, each followed by the rows
-    /// beside it. Every row has the same columns: the kind, the run's record, its
-    /// labels, its tags (each key then its value), a result's columns and a summary's, those a
-    /// row is not null.
+    /// The walk's statement: a row for each run `filter` selects, in its order, with
+    /// the columns [`RUN`], [`LABELS`], [`TAGS`], [`RESULTS`] and [`SUMMARIES`] (those
+    /// the walk does not read null). The arrays are in no order: the run's labels
+    /// carry their positions, and the rest is put in order here, as a sort on the
+    /// server for each run cost more than the rows it sorted.
     fn statement(&self, filter: &RunFilter, walk: Walk) -> Statement {
         let runs = statements::walk_runs("iozone.", filter, &self.run, walk.by_host());
-        let results = names_and_kinds(self.detail.columns());
-        let summaries = match self.summaries {
-            true => names_and_kinds(SUMMARY_COLUMNS),
-            false => Vec::new(),
-        };
         let record: Vec<String> = self.run.iter().map(|c| format!("r.{}", c.name)).collect();
-        // the tags as one array, each key followed by its value: one look at the
-        // tags' key a run, not one for the keys and another for the values
         let (labels, tags) = match self.labels {
             true => (
-                "ARRAY(SELECT label FROM iozone.run_labels l WHERE l.run_id = r.id ORDER BY position)",
-                "ARRAY(SELECT p.word FROM iozone.run_tags t, \
-                 LATERAL (VALUES (1, t.key), (2, t.value)) p (place, word) \
-                 WHERE t.run_id = r.id ORDER BY t.key, p.place)",
+                "ARRAY(SELECT ROW(l.position, l.label) FROM iozone.run_labels l WHERE l.run_id = r.id)",
+                "ARRAY(SELECT ROW(t.key, t.value) FROM iozone.run_tags t WHERE t.run_id = r.id)",
             ),
-            false => ("NULL::text[]", "NULL::text[]"),
+            false => ("NULL", "NULL"),
         };
-        let run_row = [
-            vec![
-                format!("{RUN} AS kind"),
-                format!("ROW({}) AS run", record.join(", ")),
-                format!("{labels} AS labels"),
-                format!("{tags} AS tags"),
-            ],
-            nulls(&results),
-            nulls(&summaries),
-        ];
-        let beside = |kind: i32| {
-            vec![
-                kind.to_string(),
-                "NULL".into(),
-                "NULL".into(),
-                "NULL".into(),
-            ]
-        };
-        let result_row = [beside(RESULT), named(&results, "x"), nulls(&summaries)];
         // the figures of a walk of summaries are those of the runs that keep none
         let which = match self.summaries {
             true => " AND NOT EXISTS (SELECT 1 FROM iozone.run_summaries s WHERE s.run_id = r.id)",
             false => "",
         };
-        let mut branches = vec![
-            format!("SELECT {}", run_row.concat().join(", ")),
-            format!(
-                "SELECT {} FROM iozone.results x WHERE x.run_id = r.id{which}",
-                result_row.concat().join(", ")
+        let results = format!(
+            "ARRAY(SELECT ROW({}) FROM iozone.results x WHERE x.run_id = r.id{which})",
+            named(beside(self.detail.columns()), "x")
+        );
+        let summaries = match self.summaries {
+            true => format!(
+                "ARRAY(SELECT ROW({}) FROM iozone.run_summaries s WHERE s.run_id = r.id)",
+                named(beside(SUMMARY_COLUMNS), "s")
             ),
-        ];
-        if self.summaries {
-            let summary_row = [beside(SUMMARY), nulls(&results), named(&summaries, "s")];
-            branches.push(format!(
-                "SELECT {} FROM iozone.run_summaries s WHERE s.run_id = r.id",
-                summary_row.concat().join(", ")
-            ));
-        }
+            false => "NULL".into(),
+        };
         Statement {
-            // the runs' order, which the nested loop keeps: each run's rows stay together,
-            // its own first
+            // the runs' order, which the rows keep as the runs come
             sql: format!(
-                "SELECT y.* FROM ({}) r CROSS JOIN LATERAL ({}) y{}",
+                "SELECT ROW({}), {labels}, {tags}, {results}, {summaries} FROM ({}) r{}",
+                record.join(", "),
                 runs.sql,
-                branches.join(" UNION ALL "),
                 crate::store::filter::order(filter, walk.by_host()),
             ),
             params: runs.params,
         }
     }
 
-    /// The run a row of kind [`RUN`] holds, with its labels and tags.
+    /// The run a row holds, as the walk hands it on.
+    fn walked(&self, row: &Row, walk: Walk) -> Result<Walked, Fail> {
+        let mut run = self.run(row)?;
+        let mut results = RunResults::default();
+        let columns = beside(self.detail.columns());
+        for record in get::<Records>(row, RESULTS)?.0 {
+            results.add(record.decode(columns, ResultRow::blank())?);
+        }
+        results.sort();
+        if !walk.summaries() {
+            results.fill(&mut run);
+            return Ok(Walked {
+                run,
+                summaries: Vec::new(),
+            });
+        }
+        let kept = get::<Records>(row, SUMMARIES)?.0;
+        // a run with one figure per key keeps no summaries: they are its figures
+        let summaries = match kept.is_empty() {
+            true => RowSummary::of(&results.results),
+            false => {
+                let mut summaries = (kept.into_iter())
+                    .map(|r| {
+                        Ok(r.decode(beside(SUMMARY_COLUMNS), SummaryRow::blank())?
+                            .summary)
+                    })
+                    .collect::<Result<Vec<_>, Fail>>()?;
+                // in key order, as those derived come
+                summaries.sort_by_key(|r| r.key(&Params::default()));
+                summaries
+            }
+        };
+        Ok(Walked { run, summaries })
+    }
+
+    /// The run a row holds, with its labels and tags.
     fn run(&self, row: &Row) -> Result<Run, Fail> {
-        let record: Record = get(row, 1)?;
-        let read = |idx: usize, kind: Kind| record.read(idx, kind);
-        let mut run = columns::decode(self.run.iter().copied(), Run::default(), read, |_, e| {
-            Fail::Bad(e.to_string())
-        })?;
+        let record: Record = get(row, RUN)?;
+        let mut run = record.decode(self.run.iter().copied(), Run::default())?;
         if self.labels {
-            run.labels = get(row, 2)?;
-            let tags: Vec<String> = get(row, 3)?;
-            let mut words = tags.into_iter();
-            while let (Some(key), Some(value)) = (words.next(), words.next()) {
-                run.tags.insert(key, value);
+            let mut labels = (get::<Records>(row, LABELS)?.0.into_iter())
+                .map(|r| {
+                    let (position, label) = r.pair(Kind::Integer, Kind::Text)?;
+                    Ok((
+                        position.int().map_err(Fail::Bad)?,
+                        label.text().map_err(Fail::Bad)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, Fail>>()?;
+            // labels keep the order they were given in
+            labels.sort_by_key(|(position, _)| *position);
+            run.labels = labels.into_iter().map(|(_, label)| label).collect();
+            for tag in get::<Records>(row, TAGS)?.0 {
+                let (key, value) = tag.pair(Kind::Text, Kind::Text)?;
+                let text = |v: Value| v.text().map_err(Fail::Bad);
+                run.tags.insert(text(key)?, text(value)?);
             }
         }
         Ok(run)
     }
-
-    /// Adds a row beside the run to what is read of it.
-    fn add(&self, row: &Row, kind: i32, reading: &mut Reading) -> Result<(), Fail> {
-        let id = reading.run.id.unwrap_or_default();
-        let results = self.detail.columns();
-        match kind {
-            RESULT => {
-                let result = decode_at(row, BESIDE, results, ResultRow::blank())?;
-                if result.run_id != id {
-                    return Err(out_of_order());
-                }
-                reading.results.add(result);
-            }
-            SUMMARY => {
-                let summary = decode_at(
-                    row,
-                    BESIDE + results.len(),
-                    SUMMARY_COLUMNS,
-                    SummaryRow::blank(),
-                )?;
-                if summary.run_id != id {
-                    return Err(out_of_order());
-                }
-                reading.summaries.push(summary.summary);
-            }
-            other => return Err(Fail::Bad(format!("a walk's row of unknown kind {other}"))),
-        }
-        Ok(())
-    }
 }
 
-/// A typed null for each of `columns`.
-fn nulls(columns: &[(&str, Kind)]) -> Vec<String> {
+/// The columns of a table beside the runs but its first, the run's id: the rows of a
+/// run come with it.
+fn beside<T>(columns: &'static [Column<T>]) -> &'static [Column<T>] {
+    debug_assert_eq!(columns[0].name, "run_id");
+    &columns[1..]
+}
+
+/// Each of `columns` of `table`, as a list.
+fn named<T>(columns: &[Column<T>], table: &str) -> String {
     (columns.iter())
-        .map(|(_, kind)| format!("NULL::{}", kind.postgres_type()))
-        .collect()
+        .map(|c| format!("{table}.{}", c.name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Each of `columns` of `table`.
-fn named(columns: &[(&str, Kind)], table: &str) -> Vec<String> {
-    (columns.iter())
-        .map(|(name, _)| format!("{table}.{name}"))
-        .collect()
-}
-
-/// Each column's name and kind.
-fn names_and_kinds<T>(columns: &[Column<T>]) -> Vec<(&'static str, Kind)> {
-    columns.iter().map(|c| (c.name, c.kind)).collect()
-}
-
-/// A model value from `columns` of `row`, the first at `offset`.
-fn decode_at<T>(row: &Row, offset: usize, columns: &[Column<T>], blank: T) -> Result<T, Fail> {
-    let read = |idx: usize, kind: Kind| super::read::read(row, offset + idx, kind);
-    columns::decode(columns, blank, read, |_, e| Fail::Bad(e.to_string()))
-}
-
-/// A record (`ROW(…)`) as the server sends it: each field's type and value, unread.
+/// A record (`ROW(…)`) as the server sends it: its number of fields, then each field's
+/// type, length and bytes. Read in order as they come, each checked against the kind
+/// the column is of, with nothing gathered first: a walk reads 20 records a run.
 struct Record<'a> {
-    fields: Vec<(Type, Option<&'a [u8]>)>,
+    raw: &'a [u8],
 }
 
 impl<'a> FromSql<'a> for Record<'a> {
     fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Record<'a>, Box<dyn Error + Sync + Send>> {
-        let mut rest = raw;
-        let mut take = |n: usize| -> Result<&'a [u8], Box<dyn Error + Sync + Send>> {
-            if rest.len() < n {
-                return Err("a record cut short".into());
-            }
-            let (now, later) = rest.split_at(n);
-            rest = later;
-            Ok(now)
-        };
-        let int = |bytes: &[u8]| i32::from_be_bytes(bytes.try_into().expect("four bytes"));
-        let count = int(take(4)?);
-        let mut fields = Vec::with_capacity(count.max(0) as usize);
-        for _ in 0..count {
-            let oid = int(take(4)?) as u32;
-            let ty = Type::from_oid(oid).ok_or_else(|| format!("a field of unknown type {oid}"))?;
-            let len = int(take(4)?);
-            let value = match len {
-                -1 => None,
-                len => Some(take(len.max(0) as usize)?),
-            };
-            fields.push((ty, value));
-        }
-        Ok(Record { fields })
+        Ok(Record { raw })
     }
 
     fn accepts(ty: &Type) -> bool {
@@ -334,27 +226,113 @@ impl<'a> FromSql<'a> for Record<'a> {
     }
 }
 
-impl Record<'_> {
-    /// Field `idx` as a value of `kind`.
-    fn read(&self, idx: usize, kind: Kind) -> Result<Value<'_>, Fail> {
-        let (ty, raw) = self
-            .fields
-            .get(idx)
-            .ok_or_else(|| Fail::Bad(format!("a run's record has no field {idx}")))?;
-        let raw = *raw;
+/// An array of records (`ARRAY(SELECT ROW(…) …)`) as the server sends it.
+struct Records<'a>(Vec<Record<'a>>);
+
+impl<'a> FromSql<'a> for Records<'a> {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Records<'a>, Box<dyn Error + Sync + Send>> {
+        let array = postgres_protocol::types::array_from_sql(raw)?;
+        if array.dimensions().count()? > 1 {
+            return Err("an array of more than one dimension".into());
+        }
+        let records = array.values().map(|value| match value {
+            Some(raw) => Ok(Record { raw }),
+            None => Err("a null record".into()),
+        });
+        Ok(Records(records.collect()?))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::RECORD_ARRAY
+    }
+}
+
+impl<'a> Record<'a> {
+    /// A model value from the record's fields, one for each of `columns` in order.
+    fn decode<'c, T: 'c>(
+        &self,
+        columns: impl IntoIterator<Item = &'c Column<T>>,
+        blank: T,
+    ) -> Result<T, Fail> {
+        let mut fields = Fields::of(self.raw)?;
+        let read = |idx: usize, kind: Kind| fields.next(idx, kind);
+        columns::decode(columns, blank, read, |_, e| Fail::Bad(e.to_string()))
+    }
+
+    /// The record's two fields, of the kinds given.
+    fn pair(&self, first: Kind, second: Kind) -> Result<(Value<'a>, Value<'a>), Fail> {
+        let mut fields = Fields::of(self.raw)?;
+        Ok((fields.next(0, first)?, fields.next(1, second)?))
+    }
+}
+
+/// The fields of a record not read yet.
+struct Fields<'a> {
+    rest: &'a [u8],
+    left: i32,
+}
+
+impl<'a> Fields<'a> {
+    fn of(raw: &'a [u8]) -> Result<Fields<'a>, Fail> {
+        let mut fields = Fields { rest: raw, left: 0 };
+        fields.left = fields.int()?;
+        Ok(fields)
+    }
+
+    /// The next field, number `idx`, as a value of `kind`.
+    fn next(&mut self, idx: usize, kind: Kind) -> Result<Value<'a>, Fail> {
+        if self.left <= 0 {
+            return Err(Fail::Bad(format!("a record has no field {idx}")));
+        }
+        self.left -= 1;
+        let oid = self.int()? as u32;
+        let raw = match self.int()? {
+            -1 => None,
+            len => Some(self.take(len.max(0) as usize)?),
+        };
+        let ty = match expected(kind) {
+            ty if ty.oid() == oid => ty,
+            _ => Type::from_oid(oid).unwrap_or(Type::UNKNOWN),
+        };
         let bad = |e: Box<dyn Error + Sync + Send>| {
-            Fail::Bad(format!("a run's field {idx} cannot be read: {e}"))
+            Fail::Bad(format!("a record's field {idx} cannot be read: {e}"))
         };
         Ok(match kind {
-            Kind::Integer => field::<Option<i64>>(ty, raw).map_err(bad)?.into(),
-            Kind::Real => field::<Option<f64>>(ty, raw).map_err(bad)?.into(),
-            Kind::Text => field::<Option<&str>>(ty, raw).map_err(bad)?.into(),
-            Kind::Bool => field::<Option<bool>>(ty, raw).map_err(bad)?.into(),
-            Kind::Time => field::<Option<chrono::DateTime<chrono::Utc>>>(ty, raw)
+            Kind::Integer => field::<Option<i64>>(&ty, raw).map_err(bad)?.into(),
+            Kind::Real => field::<Option<f64>>(&ty, raw).map_err(bad)?.into(),
+            Kind::Text => field::<Option<&str>>(&ty, raw).map_err(bad)?.into(),
+            Kind::Bool => field::<Option<bool>>(&ty, raw).map_err(bad)?.into(),
+            Kind::Time => field::<Option<chrono::DateTime<chrono::Utc>>>(&ty, raw)
                 .map_err(bad)?
                 .into(),
-            Kind::Uuid => field::<Option<uuid::Uuid>>(ty, raw).map_err(bad)?.into(),
+            Kind::Uuid => field::<Option<uuid::Uuid>>(&ty, raw).map_err(bad)?.into(),
         })
+    }
+
+    fn int(&mut self) -> Result<i32, Fail> {
+        let bytes = self.take(4)?;
+        Ok(i32::from_be_bytes(bytes.try_into().expect("four bytes")))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Fail> {
+        if self.rest.len() < n {
+            return Err(Fail::Bad("a record cut short".into()));
+        }
+        let (now, later) = self.rest.split_at(n);
+        self.rest = later;
+        Ok(now)
+    }
+}
+
+/// The type iozone's columns of `kind` are of.
+fn expected(kind: Kind) -> Type {
+    match kind {
+        Kind::Integer => Type::INT8,
+        Kind::Real => Type::FLOAT8,
+        Kind::Text => Type::TEXT,
+        Kind::Bool => Type::BOOL,
+        Kind::Time => Type::TIMESTAMPTZ,
+        Kind::Uuid => Type::UUID,
     }
 }
 
