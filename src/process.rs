@@ -11,33 +11,31 @@ pub fn this_process() -> Option<(u32, u64)> {
 }
 
 /// When the process `pid` started, in clock ticks since boot (/proc/PID/stat, field
-/// 22); `None` when there is no such process.
+/// 22); `None` when no such process runs: there is none, or it is a zombie waiting for
+/// its parent (a killed MPI rank stays one until its launcher, or init, reaps it).
 pub fn start_ticks(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat_start_ticks(&stat)
 }
 
-/// Field 22 of a /proc/PID/stat line. The command name (field 2) is in parentheses
-/// and may itself hold spaces and parentheses, so fields are counted after the last.
+/// Field 22 of a /proc/PID/stat line, unless its state (field 3) is a zombie's or a
+/// dead process's. The command name (field 2) is in parentheses and may itself hold
+/// spaces and parentheses, so fields are counted after the last.
 fn stat_start_ticks(stat: &str) -> Option<u64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(19)?.parse().ok()
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    if matches!(fields.next(), Some("Z" | "X") | None) {
+        return None;
+    }
+    fields.nth(18)?.parse().ok()
 }
 
-/// Whether the process `pid` runs: it exists and is not a zombie waiting for its
-/// parent (a killed MPI rank stays one until its launcher reaps it).
+/// Whether the process `pid` runs: it exists and is not a zombie.
 pub fn is_running(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rfind(')')
-        .and_then(|at| stat[at + 1..].split_whitespace().next());
-    !matches!(state, Some("Z" | "X") | None)
+    start_ticks(pid).is_some()
 }
 
 /// When the process `pid` started, by the wall clock (to a clock tick, rounded down);
-/// `None` when there is no such process.
+/// `None` when no such process runs (as [`start_ticks`]).
 pub fn started_at(pid: u32) -> Option<SystemTime> {
     let ticks = start_ticks(pid)?;
     let per_second = rustix::param::clock_ticks_per_second().max(1);
@@ -61,6 +59,8 @@ mod tests {
                     987654 1000 200";
         assert_eq!(stat_start_ticks(stat), Some(987654));
         assert_eq!(stat_start_ticks("4242 (short) S 1"), None);
+        let zombie = stat.replacen(") S ", ") Z ", 1);
+        assert_eq!(stat_start_ticks(&zombie), None);
     }
 
     #[test]

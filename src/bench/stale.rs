@@ -34,13 +34,11 @@ pub fn remove_stale_files(dir: &Path) -> Vec<PathBuf> {
             let meta = std::fs::symlink_metadata(entry.path()).ok()?;
             let kind = meta.file_type();
             let ours = meta.uid() == uid && if tree { kind.is_dir() } else { kind.is_file() };
+            // gone, or a zombie no one reaped yet (a rank whose launcher left)
             let dead = match crate::process::started_at(pid) {
+                None => true,
                 // the pid was reused: its process is younger than the file
-                Some(started) if crate::process::is_running(pid) => {
-                    meta.modified().is_ok_and(|written| started > written)
-                }
-                // gone, or a zombie no one reaped yet (a rank whose launcher left)
-                _ => true,
+                Some(started) => meta.modified().is_ok_and(|written| started > written),
             };
             let removed = match tree {
                 // never follows a link inside the tree

@@ -39,12 +39,9 @@ impl ThisBoot {
         }
         match (&run.host.boot_id, &self.boot_id) {
             (Some(then), Some(now)) if then != now => true,
-            (Some(_), Some(_)) => run.process.is_some_and(|p| {
-                // a zombie is dead: an MPI rank whose launcher left stays one until
-                // init reaps it
-                !crate::process::is_running(p.pid)
-                    || crate::process::start_ticks(p.pid) != Some(p.start_ticks)
-            }),
+            (Some(_), Some(_)) => run
+                .process
+                .is_some_and(|p| crate::process::start_ticks(p.pid) != Some(p.start_ticks)),
             _ => false,
         }
     }

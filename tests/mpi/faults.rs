@@ -41,15 +41,6 @@ fn rank_pid(mpirun: u32, rank: u32) -> u32 {
         .unwrap_or_else(|| panic!("no rank {rank} among {children:?}"))
 }
 
-/// Whether the process `pid` runs (a zombie, exited but not reaped, does not).
-fn is_alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
-    })
-}
-
 #[test]
 fn a_rank_killed_stops_the_job_and_the_run_is_recorded_failed_naming_it() {
     let scene = Scene::new();
@@ -92,7 +83,7 @@ fn rank_0_killed_leaves_the_run_to_the_next_run_which_marks_it_aborted() {
     // the launcher may leave before the other ranks have (and leave them zombies for
     // init to reap): the next run comes after they ended
     let gone = std::time::Instant::now();
-    while ranks.iter().any(|&pid| is_alive(pid)) {
+    while ranks.iter().any(|&pid| iozone::process::is_running(pid)) {
         assert!(gone.elapsed().as_secs() < 30, "ranks {ranks:?} still alive");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
