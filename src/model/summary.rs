@@ -3,7 +3,7 @@
 //! calls as it writes a run's results (and, for the runs whose figures are their own
 //! summaries, as it reads them), never the only copy of anything.
 
-use super::{CacheMode, EngineKind, Measurement, Params, RowKey, TestKind, by_row, throughputs};
+use super::{CacheMode, EngineKind, Measurement, Params, RowKey, TestKind};
 use crate::stats::Summary;
 use crate::stats::runlevel::{LevelParts, RunLevel};
 use crate::units::ByteSize;
@@ -48,32 +48,66 @@ impl RowSummary {
         // figure states, which is all a summary keeps (and all the store derives
         // summaries from)
         let any_run = Params::default();
-        by_row(&any_run, results)
-            .into_iter()
-            .map(|(key, mut figures)| {
-                // in the order a run's results are read back (`Measurement::list_order`),
-                // whatever order they were measured or written in: the variance's sum
-                // follows it
-                figures.sort_by_key(|m| m.repetition);
-                let figures = throughputs(&figures);
-                let summary = Summary::of(&figures);
-                let level = LevelParts::of(&figures);
-                RowSummary {
-                    test: key.test,
-                    file_size: key.file_size,
-                    record_size: key.record_size,
-                    engine: key.engine,
-                    cache: key.cache,
-                    repetitions: figures.len() as u32,
-                    median: summary.map(|s| s.median),
-                    least: summary.map(|s| s.min),
-                    greatest: summary.map(|s| s.max),
-                    positive_median: level.map(|l| l.median),
-                    positives: Some(level.map_or(0, |l| l.positives as u32)),
-                    log_variance: level.map(|l| l.log_variance),
+        // by row in key order, and within a row in the order a run's results are read
+        // back (`Measurement::list_order`), whatever order they were measured or
+        // written in: the variance's sum follows it. One sort of the figures, where a
+        // map of rows would allocate a list per row: a listing of the whole history
+        // summarizes every run that keeps no summaries as it reads it.
+        let mut figures: Vec<(RowKey, &Measurement)> =
+            (results.iter()).map(|m| (RowKey::of(&any_run, m), m)).collect();
+        figures.sort_by_key(|(key, m)| (*key, m.repetition));
+        (figures.chunk_by(|a, b| a.0 == b.0))
+            .map(|row| match row {
+                [(_, one)] => RowSummary::of_figure(one),
+                _ => {
+                    let throughputs: Vec<f64> = row.iter().map(|(_, m)| m.throughput).collect();
+                    RowSummary::of_row(row[0].0, &throughputs)
                 }
             })
             .collect()
+    }
+
+    /// The summary of a row's figures' throughputs, in repetition order.
+    fn of_row(key: RowKey, figures: &[f64]) -> RowSummary {
+        let summary = Summary::of(figures);
+        let level = LevelParts::of(figures);
+        RowSummary {
+            test: key.test,
+            file_size: key.file_size,
+            record_size: key.record_size,
+            engine: key.engine,
+            cache: key.cache,
+            repetitions: figures.len() as u32,
+            median: summary.map(|s| s.median),
+            least: summary.map(|s| s.min),
+            greatest: summary.map(|s| s.max),
+            positive_median: level.map(|l| l.median),
+            positives: Some(level.map_or(0, |l| l.positives as u32)),
+            log_variance: level.map(|l| l.log_variance),
+        }
+    }
+
+    /// The summary of a row of one figure (every row of a run that keeps no summaries):
+    /// the figure itself, as [`RowSummary::of_row`] finds it, without the lists that
+    /// `Summary` and `LevelParts` collect and sort.
+    fn of_figure(m: &Measurement) -> RowSummary {
+        let finite = Some(m.throughput).filter(|f| f.is_finite());
+        let positive = finite.filter(|f| *f > 0.0);
+        RowSummary {
+            test: m.test,
+            file_size: m.file_size,
+            record_size: m.record_size,
+            engine: m.engine,
+            cache: m.cache,
+            repetitions: 1,
+            median: finite,
+            least: finite,
+            greatest: finite,
+            positive_median: positive,
+            positives: Some(u32::from(positive.is_some())),
+            // the sample variance of one logarithm is 0
+            log_variance: positive.map(|_| 0.0),
+        }
     }
 
     /// The row this summarizes, of a run with `params`.
@@ -122,5 +156,74 @@ impl RowSummary {
             positives: None,
             log_variance: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(test: TestKind, record: u64, repetition: u32, throughput: f64) -> Measurement {
+        Measurement {
+            test,
+            file_size: ByteSize(1 << 20),
+            record_size: ByteSize(record),
+            repetition,
+            bytes: 1 << 20,
+            elapsed_ns: 1,
+            throughput,
+            latency_ns: None,
+            engine: EngineKind::Posix,
+            cache: CacheMode::Flush,
+            ops: None,
+        }
+    }
+
+    #[test]
+    fn a_row_of_one_figure_is_summarized_as_a_row_of_many_would_be() {
+        let figures = [
+            1.5e9,
+            0.0,
+            -3.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        for f in figures {
+            let m = figure(TestKind::Read, 4096, 1, f);
+            let key = RowKey::of(&Params::default(), &m);
+            let one = RowSummary::of_figure(&m);
+            let general = RowSummary::of_row(key, &[f]);
+            // NaN != NaN: compare the bits of what is kept
+            assert_eq!(format!("{one:?}"), format!("{general:?}"), "{f}");
+        }
+    }
+
+    #[test]
+    fn rows_come_in_key_order_each_in_repetition_order() {
+        let results = [
+            figure(TestKind::Read, 65536, 2, 3.0),
+            figure(TestKind::Write, 4096, 1, 1.0),
+            figure(TestKind::Read, 65536, 1, 5.0),
+            figure(TestKind::Read, 4096, 1, 2.0),
+            figure(TestKind::Read, 65536, 3, 4.0),
+        ];
+        let rows = RowSummary::of(&results);
+        let keys: Vec<(TestKind, u64, u32)> = (rows.iter())
+            .map(|r| (r.test, r.record_size.bytes(), r.repetitions))
+            .collect();
+        let mut expected = vec![
+            (TestKind::Write, 4096, 1),
+            (TestKind::Read, 4096, 1),
+            (TestKind::Read, 65536, 3),
+        ];
+        expected.sort_by_key(|(test, record, _)| {
+            RowKey::of(&Params::default(), &figure(*test, *record, 1, 0.0))
+        });
+        assert_eq!(keys, expected);
+        let three = rows.iter().find(|r| r.repetitions == 3).unwrap();
+        assert_eq!((three.median, three.least, three.greatest), (Some(4.0), Some(3.0), Some(5.0)));
+        assert_eq!(three.positives, Some(3));
     }
 }

@@ -43,11 +43,19 @@ where
         // unbounded, so the printer never waits to hand a page back; this thread takes
         // them as it sends the next ones, so few are ever there
         let (spent_sender, spent) = channel::<P>();
-        let printing =
-            scope.spawn(move || print_all(printer, page_queue, piece_sender, spent_sender));
+        // pieces written, handed back to be printed into again: a listing's gigabyte
+        // of text then passes through a few pieces, not thousands allocated and freed
+        let (written_sender, written) = channel::<Vec<u8>>();
+        let writer = Pieces {
+            gathered: Vec::with_capacity(PIECE),
+            sender: piece_sender,
+            written,
+        };
+        let printing = scope.spawn(move || print_all(printer, page_queue, writer, spent_sender));
         let mut pages = Pages {
             sender: Some(page_sender),
             pieces: &pieces,
+            written: written_sender,
             spent: &spent,
             out,
         };
@@ -74,13 +82,9 @@ where
 fn print_all<P, T: Printer<P>>(
     mut printer: T,
     pages: Receiver<P>,
-    pieces: SyncSender<Vec<u8>>,
+    mut writer: Pieces,
     spent: Sender<P>,
 ) -> T {
-    let mut writer = Pieces {
-        gathered: Vec::with_capacity(PIECE),
-        sender: pieces,
-    };
     for page in pages {
         let printed = printer.print(&page, &mut writer);
         let _ = spent.send(page);
@@ -98,6 +102,8 @@ fn print_all<P, T: Printer<P>>(
 pub(super) struct Pieces {
     gathered: Vec<u8>,
     sender: SyncSender<Vec<u8>>,
+    /// Pieces written, to print into again.
+    written: Receiver<Vec<u8>>,
 }
 
 impl Pieces {
@@ -105,7 +111,14 @@ impl Pieces {
         if self.gathered.is_empty() {
             return Ok(());
         }
-        let piece = std::mem::replace(&mut self.gathered, Vec::with_capacity(PIECE));
+        let next = match self.written.try_recv() {
+            Ok(mut written) => {
+                written.clear();
+                written
+            }
+            Err(_) => Vec::with_capacity(PIECE),
+        };
+        let piece = std::mem::replace(&mut self.gathered, next);
         (self.sender.send(piece)).map_err(|_| io::Error::other("the output failed"))
     }
 }
@@ -137,6 +150,8 @@ impl io::Write for Pieces {
 pub(super) struct Pages<'a, P> {
     sender: Option<SyncSender<P>>,
     pieces: &'a Receiver<Vec<u8>>,
+    /// Where pieces go back once written.
+    written: Sender<Vec<u8>>,
     /// Pages printed, handed back to be dropped on this thread, which allocated them:
     /// freed on the printer's, each block waited for a lock on this thread's arena of
     /// the system allocator (a fifth of a listing's time).
@@ -155,7 +170,7 @@ impl<P> Pages<'_, P> {
                     page = back;
                     // the printer has a page to print, so a piece will come
                     match self.pieces.recv() {
-                        Ok(piece) => self.out.write_bytes(&piece)?,
+                        Ok(piece) => write(self.out, &self.written, piece)?,
                         Err(_) => return Ok(()),
                     }
                 }
@@ -164,11 +179,19 @@ impl<P> Pages<'_, P> {
             }
         }
         while let Ok(piece) = self.pieces.try_recv() {
-            self.out.write_bytes(&piece)?;
+            write(self.out, &self.written, piece)?;
         }
         while let Ok(page) = self.spent.try_recv() {
             drop(page);
         }
         Ok(())
     }
+}
+
+/// Writes a piece to `out` and hands it back to the printer, to print into again.
+fn write(out: &mut Output, written: &Sender<Vec<u8>>, piece: Vec<u8>) -> Result<(), OutputError> {
+    out.write_bytes(&piece)?;
+    // the printer may have ended: the piece is then freed here
+    let _ = written.send(piece);
+    Ok(())
 }
