@@ -66,15 +66,44 @@ where
 {
     out.write(&document.head())?;
     let (count, document) = pipeline::print_pages(out, document, |pages| {
-        let mut count = 0;
-        store::walk_pages(store, filter, walk, |runs| {
-            count += runs.len();
-            pages.send(read(runs))?;
-            Ok::<_, E>(())
-        })?;
-        Ok::<_, E>(count)
+        send_pages::<_, E>(store, filter, walk, &mut read, pages)
     })?;
     out.write(&document.end())?;
+    Ok(count)
+}
+
+/// Every run `filter` selects, read as `walk` says and sent to the printer a page of
+/// [`store::PAGE`] at a time, each made ready by `read`; returns how many runs were
+/// sent.
+fn send_pages<P, E>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    walk: Walk,
+    read: &mut impl FnMut(Vec<Walked>) -> P,
+    pages: &mut pipeline::Pages<'_, P>,
+) -> Result<usize, E>
+where
+    E: From<StoreError> + From<OutputError>,
+{
+    let mut count = 0;
+    let mut page = Vec::with_capacity(store::PAGE);
+    store::walk(store, filter, walk, |run| {
+        page.push(run);
+        // what the printer printed meanwhile, written as it comes: a page's text is
+        // more pieces than their queue holds, and the printer must not wait for the
+        // next page to be read before it prints the rest of this one
+        pages.write_printed()?;
+        if page.len() == store::PAGE {
+            count += page.len();
+            let full = std::mem::replace(&mut page, Vec::with_capacity(store::PAGE));
+            pages.send(read(full))?;
+        }
+        Ok::<_, E>(())
+    })?;
+    if !page.is_empty() {
+        count += page.len();
+        pages.send(read(page))?;
+    }
     Ok(count)
 }
 

@@ -178,11 +178,17 @@ impl<P> Pages<'_, P> {
                 Err(TrySendError::Disconnected(_)) => return Ok(()),
             }
         }
-        while let Ok(piece) = self.pieces.try_recv() {
-            write(self.out, &self.written, piece)?;
-        }
+        self.write_printed()?;
         while let Ok(page) = self.spent.try_recv() {
             drop(page);
+        }
+        Ok(())
+    }
+
+    /// Writes the pieces printed so far, without waiting for more.
+    pub fn write_printed(&mut self) -> Result<(), OutputError> {
+        while let Ok(piece) = self.pieces.try_recv() {
+            write(self.out, &self.written, piece)?;
         }
         Ok(())
     }
