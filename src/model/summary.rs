@@ -53,8 +53,9 @@ impl RowSummary {
         // written in: the variance's sum follows it. One sort of the figures, where a
         // map of rows would allocate a list per row: a listing of the whole history
         // summarizes every run that keeps no summaries as it reads it.
-        let mut figures: Vec<(RowKey, &Measurement)> =
-            (results.iter()).map(|m| (RowKey::of(&any_run, m), m)).collect();
+        let mut figures: Vec<(RowKey, &Measurement)> = (results.iter())
+            .map(|m| (RowKey::of(&any_run, m), m))
+            .collect();
         figures.sort_by_key(|(key, m)| (*key, m.repetition));
         (figures.chunk_by(|a, b| a.0 == b.0))
             .map(|row| match row {
@@ -223,7 +224,10 @@ mod tests {
         });
         assert_eq!(keys, expected);
         let three = rows.iter().find(|r| r.repetitions == 3).unwrap();
-        assert_eq!((three.median, three.least, three.greatest), (Some(4.0), Some(3.0), Some(5.0)));
+        assert_eq!(
+            (three.median, three.least, three.greatest),
+            (Some(4.0), Some(3.0), Some(5.0))
+        );
         assert_eq!(three.positives, Some(3));
     }
 }

@@ -36,6 +36,7 @@ impl rusqlite::ToSql for Value<'_> {
 }
 
 /// Column `idx` of `row` as a value of `kind`; text borrowed from the row.
+#[inline]
 fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
     // what SQLite holds, when it is what the column's kind reads, taken as it is: a
     // walk of the history reads some fifty million values; anything else is converted
