@@ -40,23 +40,31 @@ where
     std::thread::scope(|scope| {
         let (page_sender, page_queue) = sync_channel::<P>(PAGES_QUEUED);
         let (piece_sender, pieces) = sync_channel::<Vec<u8>>(PIECES_QUEUED);
+        // pieces written, handed back to be filled again: a new one each time was
+        // memory the printer's thread first touched (a page fault for each 4 KiB),
+        // freed on this one
+        let (blank_sender, blanks) = channel::<Vec<u8>>();
         // unbounded, so the printer never waits to hand a page back; this thread takes
         // them as it sends the next ones, so few are ever there
         let (spent_sender, spent) = channel::<P>();
-        let printing =
-            scope.spawn(move || print_all(printer, page_queue, piece_sender, spent_sender));
+        let writer = Pieces {
+            gathered: Vec::with_capacity(PIECE),
+            sender: piece_sender,
+            blanks,
+        };
+        let printing = scope.spawn(move || print_all(printer, page_queue, writer, spent_sender));
         let mut pages = Pages {
             sender: Some(page_sender),
             pieces: &pieces,
+            blanks: blank_sender,
             spent: &spent,
             out,
         };
         let produced = produce(&mut pages);
         // no more pages: the printer ends once it has printed those queued
-        let out = pages.out;
-        drop(pages.sender);
+        drop(pages.sender.take());
         let written = match &produced {
-            Ok(_) => pieces.iter().try_for_each(|piece| out.write_bytes(&piece)),
+            Ok(_) => (pieces.iter()).try_for_each(|piece| write(pages.out, &pages.blanks, piece)),
             Err(_) => Ok(()),
         };
         drop(pieces);
@@ -74,13 +82,9 @@ where
 fn print_all<P, T: Printer<P>>(
     mut printer: T,
     pages: Receiver<P>,
-    pieces: SyncSender<Vec<u8>>,
+    mut writer: Pieces,
     spent: Sender<P>,
 ) -> T {
-    let mut writer = Pieces {
-        gathered: Vec::with_capacity(PIECE),
-        sender: pieces,
-    };
     for page in pages {
         let printed = printer.print(&page, &mut writer);
         let _ = spent.send(page);
@@ -98,6 +102,8 @@ fn print_all<P, T: Printer<P>>(
 pub(super) struct Pieces {
     gathered: Vec<u8>,
     sender: SyncSender<Vec<u8>>,
+    /// Pieces written, to be filled again.
+    blanks: Receiver<Vec<u8>>,
 }
 
 impl Pieces {
@@ -105,7 +111,14 @@ impl Pieces {
         if self.gathered.is_empty() {
             return Ok(());
         }
-        let piece = std::mem::replace(&mut self.gathered, Vec::with_capacity(PIECE));
+        let blank = match self.blanks.try_recv() {
+            Ok(mut blank) => {
+                blank.clear();
+                blank
+            }
+            Err(_) => Vec::with_capacity(PIECE),
+        };
+        let piece = std::mem::replace(&mut self.gathered, blank);
         (self.sender.send(piece)).map_err(|_| io::Error::other("the output failed"))
     }
 }
@@ -137,11 +150,21 @@ impl io::Write for Pieces {
 pub(super) struct Pages<'a, P> {
     sender: Option<SyncSender<P>>,
     pieces: &'a Receiver<Vec<u8>>,
+    /// Where pieces written go back to the printer.
+    blanks: Sender<Vec<u8>>,
     /// Pages printed, handed back to be dropped on this thread, which allocated them:
     /// freed on the printer's, each block waited for a lock on this thread's arena of
     /// the system allocator (a fifth of a listing's time).
     spent: &'a Receiver<P>,
     out: &'a mut Output,
+}
+
+/// Writes a piece printed to `out`, and hands it back to `blanks` to be filled again.
+fn write(out: &mut Output, blanks: &Sender<Vec<u8>>, piece: Vec<u8>) -> Result<(), OutputError> {
+    out.write_bytes(&piece)?;
+    // the printer may have ended: the piece is then dropped here
+    let _ = blanks.send(piece);
+    Ok(())
 }
 
 impl<P> Pages<'_, P> {
@@ -155,7 +178,7 @@ impl<P> Pages<'_, P> {
                     page = back;
                     // the printer has a page to print, so a piece will come
                     match self.pieces.recv() {
-                        Ok(piece) => self.out.write_bytes(&piece)?,
+                        Ok(piece) => write(self.out, &self.blanks, piece)?,
                         Err(_) => return Ok(()),
                     }
                 }
@@ -164,7 +187,7 @@ impl<P> Pages<'_, P> {
             }
         }
         while let Ok(piece) = self.pieces.try_recv() {
-            self.out.write_bytes(&piece)?;
+            write(self.out, &self.blanks, piece)?;
         }
         while let Ok(page) = self.spent.try_recv() {
             drop(page);

@@ -282,6 +282,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The next field, number `idx`, as a value of `kind`.
+    #[inline]
     fn next(&mut self, idx: usize, kind: Kind) -> Result<Value<'a>, Fail> {
         if self.left <= 0 {
             return Err(Fail::Bad(format!("a record has no field {idx}")));
@@ -347,6 +348,7 @@ fn expected_oid(kind: Kind) -> u32 {
 }
 
 /// A field of the type iozone's columns of `kind` are of ([`expected`]).
+#[inline]
 fn plain(kind: Kind, raw: Option<&[u8]>) -> Result<Value<'_>, Box<dyn Error + Sync + Send>> {
     let Some(raw) = raw else {
         return Ok(Value::Null);
