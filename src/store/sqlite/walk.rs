@@ -51,7 +51,8 @@ struct Beside<'c> {
     summaries: Option<CachedStatement<'c>>,
     /// How many measured and warm-up rounds the last run had: the next run's lists are
     /// made that large at once, since a history's runs are mostly alike, rather than
-    /// grown (and copied) four times each for 20 rounds.
+    /// grown (and copied) four times each for 20 rounds. A large run leaves the one
+    /// after it that much room, no more.
     rounds: (usize, usize),
 }
 
