@@ -16,6 +16,7 @@ mod check;
 mod files;
 mod key_order;
 mod schema;
+mod shared;
 mod walk;
 mod write;
 
@@ -453,7 +454,7 @@ impl Store for SqliteStore {
         };
         // Off for the import's transaction: each key it would check is an id this
         // transaction just gave a run, and with them on every statement of several
-        // results copies the pages it changes aside (`write::insert_results_sql`). The
+        // results copies the pages it changes aside (`write::insert_results_head`). The
         // import deletes what a deleted run's rows cascade to itself (`write.rs`).
         self.conn
             .pragma_update(None, "foreign_keys", false)

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::bind::values;
+use super::shared::{Inserts, Rows};
 use super::{SqliteStore, key_order};
 use crate::model::{Measurement, RowSummary, Run, RunPart};
 use crate::store::columns::{
@@ -90,39 +91,37 @@ pub(super) fn insert_results(conn: &Connection, id: i64, run: &Run) -> rusqlite:
     write_summaries(conn, id, &run.results)
 }
 
-/// `INSERT OR ROLLBACK` of `rows` results. A statement of several rows that may fail
-/// half-way (a constraint, a foreign key) copies each page it changes aside first, to
-/// undo its own rows alone: about a sixth of an iozone3 import's time. Rolling the whole transaction
-/// back instead needs no copy, and every write of results is its transaction's, which
-/// fails whole anyway. Foreign keys need the copy too: an import turns them off.
-fn insert_results_sql(rows: usize) -> String {
-    insert_sql("results", RESULT_COLUMNS, rows).replacen("INSERT", "INSERT OR ROLLBACK", 1)
+/// `INSERT OR ROLLBACK` of results, up to its values. A statement of several rows that
+/// may fail half-way (a constraint, a foreign key) copies each page it changes aside
+/// first, to undo its own rows alone: about a sixth of an iozone3 import's time.
+/// Rolling the whole transaction back instead needs no copy, and every write of results
+/// is its transaction's, which fails whole anyway. Foreign keys need the copy too: an
+/// import turns them off.
+fn insert_results_head() -> String {
+    let names: Vec<&str> = columns::inserted(RESULT_COLUMNS).map(|c| c.name).collect();
+    format!(
+        "INSERT OR ROLLBACK INTO results ({}) VALUES",
+        names.join(", ")
+    )
 }
 
 /// Inserts a run's measured results and its warm-up rounds' (flagged).
 fn insert_rows(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
-    // One statement for every full chunk, kept rather than looked up for each.
-    let mut full = conn.prepare_cached(&insert_results_sql(ROWS_PER_INSERT))?;
-    let mut rows = Vec::with_capacity(ROWS_PER_INSERT);
+    let mut inserts = Inserts::new(conn, insert_results_head());
+    let mut rows = Rows::new(columns::inserted(RESULT_COLUMNS).count());
     // Rows inserted in the table's key order append to its B-tree (see `key_order`).
     let groups = key_order::in_key_order(run);
     for chunk in groups.iter().flat_map(|g| g.chunks(ROWS_PER_INSERT)) {
         rows.clear();
-        rows.extend(chunk.iter().map(|&(warmup, m)| ResultRow {
-            run_id: id,
-            warmup,
-            measurement: m.clone(),
-        }));
-        let values = rusqlite::params_from_iter(
-            rows.iter()
-                .flat_map(|row| columns::encode(RESULT_COLUMNS, row)),
-        );
-        if chunk.len() == ROWS_PER_INSERT {
-            full.execute(values)?;
-        } else {
-            conn.prepare_cached(&insert_results_sql(chunk.len()))?
-                .execute(values)?;
+        for &(warmup, m) in chunk {
+            let row = ResultRow {
+                run_id: id,
+                warmup,
+                measurement: m.clone(),
+            };
+            rows.push(columns::encode(RESULT_COLUMNS, &row));
         }
+        inserts.insert(&rows)?;
     }
     Ok(())
 }
