@@ -49,6 +49,11 @@ struct Beside<'c> {
     results: CachedStatement<'c>,
     detail: Detail,
     summaries: Option<CachedStatement<'c>>,
+    /// How many measured and warm-up rounds the last run had: the next run's lists are
+    /// made that large at once, since a history's runs are mostly alike, rather than
+    /// grown (and copied) four times each for 20 rounds. A large run leaves the one
+    /// after it that much room, no more.
+    rounds: (usize, usize),
 }
 
 impl<'c> Beside<'c> {
@@ -74,6 +79,7 @@ impl<'c> Beside<'c> {
             results: conn.prepare_cached(&statements::select_results("", one, detail))?,
             detail,
             summaries,
+            rounds: (0, 0),
         })
     }
 
@@ -117,12 +123,16 @@ impl<'c> Beside<'c> {
 
     /// The results of run `id`, in the listing order.
     fn results(&mut self, id: i64) -> rusqlite::Result<RunResults> {
-        let mut results = RunResults::default();
+        let mut results = RunResults {
+            results: Vec::with_capacity(self.rounds.0),
+            warmup: Vec::with_capacity(self.rounds.1),
+        };
         let columns = self.detail.columns();
         each(&mut self.results, id, columns, ResultRow::blank(), |row| {
             results.add(row)
         })?;
         results.sort();
+        self.rounds = (results.results.len(), results.warmup.len());
         Ok(results)
     }
 }
