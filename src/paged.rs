@@ -86,23 +86,23 @@ where
     E: From<StoreError> + From<OutputError>,
 {
     let mut count = 0;
-    let mut page = Vec::with_capacity(store::PAGE);
+    let mut pager = store::Pager::default();
+    let mut send = |page: Vec<Walked>, pages: &mut pipeline::Pages<'_, P>| {
+        count += page.len();
+        pages.send(read(page))
+    };
     store::walk(store, filter, walk, |run| {
-        page.push(run);
         // what the printer printed meanwhile, written as it comes: a page's text is
         // more pieces than their queue holds, and the printer must not wait for the
         // next page to be read before it prints the rest of this one
         pages.write_printed()?;
-        if page.len() == store::PAGE {
-            count += page.len();
-            let full = std::mem::replace(&mut page, Vec::with_capacity(store::PAGE));
-            pages.send(read(full))?;
+        if let Some(full) = pager.add(run) {
+            send(full, pages)?;
         }
         Ok::<_, E>(())
     })?;
-    if !page.is_empty() {
-        count += page.len();
-        pages.send(read(page))?;
+    if let Some(last) = pager.rest() {
+        send(last, pages)?;
     }
     Ok(count)
 }

@@ -111,17 +111,33 @@ pub fn walk_pages<E: From<StoreError>>(
     read: Walk,
     mut each: impl FnMut(Vec<Walked>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut page = Vec::with_capacity(PAGE);
+    let mut pager = Pager::default();
     walk(store, filter, read, |run| {
-        page.push(run);
-        match page.len() == PAGE {
-            true => each(std::mem::replace(&mut page, Vec::with_capacity(PAGE))),
-            false => Ok(()),
-        }
+        pager.add(run).map_or(Ok(()), &mut each)
     })?;
-    match page.is_empty() {
-        true => Ok(()),
-        false => each(page),
+    pager.rest().map_or(Ok(()), each)
+}
+
+/// Walked runs gathered into pages of [`PAGE`], for a walk that does more with each
+/// run than [`walk_pages`] lets it.
+#[derive(Default)]
+pub struct Pager {
+    page: Vec<Walked>,
+}
+
+impl Pager {
+    /// Adds `run`; the page it filled, if it did.
+    pub fn add(&mut self, run: Walked) -> Option<Vec<Walked>> {
+        if self.page.capacity() == 0 {
+            self.page.reserve_exact(PAGE);
+        }
+        self.page.push(run);
+        (self.page.len() == PAGE).then(|| std::mem::take(&mut self.page))
+    }
+
+    /// The last page, shorter than the others, if runs are left.
+    pub fn rest(self) -> Option<Vec<Walked>> {
+        (!self.page.is_empty()).then_some(self.page)
     }
 }
 
