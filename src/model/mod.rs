@@ -320,6 +320,30 @@ pub struct Measurement {
     pub ops: Option<u64>,
 }
 
+/// A figure for the model's tests: `test` on a file of 1 MiB in records of `record`
+/// bytes, through posix with the cache flushed.
+#[cfg(test)]
+pub(crate) fn test_figure(
+    test: TestKind,
+    record: u64,
+    repetition: u32,
+    throughput: f64,
+) -> Measurement {
+    Measurement {
+        test,
+        file_size: ByteSize(1 << 20),
+        record_size: ByteSize(record),
+        repetition,
+        bytes: 1 << 20,
+        elapsed_ns: 1,
+        throughput,
+        latency_ns: None,
+        engine: EngineKind::Posix,
+        cache: CacheMode::Flush,
+        ops: None,
+    }
+}
+
 impl Measurement {
     /// The one order a run's measurements are listed in, whatever order they were
     /// measured in: by file size, record size, repetition, engine, cache mode, then test.

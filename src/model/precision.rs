@@ -58,17 +58,8 @@ mod tests {
 
     fn figure(cache: CacheMode, repetition: u32, throughput: f64) -> Measurement {
         Measurement {
-            test: TestKind::Read,
-            file_size: ByteSize(1 << 20),
-            record_size: ByteSize(4096),
-            repetition,
-            bytes: 1 << 20,
-            elapsed_ns: 1,
-            throughput,
-            latency_ns: None,
-            engine: EngineKind::default(),
             cache,
-            ops: None,
+            ..crate::model::test_figure(TestKind::Read, 4096, repetition, throughput)
         }
     }
 

@@ -187,18 +187,10 @@ mod tests {
     use crate::model::MetadataTree;
 
     fn figure(test: TestKind, record: u64, engine: EngineKind, repetition: u32) -> Measurement {
+        let throughput = f64::from(repetition);
         Measurement {
-            test,
-            file_size: ByteSize(1 << 20),
-            record_size: ByteSize(record),
-            repetition,
-            bytes: 1 << 20,
-            elapsed_ns: 1,
-            throughput: f64::from(repetition),
-            latency_ns: None,
             engine,
-            cache: CacheMode::Flush,
-            ops: None,
+            ..crate::model::test_figure(test, record, repetition, throughput)
         }
     }
 

@@ -163,22 +163,7 @@ impl RowSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn figure(test: TestKind, record: u64, repetition: u32, throughput: f64) -> Measurement {
-        Measurement {
-            test,
-            file_size: ByteSize(1 << 20),
-            record_size: ByteSize(record),
-            repetition,
-            bytes: 1 << 20,
-            elapsed_ns: 1,
-            throughput,
-            latency_ns: None,
-            engine: EngineKind::Posix,
-            cache: CacheMode::Flush,
-            ops: None,
-        }
-    }
+    use crate::model::test_figure as figure;
 
     #[test]
     fn a_row_of_one_figure_is_summarized_as_a_row_of_many_would_be() {
