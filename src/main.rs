@@ -9,6 +9,12 @@ use iozone::cli::Cli;
 use iozone::cmd::{self, exit_status};
 use iozone::shell::{ColorChoice, Shell, Verbosity};
 
+/// mimalloc rather than the system's: the walks of a whole history allocate and free
+/// millions of small values (a run's strings, its results) on two threads, and a page
+/// of runs is freed on the thread that did not allocate it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match parse() {
         Ok(cli) => cli,
