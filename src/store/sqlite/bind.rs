@@ -23,12 +23,14 @@ fn timestamp(t: &DateTime<Utc>) -> String {
 impl rusqlite::ToSql for Value<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         use rusqlite::types::Value as Sql;
+        // numbers as borrowed values: an owned one is dropped again after each of the
+        // millions of binds of a large import
         Ok(match self {
-            Value::Null => ToSqlOutput::Owned(Sql::Null),
-            Value::Integer(v) => ToSqlOutput::Owned(Sql::Integer(*v)),
-            Value::Real(v) => ToSqlOutput::Owned(Sql::Real(*v)),
+            Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            Value::Integer(v) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
+            Value::Real(v) => ToSqlOutput::Borrowed(ValueRef::Real(*v)),
             Value::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
-            Value::Bool(v) => ToSqlOutput::Owned(Sql::Integer(i64::from(*v))),
+            Value::Bool(v) => ToSqlOutput::Borrowed(ValueRef::Integer(i64::from(*v))),
             Value::Time(v) => ToSqlOutput::Owned(Sql::Text(timestamp(v))),
             Value::Uuid(v) => ToSqlOutput::Owned(Sql::Text(v.to_string())),
         })
