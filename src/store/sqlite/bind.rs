@@ -70,7 +70,10 @@ pub(super) fn read_value<'v, 'n>(
     converted(value, idx, kind, name)
 }
 
-/// [`read_value`] of a value SQLite holds as another type than the column's kind reads.
+/// [`read_value`] of a value SQLite holds as another type than the column's kind reads:
+/// three values of a run's (its start, end and UUID), none of a result's.
+#[cold]
+#[inline(never)]
 fn converted<'v, 'n>(
     value: ValueRef<'v>,
     idx: usize,
