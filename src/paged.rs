@@ -7,7 +7,7 @@ mod pipeline;
 mod spool;
 mod table;
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use chrono::{DateTime, Utc};
 
@@ -16,9 +16,9 @@ use crate::model::{Run, RunStatus, Summaries};
 use crate::output::{Output, OutputError};
 use crate::render::{self, Listing};
 use crate::selector::RunFilter;
-use crate::store::{self, Store, StoreError, Walk, Walked};
+use crate::store::{self, Pending, Store, StoreError, Walk, Walked};
 
-use pipeline::Pieces;
+use pipeline::{Pieces, Stop};
 use spool::Spool;
 pub use table::HistoryTable;
 
@@ -38,14 +38,14 @@ trait Document<P>: Send {
     }
 
     /// Prints a page's text to `out` as it is made.
-    fn page(&mut self, page: &P, out: &mut Pieces) -> io::Result<()>;
+    fn page(&mut self, page: &mut P, out: &mut Pieces) -> Result<(), Stop>;
 
     /// The text after the last page.
     fn end(self) -> String;
 }
 
 impl<P, D: Document<P>> pipeline::Printer<P> for D {
-    fn print(&mut self, page: &P, out: &mut Pieces) -> io::Result<()> {
+    fn print(&mut self, page: &mut P, out: &mut Pieces) -> Result<(), Stop> {
         self.page(page, out)
     }
 }
@@ -89,9 +89,9 @@ where
     let mut pager = store::Pager::default();
     let mut send = |page: Vec<Walked>, pages: &mut pipeline::Pages<'_, P>| {
         count += page.len();
-        pages.send(read(page))
+        pages.send::<E>(read(page))
     };
-    store::walk(store, filter, walk, |run| {
+    let walked = store::walk_pending(store, filter, walk, |run| {
         // what the printer printed meanwhile, written as it comes: a page's text is
         // more pieces than their queue holds, and the printer must not wait for the
         // next page to be read before it prints the rest of this one
@@ -100,11 +100,21 @@ where
             send(full, pages)?;
         }
         Ok::<_, E>(())
-    })?;
+    });
+    if let Err(e) = walked {
+        return Err(first_unreadable(pager).map_or(e, E::from));
+    }
     if let Some(last) = pager.rest() {
         send(last, pages)?;
     }
     Ok(count)
+}
+
+/// The error of the first run whose results cannot be read among those a walk that
+/// failed read last, not sent yet: they came before whatever it failed on.
+fn first_unreadable(pager: store::Pager) -> Option<StoreError> {
+    let page = pager.rest()?;
+    page.into_iter().find_map(|mut run| run.decode().err())
 }
 
 /// `history --all --format csv|json`: every run as `history` lists it.
@@ -142,7 +152,7 @@ pub fn export<E>(
 where
     E: From<StoreError> + From<OutputError>,
 {
-    let read = |runs: Vec<Walked>| runs.into_iter().map(|w| w.run).collect::<Vec<Run>>();
+    let read = ExportPage::of;
     let walk = Walk::Results(store::Detail::Full);
     match format {
         Format::Csv => write(store, filter, walk, read, ExportCsv { pages: 0 }, out),
@@ -158,6 +168,7 @@ fn listed_page(filter: &RunFilter, walked: Vec<Walked>) -> (Vec<Run>, Summaries)
     for Walked {
         run,
         summaries: of_run,
+        ..
     } in walked
     {
         summaries.insert(run.id.unwrap_or_default(), of_run);
@@ -191,7 +202,7 @@ impl<F> Csv<F> {
 }
 
 impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
-    fn page(&mut self, page: &P, out: &mut Pieces) -> io::Result<()> {
+    fn page(&mut self, page: &mut P, out: &mut Pieces) -> Result<(), Stop> {
         let listing = (self.listing)(page);
         self.pages += 1;
         out.write_all(
@@ -200,7 +211,8 @@ impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
                 _ => listing.to_csv_rows(),
             }
             .as_bytes(),
-        )
+        )?;
+        Ok(())
     }
 
     fn end(self) -> String {
@@ -217,10 +229,13 @@ struct ExportCsv {
     pages: usize,
 }
 
-impl Document<Vec<Run>> for ExportCsv {
-    fn page(&mut self, runs: &Vec<Run>, out: &mut Pieces) -> io::Result<()> {
+impl Document<ExportPage> for ExportCsv {
+    fn page(&mut self, page: &mut ExportPage, out: &mut Pieces) -> Result<(), Stop> {
+        page.decode()?;
         self.pages += 1;
-        export::write_csv(runs, self.pages == 1, out)
+        export::write_csv(&page.runs, self.pages == 1, out)?;
+        page.forget_results();
+        Ok(())
     }
 
     fn end(self) -> String {
@@ -247,9 +262,9 @@ impl HistoryJson {
 impl Document<(Vec<Run>, Summaries)> for HistoryJson {
     fn page(
         &mut self,
-        (runs, summaries): &(Vec<Run>, Summaries),
+        (runs, summaries): &mut (Vec<Run>, Summaries),
         out: &mut Pieces,
-    ) -> io::Result<()> {
+    ) -> Result<(), Stop> {
         for run in runs {
             let of_run = summaries.get(&run.id.unwrap_or_default());
             let element = render::HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice));
@@ -276,16 +291,55 @@ impl ExportJson {
     }
 }
 
-impl Document<Vec<Run>> for ExportJson {
+impl Document<ExportPage> for ExportJson {
     fn head(&mut self) -> String {
         std::mem::take(&mut self.head)
     }
 
-    fn page(&mut self, runs: &Vec<Run>, out: &mut Pieces) -> io::Result<()> {
-        (runs.iter()).try_for_each(|run| self.export.write_run(run, out))
+    fn page(&mut self, page: &mut ExportPage, out: &mut Pieces) -> Result<(), Stop> {
+        page.decode()?;
+        (page.runs.iter()).try_for_each(|run| self.export.write_run(run, out))?;
+        page.forget_results();
+        Ok(())
     }
 
     fn end(self) -> String {
         self.export.end()
+    }
+}
+
+/// A page of whole runs as the export's walk hands them on: their results decoded by
+/// the printer, on its thread, which has the time (`store::Pending`).
+#[derive(Default)]
+struct ExportPage {
+    runs: Vec<Run>,
+    /// Each run's results, when the store left them to decode.
+    pending: Vec<Option<Pending>>,
+}
+
+impl ExportPage {
+    fn of(walked: Vec<Walked>) -> ExportPage {
+        let (runs, pending) = walked.into_iter().map(|w| (w.run, w.pending)).unzip();
+        ExportPage { runs, pending }
+    }
+
+    /// Decodes every run's pending results into it.
+    fn decode(&mut self) -> Result<(), StoreError> {
+        for (run, pending) in self.runs.iter_mut().zip(&mut self.pending) {
+            if let Some(pending) = pending.take() {
+                pending.decode_into(run)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Frees the runs' results on this thread, which allocated them when the store left
+    /// them to decode: the page goes back to the walk's thread to be freed, and what a
+    /// thread allocated is cheapest freed by it.
+    fn forget_results(&mut self) {
+        for run in &mut self.runs {
+            run.results = Vec::new();
+            run.warmup = Vec::new();
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::io;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError, channel, sync_channel};
 
 use crate::output::{Output, OutputError};
+use crate::store::StoreError;
 
 /// Pages of runs waiting to be printed, and pieces of text waiting to be written: one
 /// being worked on at each end and one more ready keep both threads busy.
@@ -18,15 +19,38 @@ const PIECES_QUEUED: usize = 4;
 /// costs nothing beside printing it.
 const PIECE: usize = 256 << 10;
 
-/// A printer of pages of type `P` to text, on the second thread.
+/// A printer of pages of type `P` to text, on the second thread. A page is its to
+/// finish (an export's results are decoded there, `store::Pending`).
 pub(super) trait Printer<P>: Send {
-    fn print(&mut self, page: &P, out: &mut Pieces) -> io::Result<()>;
+    fn print(&mut self, page: &mut P, out: &mut Pieces) -> Result<(), Stop>;
+}
+
+/// Why a printer stopped before the last page.
+#[derive(Debug)]
+pub(super) enum Stop {
+    /// The text could not be handed on: the writer failed, and says why.
+    Output,
+    /// A page held a value the store cannot read: the listing fails with it.
+    Store(StoreError),
+}
+
+impl From<io::Error> for Stop {
+    fn from(_: io::Error) -> Stop {
+        Stop::Output
+    }
+}
+
+impl From<StoreError> for Stop {
+    fn from(e: StoreError) -> Stop {
+        Stop::Store(e)
+    }
 }
 
 /// Runs `produce`, which hands pages to the sender it is given (and returns its own
 /// error or `E::from` an output's), while `printer` prints them on a thread of its
 /// own and their text is written to `out` on this one, in order. Returns what
-/// `produce` returns, and the printer, for what follows the last page.
+/// `produce` returns, and the printer, for what follows the last page. The printer's
+/// error comes first: its pages were sent before whatever `produce` failed on.
 pub(super) fn print_pages<P, T, Q, E>(
     out: &mut Output,
     printer: T,
@@ -35,7 +59,7 @@ pub(super) fn print_pages<P, T, Q, E>(
 where
     P: Send,
     T: Printer<P>,
-    E: From<OutputError>,
+    E: From<OutputError> + From<StoreError>,
 {
     std::thread::scope(|scope| {
         let (page_sender, page_queue) = sync_channel::<P>(PAGES_QUEUED);
@@ -46,17 +70,20 @@ where
         // pieces written, handed back to be printed into again: a listing's gigabyte
         // of text then passes through a few pieces, not thousands allocated and freed
         let (written_sender, written) = channel::<Vec<u8>>();
+        let (failed_sender, failed) = channel::<StoreError>();
         let writer = Pieces {
             gathered: Vec::with_capacity(PIECE),
             sender: piece_sender,
             written,
         };
-        let printing = scope.spawn(move || print_all(printer, page_queue, writer, spent_sender));
+        let printing = scope
+            .spawn(move || print_all(printer, page_queue, writer, spent_sender, failed_sender));
         let mut pages = Pages {
             sender: Some(page_sender),
             pieces: &pieces,
             written: written_sender,
             spent: &spent,
+            failed: &failed,
             out,
         };
         let produced = produce(&mut pages);
@@ -65,12 +92,20 @@ where
         drop(pages.sender);
         let written = match &produced {
             Ok(_) => pieces.iter().try_for_each(|piece| out.write_bytes(&piece)),
-            Err(_) => Ok(()),
+            // not written, but taken: the printer goes on to the pages sent, which came
+            // before what failed, and may fail on one of them
+            Err(_) => {
+                pieces.iter().for_each(drop);
+                Ok(())
+            }
         };
         drop(pieces);
         let printer = printing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        if let Ok(e) = failed.try_recv() {
+            return Err(e.into());
+        }
         let produced = produced?;
         written?;
         Ok((produced, printer))
@@ -78,18 +113,25 @@ where
 }
 
 /// The printer's loop: each page printed into pieces handed back, and then the page
-/// itself, until the pages end or nobody takes the pieces any more (the writer failed).
+/// itself, until the pages end, nobody takes the pieces any more (the writer failed)
+/// or a page cannot be read (its error sent to `failed`).
 fn print_all<P, T: Printer<P>>(
     mut printer: T,
     pages: Receiver<P>,
     mut writer: Pieces,
     spent: Sender<P>,
+    failed: Sender<StoreError>,
 ) -> T {
-    for page in pages {
-        let printed = printer.print(&page, &mut writer);
+    for mut page in pages {
+        let printed = printer.print(&mut page, &mut writer);
         let _ = spent.send(page);
-        if printed.is_err() {
-            return printer;
+        match printed {
+            Ok(()) => {}
+            Err(Stop::Output) => return printer,
+            Err(Stop::Store(e)) => {
+                let _ = failed.send(e);
+                return printer;
+            }
         }
     }
     let _ = writer.hand_on();
@@ -156,11 +198,14 @@ pub(super) struct Pages<'a, P> {
     /// freed on the printer's, each block waited for a lock on this thread's arena of
     /// the system allocator (a fifth of a listing's time).
     spent: &'a Receiver<P>,
+    /// What the printer could not read, when it stopped for that.
+    failed: &'a Receiver<StoreError>,
     out: &'a mut Output,
 }
 
 impl<P> Pages<'_, P> {
-    pub fn send(&mut self, page: P) -> Result<(), OutputError> {
+    /// Hands `page` to the printer; its error if it stopped on a page it could not read.
+    pub fn send<E: From<OutputError> + From<StoreError>>(&mut self, page: P) -> Result<(), E> {
         let sender = self.sender.as_ref().expect("pages are sent until the end");
         let mut page = page;
         loop {
@@ -171,11 +216,12 @@ impl<P> Pages<'_, P> {
                     // the printer has a page to print, so a piece will come
                     match self.pieces.recv() {
                         Ok(piece) => write(self.out, &self.written, piece)?,
-                        Err(_) => return Ok(()),
+                        Err(_) => return self.stopped(),
                     }
                 }
-                // the printer stopped: only a failed write stops it, said below
-                Err(TrySendError::Disconnected(_)) => return Ok(()),
+                // the printer stopped: on a page it could not read, or for a failed
+                // write, said below
+                Err(TrySendError::Disconnected(_)) => return self.stopped(),
             }
         }
         self.write_printed()?;
@@ -183,6 +229,15 @@ impl<P> Pages<'_, P> {
             drop(page);
         }
         Ok(())
+    }
+
+    /// Why the printer stopped: a page it could not read, or nothing here (the writer
+    /// failed, which it says itself).
+    fn stopped<E: From<StoreError>>(&self) -> Result<(), E> {
+        match self.failed.try_recv() {
+            Ok(e) => Err(e.into()),
+            Err(_) => Ok(()),
+        }
     }
 
     /// Writes the pieces printed so far, without waiting for more.

@@ -33,7 +33,10 @@ pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, lock_waits, set_busy_timeout};
 pub use sync::{Moved, move_runs};
-pub use walk::{PAGE, Pager, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages};
+pub use walk::{
+    PAGE, Pager, Pending, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages,
+    walk_pending,
+};
 
 use crate::model::{Measurement, RowSummary, Run, RunStatus};
 use crate::selector::{IdRange, RunFilter, RunRef, Selector};

@@ -69,10 +69,51 @@ pub const SERIES_COLUMNS: &[&str] = &[
 
 /// A run as a walk reads it: its record (with its results when the walk reads them),
 /// and its summaries when the walk reads those.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Walked {
     pub run: Run,
     pub summaries: Vec<RowSummary>,
+    /// The results, read but not decoded yet, of a backend that leaves that to whoever
+    /// takes the run ([`walk_pending`]); `run` holds none of them until then.
+    pub pending: Option<Pending>,
+}
+
+impl Walked {
+    /// Decodes the pending results into the run.
+    pub fn decode(&mut self) -> Result<(), StoreError> {
+        match self.pending.take() {
+            Some(pending) => pending.decode_into(&mut self.run),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A run's results as read, and how they become the run's: SQLite's walk copies them
+/// out as SQLite holds them, which is a fraction of decoding them, so that a walk whose
+/// runs are printed on another thread decodes them there (`paged.rs`).
+pub struct Pending(Box<Decode>);
+
+/// How pending results become a run's.
+type Decode = dyn FnOnce(&mut Run) -> Result<(), StoreError> + Send;
+
+impl Pending {
+    pub fn new(
+        decode: impl FnOnce(&mut Run) -> Result<(), StoreError> + Send + 'static,
+    ) -> Pending {
+        Pending(Box::new(decode))
+    }
+
+    /// Decodes the results into `run`; the error is the store's for a value this iozone
+    /// cannot read, as a walk that decodes them itself would fail.
+    pub fn decode_into(self, run: &mut Run) -> Result<(), StoreError> {
+        (self.0)(run)
+    }
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pending")
+    }
 }
 
 /// What a backend's walk hands each run to: whether to go on.
@@ -82,6 +123,20 @@ pub type Each<'a> = dyn FnMut(Walked) -> ControlFlow<()> + 'a;
 /// `walk` says), each handed to `each` with what `walk` reads, as it is read; the
 /// first error of `each` stops the walk and is returned.
 pub fn walk<E: From<StoreError>>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    walk: Walk,
+    mut each: impl FnMut(Walked) -> Result<(), E>,
+) -> Result<(), E> {
+    walk_pending(store, filter, walk, |mut run| {
+        run.decode()?;
+        each(run)
+    })
+}
+
+/// [`walk`], each run handed on with its results [`Walked::pending`] when the backend
+/// left them so: for a walk that decodes them on another thread.
+pub fn walk_pending<E: From<StoreError>>(
     store: &dyn Store,
     filter: &RunFilter,
     walk: Walk,

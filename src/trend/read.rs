@@ -35,7 +35,7 @@ pub fn each_host(
 ) -> Result<(), StoreError> {
     let mut current: Option<(Option<String>, Series)> = None;
     let walk = Walk::Series { by_host: true };
-    store::walk(store, filter, walk, |Walked { run, summaries }| {
+    store::walk(store, filter, walk, |Walked { run, summaries, .. }| {
         match &mut current {
             Some((host, series)) if *host == run.host.hostname => series.add_run(&run, &summaries),
             _ => {
@@ -78,7 +78,7 @@ pub fn series(
 ) -> Result<Series, StoreError> {
     let mut series = Series::default();
     let walk = Walk::Series { by_host: false };
-    store::walk(store, filter, walk, |Walked { run, summaries }| {
+    store::walk(store, filter, walk, |Walked { run, summaries, .. }| {
         if keep(&run) {
             series.add_run(&run, &summaries);
         }

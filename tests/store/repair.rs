@@ -177,6 +177,32 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
     assert_eq!(db.uuids().len(), 4);
 }
 
+/// A result an older iozone let in fails the export as the run's own columns do,
+/// naming the column, though the export decodes results on its printing thread.
+#[test]
+fn an_unreadable_result_fails_the_export_naming_its_column() {
+    let db = Db::sqlite();
+    for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
+        db.ok(&["import", fixture(f).to_str().unwrap()]);
+    }
+    let path = std::path::PathBuf::from(db.location());
+    let conn = Connection::open(&path).unwrap();
+    for (set, needle) in [
+        (
+            "'warp drive'",
+            "column engine holds 'warp drive', which this iozone cannot read",
+        ),
+        ("x'00ff'", "column engine holds a Blob value"),
+    ] {
+        let update = format!("UPDATE results SET engine = {set} WHERE run_id = 1");
+        conn.execute_batch(&update).unwrap();
+        for format in ["json", "csv"] {
+            let err = refused(&db, &["export", "--format", format], needle);
+            assert!(err.contains("db check --repair"), "{err}");
+        }
+    }
+}
+
 #[test]
 fn damage_under_the_runs_keeps_writers_out_until_repaired() {
     let db = Db::sqlite();

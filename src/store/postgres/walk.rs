@@ -148,6 +148,7 @@ impl Shape {
             return Ok(Walked {
                 run,
                 summaries: Vec::new(),
+                pending: None,
             });
         }
         let kept = get::<Records>(row, SUMMARIES)?.0;
@@ -166,7 +167,11 @@ impl Shape {
                 summaries
             }
         };
-        Ok(Walked { run, summaries })
+        Ok(Walked {
+            run,
+            summaries,
+            pending: None,
+        })
     }
 
     /// The run a row holds, with its labels and tags.

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::Row;
-use rusqlite::types::{FromSqlError, ToSqlOutput, Type, ValueRef};
+use rusqlite::types::{FromSql, FromSqlError, ToSqlOutput, Type, ValueRef};
 
 use crate::store::columns::{self, Column, Kind, Value};
 use crate::store::statements::Statement;
@@ -40,10 +40,24 @@ impl rusqlite::ToSql for Value<'_> {
 /// Column `idx` of `row` as a value of `kind`; text borrowed from the row.
 #[inline]
 fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
+    let name = || row.as_ref().column_name(idx).unwrap_or_default();
+    read_value(row.get_ref(idx)?, idx, kind, name)
+}
+
+/// `value`, column `idx` (called `name()`) of a row, as a value of `kind`; text
+/// borrowed from `value`. A row's values are read as they come or once copied out of
+/// it ([`super::copied`]) alike, so both fail with the same error.
+#[inline]
+pub(super) fn read_value<'v, 'n>(
+    value: ValueRef<'v>,
+    idx: usize,
+    kind: Kind,
+    name: impl Fn() -> &'n str,
+) -> rusqlite::Result<Value<'v>> {
     // what SQLite holds, when it is what the column's kind reads, taken as it is: a
     // walk of the history reads some fifty million values; anything else is converted
     // (or refused, naming the column) below
-    match (kind, row.get_ref(idx)?) {
+    match (kind, value) {
         (_, ValueRef::Null) => return Ok(Value::Null),
         (Kind::Integer, ValueRef::Integer(v)) => return Ok(Value::Integer(v)),
         (Kind::Real, ValueRef::Real(v)) => return Ok(Value::Real(v)),
@@ -55,30 +69,40 @@ fn read<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>>
         }
         _ => {}
     }
-    converted(row, idx, kind)
+    converted(value, idx, kind, name)
 }
 
-/// [`read`] of a value SQLite holds as another type than the column's kind reads.
-fn converted<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value<'r>> {
+/// [`read_value`] of a value SQLite holds as another type than the column's kind reads:
+/// three values of a run's (its start, end and UUID), none of a result's.
+#[cold]
+#[inline(never)]
+fn converted<'v, 'n>(
+    value: ValueRef<'v>,
+    idx: usize,
+    kind: Kind,
+    name: impl Fn() -> &'n str,
+) -> rusqlite::Result<Value<'v>> {
     // names the column and the value, as a decoding error does: a run an older iozone
     // wrote with a value this one cannot read (`db check` finds them)
     let conversion = |text: &str| {
-        let column = row.as_ref().column_name(idx).unwrap_or_default();
-        let message = format!("column {column} holds '{text}', which this iozone cannot read");
+        let message = format!(
+            "column {} holds '{text}', which this iozone cannot read",
+            name()
+        );
         rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, message.into())
     };
     Ok(match kind {
-        Kind::Integer => row.get::<_, Option<i64>>(idx)?.into(),
-        Kind::Real => row.get::<_, Option<f64>>(idx)?.into(),
-        Kind::Text => text(row, idx)?.into(),
-        Kind::Bool => row.get::<_, Option<bool>>(idx)?.into(),
-        Kind::Time => match text(row, idx)? {
+        Kind::Integer => get::<Option<i64>>(value, idx, &name)?.into(),
+        Kind::Real => get::<Option<f64>>(value, idx, &name)?.into(),
+        Kind::Text => text(value, idx, &name)?.into(),
+        Kind::Bool => get::<Option<bool>>(value, idx, &name)?.into(),
+        Kind::Time => match text(value, idx, &name)? {
             None => Value::Null,
             Some(text) => DateTime::parse_from_rfc3339(text)
                 .map(|t| Value::Time(t.with_timezone(&Utc)))
                 .map_err(|_| conversion(text))?,
         },
-        Kind::Uuid => match text(row, idx)? {
+        Kind::Uuid => match text(value, idx, &name)? {
             None => Value::Null,
             Some(text) => uuid::Uuid::parse_str(text)
                 .map(Value::Uuid)
@@ -87,16 +111,35 @@ fn converted<'r>(row: &'r Row, idx: usize, kind: Kind) -> rusqlite::Result<Value
     })
 }
 
-/// Text column `idx`, borrowed from the row (null as `None`); a value that is not text
+/// `value` as a `T`, failing as `Row::get` fails for column `idx`.
+fn get<'n, T: FromSql>(
+    value: ValueRef,
+    idx: usize,
+    name: &impl Fn() -> &'n str,
+) -> rusqlite::Result<T> {
+    T::column_result(value).map_err(|e| match e {
+        FromSqlError::InvalidType => {
+            rusqlite::Error::InvalidColumnType(idx, name().into(), value.data_type())
+        }
+        FromSqlError::OutOfRange(v) => rusqlite::Error::IntegralValueOutOfRange(idx, v),
+        FromSqlError::Utf8Error(e) => rusqlite::Error::Utf8Error(idx, e),
+        FromSqlError::Other(e) => {
+            rusqlite::Error::FromSqlConversionFailure(idx, value.data_type(), e)
+        }
+        other => rusqlite::Error::FromSqlConversionFailure(idx, value.data_type(), Box::new(other)),
+    })
+}
+
+/// Text `value` of column `idx`, borrowed (null as `None`); a value that is not text
 /// is the error `row.get` would give, naming the column.
-fn text<'r>(row: &'r Row, idx: usize) -> rusqlite::Result<Option<&'r str>> {
-    let value = row.get_ref(idx)?;
+fn text<'v, 'n>(
+    value: ValueRef<'v>,
+    idx: usize,
+    name: &impl Fn() -> &'n str,
+) -> rusqlite::Result<Option<&'v str>> {
     value.as_str_or_null().map_err(|e| match e {
         FromSqlError::Utf8Error(e) => rusqlite::Error::Utf8Error(idx, e),
-        _ => {
-            let name = row.as_ref().column_name(idx).unwrap_or_default();
-            rusqlite::Error::InvalidColumnType(idx, name.into(), value.data_type())
-        }
+        _ => rusqlite::Error::InvalidColumnType(idx, name().into(), value.data_type()),
     })
 }
 
@@ -107,7 +150,10 @@ pub(super) fn decode<'c, T: 'c>(
     blank: T,
 ) -> rusqlite::Result<T> {
     let read = |idx, kind| read(row, idx, kind);
-    columns::decode(columns, blank, read, |idx, e| {
-        rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e))
-    })
+    columns::decode(columns, blank, read, undecodable)
+}
+
+/// The error of column `idx`'s value that cannot become the model's.
+pub(super) fn undecodable(idx: usize, e: columns::DecodeError) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e))
 }

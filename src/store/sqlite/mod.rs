@@ -13,6 +13,7 @@
 mod bind;
 mod busy;
 mod check;
+mod copied;
 mod files;
 mod key_order;
 mod schema;

@@ -5,14 +5,17 @@
 //! read lock once.
 
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use rusqlite::{CachedStatement, Connection};
 
-use super::SqliteStore;
 use super::bind::{decode, values};
+use super::copied::CopiedRows;
+use super::{SqliteStore, sql_error};
 use crate::model::{Params, RowSummary, Run};
 use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
-use crate::store::walk::{Each, Walk, Walked};
+use crate::store::walk::{Each, Pending, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults, statements};
 
 impl SqliteStore {
@@ -26,7 +29,7 @@ impl SqliteStore {
         let columns = walk.run_columns();
         let statement = statements::walk_runs("", filter, &columns, walk.by_host());
         let mut runs = self.conn.prepare(&statement.sql)?;
-        let mut beside = Beside::prepare(&self.conn, walk)?;
+        let mut beside = Beside::prepare(&self.conn, walk, &self.path)?;
         let mut rows = runs.query(values(&statement))?;
         while let Some(row) = rows.next()? {
             let run = decode(row, columns.iter().copied(), Run::default())?;
@@ -54,10 +57,14 @@ struct Beside<'c> {
     /// grown (and copied) four times each for 20 rounds. A large run leaves the one
     /// after it that much room, no more.
     rounds: (usize, usize),
+    /// The room the last run's results took copied ([`Beside::pending`]), as `rounds`.
+    copied: (usize, usize),
+    /// The database's path, for the error of results decoded after the walk.
+    path: Arc<Path>,
 }
 
 impl<'c> Beside<'c> {
-    fn prepare(conn: &'c Connection, walk: Walk) -> rusqlite::Result<Beside<'c>> {
+    fn prepare(conn: &'c Connection, walk: Walk, path: &Path) -> rusqlite::Result<Beside<'c>> {
         let one = "run_id = ?";
         let labels = match walk.labels() {
             true => Some((
@@ -80,6 +87,8 @@ impl<'c> Beside<'c> {
             detail,
             summaries,
             rounds: (0, 0),
+            copied: (0, 0),
+            path: path.into(),
         })
     }
 
@@ -99,10 +108,11 @@ impl<'c> Beside<'c> {
             run.tags = tags;
         }
         let Some(summaries) = &mut self.summaries else {
-            self.results(id)?.fill(&mut run);
+            let pending = Some(self.pending(id)?);
             return Ok(Walked {
                 run,
                 summaries: Vec::new(),
+                pending,
             });
         };
         let mut rows = Vec::new();
@@ -118,7 +128,25 @@ impl<'c> Beside<'c> {
         Ok(Walked {
             run,
             summaries: rows,
+            pending: None,
         })
+    }
+
+    /// The results of run `id` copied out, to be decoded by whoever takes the run: a
+    /// walk of whole runs is an export's, which prints them on another thread.
+    fn pending(&mut self, id: i64) -> rusqlite::Result<Pending> {
+        let mut copied = CopiedRows::new(self.detail.columns(), self.copied);
+        let mut rows = self.results.query([id])?;
+        while let Some(row) = rows.next()? {
+            copied.copy(row)?;
+        }
+        self.copied = copied.room();
+        let path = Arc::clone(&self.path);
+        Ok(Pending::new(move |run: &mut Run| {
+            let results = copied.decode().map_err(|e| sql_error(&path, e))?;
+            results.fill(run);
+            Ok(())
+        }))
     }
 
     /// The results of run `id`, in the listing order.
