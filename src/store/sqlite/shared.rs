@@ -74,16 +74,18 @@ impl Rows {
         shape.rows = self.len();
         shape.columns.clear();
         for (column, value) in first.iter().enumerate() {
-            let sharing = match value {
-                _ if !all_same(rest.chunks_exact(self.width).map(|row| &row[column]), value) => {
-                    let like = (0..column).find(|&earlier| {
-                        shape.columns[earlier] == Sharing::Each
-                            && (self.each_row()).all(|row| same(&row[column], &row[earlier]))
-                    });
-                    like.map_or(Sharing::Each, Sharing::Like)
+            let shared = all_same(rest.chunks_exact(self.width).map(|row| &row[column]), value);
+            let sharing = if shared {
+                match value {
+                    Value::Null => Sharing::Null,
+                    _ => Sharing::Bound,
                 }
-                Value::Null => Sharing::Null,
-                _ => Sharing::Bound,
+            } else {
+                let like = (0..column).find(|&earlier| {
+                    shape.columns[earlier] == Sharing::Each
+                        && self.each_row().all(|row| same(&row[column], &row[earlier]))
+                });
+                like.map_or(Sharing::Each, Sharing::Like)
             };
             shape.columns.push(sharing);
         }
