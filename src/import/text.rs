@@ -180,6 +180,7 @@ impl Draft {
             record_sizes,
             tests,
             latency,
+            last_sizes: _,
         } = figured;
         let (file_sizes, record_sizes) = (Vec::from_iter(file_sizes), Vec::from_iter(record_sizes));
         // TestKind's order is the canonical one (TestKind::ALL).
@@ -273,12 +274,19 @@ pub struct Figured {
     record_sizes: BTreeSet<ByteSize>,
     tests: BTreeSet<TestKind>,
     latency: bool,
+    /// The sizes of the figure added last: a table row's figures share them, so the
+    /// sets are looked up once a row rather than once a figure.
+    last_sizes: Option<(ByteSize, ByteSize)>,
 }
 
 impl Figured {
     pub fn add(&mut self, m: &Measurement) {
-        self.file_sizes.insert(m.file_size);
-        self.record_sizes.insert(m.record_size);
+        let sizes = Some((m.file_size, m.record_size));
+        if self.last_sizes != sizes {
+            self.file_sizes.insert(m.file_size);
+            self.record_sizes.insert(m.record_size);
+            self.last_sizes = sizes;
+        }
         self.tests.insert(m.test);
         self.latency |= m.latency_ns.is_some();
     }

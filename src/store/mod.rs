@@ -89,6 +89,10 @@ pub enum StoreError {
         path.display()
     )]
     MarkedDamaged { path: PathBuf },
+    /// An import's figures could not be set aside until their run closed: the temporary
+    /// file beside the database (the message names its directory and why).
+    #[error("{0}")]
+    Staging(String),
     #[error("run {uuid} cannot be stored: {problem}")]
     Unstorable {
         uuid: uuid::Uuid,

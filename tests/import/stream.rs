@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use super::runs;
-use crate::common::{PgDb, iozone_process, ok, on, planted};
+use crate::common::{Mount, PgDb, iozone_process, ok, on, planted, require_root};
 
 /// More runs than `import` stores in one batch (500), so that the stream crosses
 /// several: one transaction must still hold them all.
@@ -310,4 +310,33 @@ fn an_import_killed_before_its_commit_leaves_the_database_as_it_was() {
     assert!(out.contains("integrity      ok"), "{out}");
     let (code, _, err) = on(&db, &["import", small.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
+}
+
+/// An iozone3 table's figures wait beside the database until their run closes: where
+/// there is no room for them, the import fails with one line that names the directory
+/// and why, and the database is as it was, for the next import as for every command.
+#[test]
+fn an_import_without_room_beside_the_database_stores_nothing() {
+    if !require_root("mount a small tmpfs for the database") {
+        return;
+    }
+    let mount = Mount::tmpfs("4m", "");
+    let db = mount.path().join("h.db");
+    let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
+    ok(&db, &["import", small.to_str().unwrap()]);
+    let before = runs(&db);
+    let scratch = tempfile::tempdir().unwrap();
+    let large = scratch.path().join("auto.txt");
+    // some 400,000 figures: about 20 MB set aside
+    std::fs::write(&large, large_iozone3_output(4 << 20)).unwrap();
+    let (code, _, err) = on(&db, &["import", large.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let dir = mount.path().display().to_string();
+    assert!(err.contains(&dir), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert_eq!(runs(&db), before);
+    let (code, out, err) = on(&db, &["db", "check"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("integrity      ok"), "{out}");
 }

@@ -48,6 +48,8 @@ pub fn read(
     let mut bytes = Vec::new();
     let mut number = 0;
     let mut cut_short = false;
+    // looked for in every line: a searcher made once rather than once a line
+    let banner = memchr::memmem::Finder::new(BANNER);
     loop {
         bytes.clear();
         let read = ((&mut reader).take(LONGEST_LINE as u64 + 1))
@@ -69,7 +71,7 @@ pub fn read(
             std::str::from_utf8(&bytes).map_err(|_| error(Some(number), "not text (UTF-8)"))?;
         let line = line.strip_suffix('\n').unwrap_or(line);
         let line = line.strip_suffix('\r').unwrap_or(line);
-        if number > 1 && line.contains(BANNER) {
+        if number > 1 && banner.find(line.as_bytes()).is_some() {
             let done = std::mem::replace(&mut output, Pending::new(number));
             done.end(number - 1, false, &mut reading)?;
         }

@@ -9,12 +9,20 @@ use crate::model::{CacheMode, EngineKind, Measurement, Run, TestKind};
 /// A result to insert: whether it is a warm-up round's, and the figure.
 pub type Insert<'a> = (bool, &'a Measurement);
 
+/// A group of results to insert: one (warmup, test) each, its figures in key order.
+pub struct Group<'a> {
+    /// Where the group's rows fall among every group's, whatever the run: groups of
+    /// several runs' figures are inserted in the order of their ranks.
+    pub rank: usize,
+    pub rows: Vec<Insert<'a>>,
+}
+
 /// The run's results and warm-up results in the table's key order, as groups of one
 /// (warmup, test) each, in key order. Every source lists a test's figures by file size,
 /// record size, repetition, engine and cache already (ours in `list_order`, iozone3 row
 /// by row), so each group is only checked in one pass and sorted when it is not: a
 /// run's order costs linear time, with no comparison of figures scattered in memory.
-pub fn in_key_order(run: &Run) -> Vec<Vec<Insert<'_>>> {
+pub fn in_key_order(run: &Run) -> Vec<Group<'_>> {
     let tests = text_order(&TestKind::ALL, TestKind::name);
     let engines = engines_by_name(run);
     let caches = text_order(&CacheMode::ALL, CacheMode::name);
@@ -34,8 +42,9 @@ pub fn in_key_order(run: &Run) -> Vec<Vec<Insert<'_>>> {
             group.sort_unstable_by_key(rest);
         }
     }
-    groups.retain(|g| !g.is_empty());
-    groups
+    let groups = groups.into_iter().enumerate();
+    let groups = groups.filter(|(_, rows)| !rows.is_empty());
+    groups.map(|(rank, rows)| Group { rank, rows }).collect()
 }
 
 /// The run's engines as their names sort as text. An engine is a name, ours or
@@ -115,7 +124,7 @@ mod tests {
         };
         let flat: Vec<(bool, &str, u64, &str)> = in_key_order(&run)
             .into_iter()
-            .flatten()
+            .flat_map(|g| g.rows)
             .map(|(w, m)| (w, m.test.name(), m.file_size.0, m.engine.name()))
             .collect();
         assert_eq!(

@@ -18,6 +18,7 @@ mod files;
 mod key_order;
 mod schema;
 mod shared;
+mod staged;
 mod walk;
 mod write;
 
@@ -279,7 +280,7 @@ impl SqliteStore {
         // dropped without its commit (abandoned, or a write failed), it rolls back
         let tx = self.conn.transaction().map_err(err)?;
         let mut added = 0;
-        let mut open = write::Open::new();
+        let mut open = write::Open::beside(&self.path);
         loop {
             match batch {
                 Batch::Runs(runs) => {
@@ -289,7 +290,10 @@ impl SqliteStore {
                     }
                 }
                 Batch::Part(part) => {
-                    added += write::save_part(&tx, &mut open, part).map_err(err)?
+                    added += write::save_part(&tx, &mut open, part).map_err(|e| match e {
+                        write::PartError::Sql(e) => err(e),
+                        write::PartError::Staged(e) => StoreError::Staging(e.to_string()),
+                    })?
                 }
                 Batch::End => break,
                 Batch::Abandon => return Ok(None),

@@ -1,12 +1,15 @@
 //! How a run is written: its row with labels and tags, its results in the table's key
-//! order and in statements of several rows, and the summaries derived from them.
+//! order and in statements of several rows, and the summaries derived from them. A run
+//! passed in parts gets its results when it closes ([`Staged`]).
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use rusqlite::Connection;
 
 use super::bind::values;
 use super::shared::{Inserts, Rows};
+use super::staged::{Figures, StageError, Staged};
 use super::{SqliteStore, key_order};
 use crate::model::{Measurement, RowSummary, Run, RunPart};
 use crate::store::columns::{
@@ -109,38 +112,81 @@ fn insert_results_head() -> String {
 /// Inserts a run's measured results and its warm-up rounds' (flagged).
 fn insert_rows(conn: &Connection, id: i64, run: &Run) -> rusqlite::Result<()> {
     let mut inserts = Inserts::new(conn, insert_results_head());
+    // Rows inserted in the table's key order append to its B-tree (see `key_order`).
+    for group in key_order::in_key_order(run) {
+        insert_group(&mut inserts, id, &group.rows)?;
+    }
+    Ok(())
+}
+
+/// Inserts `rows`, results of run `id` in key order, a few a statement.
+fn insert_group(
+    inserts: &mut Inserts,
+    id: i64,
+    rows: &[key_order::Insert],
+) -> rusqlite::Result<()> {
     // each column's encoding, looked up once: a row's values are then written in one go
     let encodings: Vec<_> = columns::inserted(RESULT_COLUMNS)
         .map(|c| c.encode)
         .collect();
-    let mut rows = Rows::new(encodings.len());
-    // Rows inserted in the table's key order append to its B-tree (see `key_order`).
-    let groups = key_order::in_key_order(run);
-    for chunk in groups.iter().flat_map(|g| g.chunks(ROWS_PER_INSERT)) {
-        rows.clear();
+    let mut values = Rows::new(encodings.len());
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        values.clear();
         for &(warmup, m) in chunk {
             let row = ResultRow {
                 run_id: id,
                 warmup,
                 measurement: m.clone(),
             };
-            rows.push(encodings.iter().map(|encode| encode(&row)));
+            values.push(encodings.iter().map(|encode| encode(&row)));
         }
-        inserts.insert(&rows)?;
+        inserts.insert(&values)?;
     }
     Ok(())
 }
 
-/// The runs passed in parts that are open, by number: the id each was given.
-pub(super) type Open = HashMap<usize, i64>;
+/// The runs passed in parts that are open: the id each was given, by number, and
+/// their figures, set aside until they close ([`Staged`]).
+pub(super) struct Open {
+    ids: HashMap<usize, i64>,
+    staged: Staged,
+}
+
+impl Open {
+    /// None yet, for the database `db`.
+    pub(super) fn beside(db: &Path) -> Open {
+        Open {
+            ids: HashMap::new(),
+            staged: Staged::beside(db),
+        }
+    }
+
+    /// The id of open run `slot`; its parts come between its opening and its closing.
+    fn id(&self, slot: usize) -> i64 {
+        *self
+            .ids
+            .get(&slot)
+            .expect("a run's parts come between its opening and its closing")
+    }
+}
+
+/// What writing a part of a run failed at: a statement, or setting its figures aside.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum PartError {
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Staged(#[from] StageError),
+}
 
 /// Writes a part of a run passed in parts; returns how many runs it added (one when
-/// a run closes under a UUID not recorded before).
+/// a run closes under a UUID not recorded before). Its figures are inserted when it
+/// closes ([`Staged`]).
 pub(super) fn save_part(
     conn: &Connection,
     open: &mut Open,
     part: RunPart,
-) -> rusqlite::Result<usize> {
+) -> Result<usize, PartError> {
     match part {
         RunPart::Open { slot, run } => {
             // under a UUID of its own until its own is known, when it closes
@@ -148,24 +194,31 @@ pub(super) fn save_part(
                 uuid: uuid::Uuid::new_v4(),
                 ..*run
             };
-            open.insert(slot, insert_run(conn, &placeholder)?);
+            open.ids.insert(slot, insert_run(conn, &placeholder)?);
             Ok(0)
         }
         RunPart::Figures { slot, results } => {
-            let run = Run {
-                results,
-                ..Run::default()
-            };
-            insert_rows(conn, opened(open, slot), &run)?;
+            open.staged.add(slot, results)?;
             Ok(0)
         }
         RunPart::Close { slot, run } => {
-            let id = opened(open, slot);
-            open.remove(&slot);
+            let id = open.id(slot);
+            open.ids.remove(&slot);
             if uuid_known(conn, &run)? {
+                open.staged.drop_run(slot);
                 delete_run(conn, id)?;
                 return Ok(0);
             }
+            let mut inserts = Inserts::new(conn, insert_results_head());
+            open.staged
+                .take(slot, &mut |group: &Figures| -> Result<(), PartError> {
+                    let rows: Vec<_> = group
+                        .figures()
+                        .iter()
+                        .map(|m| (group.warmup(), m))
+                        .collect();
+                    Ok(insert_group(&mut inserts, id, &rows)?)
+                })?;
             let update = statements::update_run("", id, &run);
             conn.execute(&update.sql, values(&update))?;
             Ok(1)
@@ -189,13 +242,6 @@ fn delete_run(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     }
     conn.execute(&statements::delete_runs("", "id = ?"), [id])?;
     Ok(())
-}
-
-/// The id of open run `slot`; its parts come between its opening and its closing.
-fn opened(open: &Open, slot: usize) -> i64 {
-    *open
-        .get(&slot)
-        .expect("a run's parts come between its opening and its closing")
 }
 
 /// Writes the summaries of run `id`'s measured `results` (`RowSummary::of`), when it
