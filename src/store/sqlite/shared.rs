@@ -35,6 +35,8 @@ struct Shape {
 pub(super) struct Rows {
     width: usize,
     values: Vec<Value<'static>>,
+    /// Their shape, when found before they are inserted ([`Rows::shaped`]).
+    shape: Option<Shape>,
 }
 
 impl Rows {
@@ -43,11 +45,17 @@ impl Rows {
         Rows {
             width,
             values: Vec::new(),
+            shape: None,
         }
     }
 
-    pub(super) fn clear(&mut self) {
-        self.values.clear();
+    /// These rows with their shape found now: on a thread other than the inserting
+    /// one, which then has less to do.
+    pub(super) fn shaped(mut self) -> Rows {
+        let mut shape = Shape::default();
+        self.shape_into(&mut shape);
+        self.shape = Some(shape);
+        self
     }
 
     /// Adds a row: exactly `width` values.
@@ -241,8 +249,13 @@ impl<'c> Inserts<'c> {
 
     /// Inserts `rows` (at least one) in one statement.
     pub(super) fn insert(&mut self, rows: &Rows) -> rusqlite::Result<()> {
-        rows.shape_into(&mut self.shape);
-        let shape = &self.shape;
+        let shape = match &rows.shape {
+            Some(shape) => shape,
+            None => {
+                rows.shape_into(&mut self.shape);
+                &self.shape
+            }
+        };
         let last_is_it = (self.prepared.get(self.last)).is_some_and(|p| p.shape == *shape);
         if !last_is_it {
             self.last = match self.prepared.iter().position(|p| p.shape == *shape) {

@@ -95,8 +95,8 @@ impl Staged {
         let mut groups = Vec::new();
         for group in key_order::in_key_order(&run) {
             let start = self.text.len();
-            for &(warmup, m) in &group.rows {
-                debug_assert!(!warmup, "a run passed in parts has no warm-up rounds");
+            // whether they are warm-up rounds' figures is the group's rank's to say
+            for &(_, m) in &group.rows {
                 let engine = self.engine_number(m.engine);
                 put(m, engine, &mut self.text);
             }
@@ -115,65 +115,61 @@ impl Staged {
         Ok(())
     }
 
-    /// Run `slot`'s figures set aside, group by group in key order, each handed to
-    /// `insert`; the run's parts are forgotten whatever `insert` returns.
-    pub(super) fn take<E: From<StageError>>(
+    /// Run `slot`'s figures set aside, group by group in key order: each group read
+    /// back and made ready by `prepare` on a thread of its own, then handed to `insert`
+    /// on this one. The run's parts are forgotten whatever `insert` returns.
+    pub(super) fn take<T: Send, E: From<StageError>>(
         &mut self,
         slot: usize,
-        insert: &mut dyn FnMut(&Figures) -> Result<(), E>,
+        prepare: impl Fn(&Figures) -> T + Sync,
+        insert: &mut dyn FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
         let parts = self.runs.remove(&slot).unwrap_or_default();
+        let Some(file) = &self.file else {
+            return Ok(()); // no figures set aside at all
+        };
         let mut ranks: Vec<usize> = parts
             .iter()
             .flat_map(|p| p.groups.iter().map(|g| g.0))
             .collect();
         ranks.sort_unstable();
         ranks.dedup();
-        for rank in ranks {
-            let mut figures = Figures {
-                rank,
-                figures: Vec::new(),
-            };
-            for part in &parts {
-                self.read_group(part, rank, &mut figures.figures)?;
-                if !figures.figures.is_empty() {
-                    insert(&figures)?;
-                    figures.figures.clear();
+        let reading = Reading {
+            file,
+            engines: &self.engines,
+            dir: &self.dir,
+        };
+        std::thread::scope(|scope| {
+            // a few groups ahead of the inserts, no more: memory holds a few parts' worth
+            let (ready, groups) = std::sync::mpsc::sync_channel(2);
+            let prepare = &prepare;
+            scope.spawn(move || {
+                let mut text = Vec::new();
+                for rank in ranks {
+                    for part in &parts {
+                        let group = match reading.group(part, rank, &mut text) {
+                            Ok(Some(figures)) => Ok(prepare(&figures)),
+                            Ok(None) => continue,
+                            Err(e) => Err(e),
+                        };
+                        let failed = group.is_err();
+                        // sent nowhere: the inserts stopped, at an error of theirs
+                        if ready.send(group).is_err() || failed {
+                            return;
+                        }
+                    }
                 }
+            });
+            for group in groups {
+                insert(group?)?;
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Forgets run `slot`'s figures: its run was recorded before.
     pub(super) fn drop_run(&mut self, slot: usize) {
         self.runs.remove(&slot);
-    }
-
-    /// Appends the figures of `part`'s group of `rank`, if it has one, to `figures`.
-    fn read_group(
-        &mut self,
-        part: &Part,
-        rank: usize,
-        figures: &mut Vec<Measurement>,
-    ) -> Result<(), StageError> {
-        let mut offset = part.offset;
-        for &(r, count, bytes) in &part.groups {
-            if r == rank {
-                self.text.resize(bytes, 0);
-                let file = self.file.as_ref().expect("a part was written to the file");
-                let read = file.read_exact_at(&mut self.text, offset);
-                read.map_err(|source| self.error(source))?;
-                figures.reserve(count);
-                let mut text = &self.text[..];
-                for _ in 0..count {
-                    figures.push(take(&mut text, &self.engines));
-                }
-                return Ok(());
-            }
-            offset += bytes as u64;
-        }
-        Ok(())
     }
 
     /// Makes the temporary file, unless it is made already.
@@ -202,6 +198,42 @@ impl Staged {
             }
         };
         u8::try_from(number).expect("a handful of engines in one import")
+    }
+}
+
+/// What reading figures back needs: the file, the engines it numbers, and its place.
+#[derive(Clone, Copy)]
+struct Reading<'s> {
+    file: &'s File,
+    engines: &'s [EngineKind],
+    dir: &'s Path,
+}
+
+impl Reading<'_> {
+    /// The figures of `part`'s group of `rank`, if it has one, read through `text`.
+    fn group(
+        &self,
+        part: &Part,
+        rank: usize,
+        text: &mut Vec<u8>,
+    ) -> Result<Option<Figures>, StageError> {
+        let mut offset = part.offset;
+        for &(r, count, bytes) in &part.groups {
+            if r == rank {
+                text.resize(bytes, 0);
+                let read = self.file.read_exact_at(text, offset);
+                read.map_err(|source| StageError::File {
+                    dir: self.dir.to_path_buf(),
+                    source,
+                })?;
+                let mut rest = &text[..];
+                let figures = (0..count).map(|_| take(&mut rest, self.engines));
+                let figures = figures.collect();
+                return Ok(Some(Figures { rank, figures }));
+            }
+            offset += bytes as u64;
+        }
+        Ok(None)
     }
 }
 
@@ -357,14 +389,17 @@ mod tests {
 
     /// Run `slot`'s figures, (test, file size) each, as `take` hands them over.
     fn taken(staged: &mut Staged, slot: usize) -> Vec<(&'static str, u64)> {
-        let mut seen = Vec::new();
-        let mut insert = |f: &Figures| -> Result<(), StageError> {
+        let prepare = |f: &Figures| {
             assert!(!f.warmup());
             let each = f.figures().iter().map(|m| (m.test.name(), m.file_size.0));
-            seen.extend(each);
+            each.collect::<Vec<_>>()
+        };
+        let mut seen = Vec::new();
+        let mut insert = |group: Vec<_>| -> Result<(), StageError> {
+            seen.extend(group);
             Ok(())
         };
-        staged.take(slot, &mut insert).unwrap();
+        staged.take(slot, prepare, &mut insert).unwrap();
         seen
     }
 }

@@ -125,13 +125,19 @@ fn insert_group(
     id: i64,
     rows: &[key_order::Insert],
 ) -> rusqlite::Result<()> {
+    statements_of(id, rows)
+        .iter()
+        .try_for_each(|values| inserts.insert(values))
+}
+
+/// The values of `rows`, results of run `id` in key order, a statement's rows each.
+fn statements_of(id: i64, rows: &[key_order::Insert]) -> Vec<Rows> {
     // each column's encoding, looked up once: a row's values are then written in one go
     let encodings: Vec<_> = columns::inserted(RESULT_COLUMNS)
         .map(|c| c.encode)
         .collect();
-    let mut values = Rows::new(encodings.len());
-    for chunk in rows.chunks(ROWS_PER_INSERT) {
-        values.clear();
+    let statement = |chunk: &[key_order::Insert]| {
+        let mut values = Rows::new(encodings.len());
         for &(warmup, m) in chunk {
             let row = ResultRow {
                 run_id: id,
@@ -140,9 +146,9 @@ fn insert_group(
             };
             values.push(encodings.iter().map(|encode| encode(&row)));
         }
-        inserts.insert(&values)?;
-    }
-    Ok(())
+        values
+    };
+    rows.chunks(ROWS_PER_INSERT).map(statement).collect()
 }
 
 /// The runs passed in parts that are open: the id each was given, by number, and
@@ -209,16 +215,19 @@ pub(super) fn save_part(
                 delete_run(conn, id)?;
                 return Ok(0);
             }
+            // the figures read back and encoded on a thread of their own, beside this
+            // one's inserts: an import's parsing thread is done by now
+            let encode = |group: &Figures| {
+                let rows = group.figures().iter().map(|m| (group.warmup(), m));
+                let statements = statements_of(id, &rows.collect::<Vec<_>>());
+                Vec::from_iter(statements.into_iter().map(Rows::shaped))
+            };
             let mut inserts = Inserts::new(conn, insert_results_head());
-            open.staged
-                .take(slot, &mut |group: &Figures| -> Result<(), PartError> {
-                    let rows: Vec<_> = group
-                        .figures()
-                        .iter()
-                        .map(|m| (group.warmup(), m))
-                        .collect();
-                    Ok(insert_group(&mut inserts, id, &rows)?)
-                })?;
+            let mut insert = |statements: Vec<Rows>| -> Result<(), PartError> {
+                let mut each = statements.iter().map(|values| inserts.insert(values));
+                Ok(each.try_for_each(|done| done)?)
+            };
+            open.staged.take(slot, encode, &mut insert)?;
             let update = statements::update_run("", id, &run);
             conn.execute(&update.sql, values(&update))?;
             Ok(1)
