@@ -99,6 +99,11 @@ impl Default for EngineKind {
 
 impl Ord for EngineKind {
     fn cmp(&self, other: &Self) -> Ordering {
+        // the same name, most often the same listed one (`named` hands those out): a
+        // walk of the history sorts each run's results, comparing their engines
+        if std::ptr::eq(self.0, other.0) {
+            return Ordering::Equal;
+        }
         self.rank().cmp(&other.rank())
     }
 }
@@ -129,8 +134,23 @@ impl Serialize for EngineKind {
 
 impl<'de> Deserialize<'de> for EngineKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        EngineKind::named(&name).map_err(serde::de::Error::custom)
+        deserializer.deserialize_str(NameVisitor)
+    }
+}
+
+/// An engine read from its name as the deserializer lends it, not copied into a
+/// `String` first: a store's walk reads one a result.
+struct NameVisitor;
+
+impl serde::de::Visitor<'_> for NameVisitor {
+    type Value = EngineKind;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<EngineKind, E> {
+        EngineKind::named(name).map_err(E::custom)
     }
 }
 

@@ -61,10 +61,18 @@ pub fn write_at<T: Serialize>(depth: usize, value: &T, out: &mut impl io::Write)
 }
 
 /// serde_json's `PrettyFormatter` (two spaces a level), started `depth` levels deep:
-/// its methods as serde_json writes them, but for the level they start from.
+/// the bytes serde_json writes, but for the level they start from, and written in fewer
+/// pieces. An export writes some twenty keys a result, and each key was six writes
+/// (the comma, the newline, the indent, both quotes and the `: `), each checking the
+/// room left: a line's start, indent and a key's opening quote are now one write of
+/// [`LINES`], and the key's closing quote with the `: ` another.
 struct Indented {
     current_indent: usize,
     has_value: bool,
+    /// Whether an object key is being written, its opening quote already: serde_json
+    /// writes every key as a string (`begin_string`, its text, `end_string`) between
+    /// `begin_object_key` and `begin_object_value`, and any other key is an error.
+    in_key: bool,
 }
 
 impl Indented {
@@ -72,8 +80,29 @@ impl Indented {
         Indented {
             current_indent: depth,
             has_value: false,
+            in_key: false,
         }
     }
+}
+
+/// The deepest level whose line start is written in one piece; deeper lines (no
+/// document of ours has them: an export's deepest is 5) are written in parts.
+const DEEPEST: usize = 15;
+
+/// For each level up to [`DEEPEST`]: a comma, a newline, that level's indent and a
+/// key's opening quote; a line starts with a slice of its level's.
+static LINES: [[u8; 3 + 2 * DEEPEST]; DEEPEST + 1] = lines();
+
+const fn lines() -> [[u8; 3 + 2 * DEEPEST]; DEEPEST + 1] {
+    let mut all = [[b' '; 3 + 2 * DEEPEST]; DEEPEST + 1];
+    let mut depth = 0;
+    while depth <= DEEPEST {
+        all[depth][0] = b',';
+        all[depth][1] = b'\n';
+        all[depth][2 + 2 * depth] = b'"';
+        depth += 1;
+    }
+    all
 }
 
 fn indent<W: ?Sized + io::Write>(out: &mut W, depth: usize) -> io::Result<()> {
@@ -99,16 +128,25 @@ impl Indented {
     fn close<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.current_indent -= 1;
         if self.has_value {
-            out.write_all(b"\n")?;
-            indent(out, self.current_indent)?;
+            self.line(out, true, false)?;
         }
         out.write_all(bracket)
     }
 
-    /// An element or key begun on a line of its own, after a comma but for the first.
-    fn next_line<W: ?Sized + io::Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
+    /// A new line at the current level, after a comma unless `first`, and with a key's
+    /// opening quote when `key`.
+    fn line<W: ?Sized + io::Write>(&self, out: &mut W, first: bool, key: bool) -> io::Result<()> {
+        let depth = self.current_indent;
+        if depth <= DEEPEST {
+            let line = &LINES[depth][usize::from(first)..2 + 2 * depth + usize::from(key)];
+            return out.write_all(line);
+        }
         out.write_all(if first { b"\n" } else { b",\n" })?;
-        indent(out, self.current_indent)
+        indent(out, depth)?;
+        match key {
+            true => out.write_all(b"\""),
+            false => Ok(()),
+        }
     }
 }
 
@@ -126,7 +164,7 @@ impl Formatter for Indented {
         out: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        self.next_line(out, first)
+        self.line(out, first, false)
     }
 
     fn end_array_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
@@ -147,11 +185,31 @@ impl Formatter for Indented {
         out: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        self.next_line(out, first)
+        self.in_key = true;
+        self.line(out, first, true)
     }
 
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        out.write_all(b": ")
+    /// A string's opening quote, but a key's, written with its line.
+    #[inline]
+    fn begin_string<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        match self.in_key {
+            true => Ok(()),
+            false => out.write_all(b"\""),
+        }
+    }
+
+    /// A string's closing quote; a key's with the `: ` before its value.
+    #[inline]
+    fn end_string<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        match std::mem::take(&mut self.in_key) {
+            true => out.write_all(b"\": "),
+            false => out.write_all(b"\""),
+        }
+    }
+
+    /// Nothing: the key's `end_string` wrote the `: `.
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        Ok(())
     }
 
     fn end_object_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
@@ -194,6 +252,32 @@ mod tests {
                 "{n} elements, nested"
             );
         }
+    }
+
+    /// Written at `depth`, as `write_at` writes it, without the first line's indent.
+    fn at(depth: usize, value: &impl Serialize) -> String {
+        let mut text = Vec::new();
+        write_at(depth, value, &mut text).unwrap();
+        String::from_utf8(text).unwrap()[2 * depth..].to_string()
+    }
+
+    #[test]
+    fn keys_of_any_kind_and_lines_of_any_depth_read_as_the_pretty_printer_writes_them() {
+        // keys that are numbers, or escaped; an element of an array after a key's value
+        let numbered: std::collections::BTreeMap<i64, Vec<&str>> =
+            [(-1, vec!["a\"b"]), (7, vec![])].into_iter().collect();
+        let value = serde_json::json!({"k\"\n\u{1}é": {"": [1, {"x": null}]}, "n": numbered});
+        assert_eq!(at(0, &value), serde_json::to_string_pretty(&value).unwrap());
+        assert_eq!(
+            at(0, &numbered),
+            serde_json::to_string_pretty(&numbered).unwrap()
+        );
+        // past the levels whose lines are written in one piece, and back
+        let mut deep = serde_json::json!({"last": [true]});
+        for level in 0..2 * DEEPEST {
+            deep = serde_json::json!({ "level": level, "inner": deep, "after": [level] });
+        }
+        assert_eq!(at(0, &deep), serde_json::to_string_pretty(&deep).unwrap());
     }
 
     #[test]

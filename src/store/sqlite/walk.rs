@@ -121,7 +121,7 @@ impl<'c> Beside<'c> {
         })?;
         // a run with one figure per key keeps no summaries: they are its figures
         match rows.is_empty() {
-            true => rows = RowSummary::of(&self.results(id)?.results),
+            true => rows = RowSummary::of(&self.figures(id)?.results),
             // in key order, as those derived come
             false => rows.sort_by_key(|r| r.key(&Params::default())),
         }
@@ -149,8 +149,12 @@ impl<'c> Beside<'c> {
         }))
     }
 
-    /// The results of run `id`, in the listing order.
-    fn results(&mut self, id: i64) -> rusqlite::Result<RunResults> {
+    /// The results of run `id`, in the order SQLite finds them: for
+    /// [`RowSummary::of`], which sorts them by row and repetition itself, and whose
+    /// order then depends on nothing else (the table's key makes a measured figure's
+    /// row and repetition unique), so a sort into the listing order first was
+    /// a second sort of every run's figures for nothing.
+    fn figures(&mut self, id: i64) -> rusqlite::Result<RunResults> {
         let mut results = RunResults {
             results: Vec::with_capacity(self.rounds.0),
             warmup: Vec::with_capacity(self.rounds.1),
@@ -159,7 +163,6 @@ impl<'c> Beside<'c> {
         each(&mut self.results, id, columns, ResultRow::blank(), |row| {
             results.add(row)
         })?;
-        results.sort();
         self.rounds = (results.results.len(), results.warmup.len());
         Ok(results)
     }
