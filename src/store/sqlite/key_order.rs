@@ -17,6 +17,14 @@ pub struct Group<'a> {
     pub rows: Vec<Insert<'a>>,
 }
 
+/// The first rank of the warm-up rounds' groups: the measured figures' tests come first.
+const WARMUP_RANKS: usize = TestKind::ALL.len();
+
+/// Whether the group of `rank` holds warm-up rounds' figures.
+pub fn is_warmup(rank: usize) -> bool {
+    rank >= WARMUP_RANKS
+}
+
 /// The run's results and warm-up results in the table's key order, as groups of one
 /// (warmup, test) each, in key order. Every source lists a test's figures by file size,
 /// record size, repetition, engine and cache already (ours in `list_order`, iozone3 row
@@ -26,10 +34,10 @@ pub fn in_key_order(run: &Run) -> Vec<Group<'_>> {
     let tests = text_order(&TestKind::ALL, TestKind::name);
     let engines = engines_by_name(run);
     let caches = text_order(&CacheMode::ALL, CacheMode::name);
-    let mut groups: Vec<Vec<Insert>> = vec![Vec::new(); 2 * TestKind::ALL.len()];
+    let mut groups: Vec<Vec<Insert>> = vec![Vec::new(); 2 * WARMUP_RANKS];
     let measured = run.results.iter().map(|m| (false, m));
     for (warmup, m) in measured.chain(run.warmup.iter().map(|m| (true, m))) {
-        let group = usize::from(warmup) * TestKind::ALL.len() + tests[m.test as usize];
+        let group = usize::from(warmup) * WARMUP_RANKS + tests[m.test as usize];
         groups[group].push((warmup, m));
     }
     let rest = |&(_, m): &Insert| {

@@ -52,7 +52,7 @@ pub(super) struct Figures {
 impl Figures {
     /// Whether these are warm-up rounds' figures.
     pub(super) fn warmup(&self) -> bool {
-        self.rank >= TestKind::ALL.len()
+        key_order::is_warmup(self.rank)
     }
 
     pub(super) fn figures(&self) -> &[Measurement] {
@@ -65,6 +65,15 @@ impl Figures {
 pub(super) enum StageError {
     #[error("cannot set an import's figures aside in {dir}: {source}")]
     File { dir: PathBuf, source: io::Error },
+}
+
+impl StageError {
+    fn file(dir: &Path, source: io::Error) -> StageError {
+        StageError::File {
+            dir: dir.to_path_buf(),
+            source,
+        }
+    }
 }
 
 impl Staged {
@@ -106,7 +115,7 @@ impl Staged {
         self.open_file()?;
         let file = self.file.as_mut().expect("just opened");
         let written = file.write_all(&self.text);
-        written.map_err(|source| self.error(source))?;
+        written.map_err(|source| StageError::file(&self.dir, source))?;
         self.end += self.text.len() as u64;
         self.runs
             .entry(slot)
@@ -176,16 +185,9 @@ impl Staged {
     fn open_file(&mut self) -> Result<(), StageError> {
         if self.file.is_none() {
             let made = tempfile::tempfile_in(&self.dir);
-            self.file = Some(made.map_err(|source| self.error(source))?);
+            self.file = Some(made.map_err(|source| StageError::file(&self.dir, source))?);
         }
         Ok(())
-    }
-
-    fn error(&self, source: io::Error) -> StageError {
-        StageError::File {
-            dir: self.dir.clone(),
-            source,
-        }
     }
 
     /// `engine`'s number in the file.
@@ -222,10 +224,7 @@ impl Reading<'_> {
             if r == rank {
                 text.resize(bytes, 0);
                 let read = self.file.read_exact_at(text, offset);
-                read.map_err(|source| StageError::File {
-                    dir: self.dir.to_path_buf(),
-                    source,
-                })?;
+                read.map_err(|source| StageError::file(self.dir, source))?;
                 let mut rest = &text[..];
                 let figures = (0..count).map(|_| take(&mut rest, self.engines));
                 let figures = figures.collect();

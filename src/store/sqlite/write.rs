@@ -224,8 +224,10 @@ pub(super) fn save_part(
             };
             let mut inserts = Inserts::new(conn, insert_results_head());
             let mut insert = |statements: Vec<Rows>| -> Result<(), PartError> {
-                let mut each = statements.iter().map(|values| inserts.insert(values));
-                Ok(each.try_for_each(|done| done)?)
+                statements
+                    .iter()
+                    .try_for_each(|values| inserts.insert(values))?;
+                Ok(())
             };
             open.staged.take(slot, encode, &mut insert)?;
             let update = statements::update_run("", id, &run);
