@@ -96,7 +96,7 @@ impl Mount {
             .prefix("iozone-test-ext4-")
             .suffix(".img")
             .tempfile_in(place)
-            .unwrap()
+            .unwrap_or_else(|e| panic!("a loop filesystem's image in {}: {e}", place.display()))
             .into_temp_path()
             .keep()
             .unwrap();
