@@ -65,6 +65,10 @@ impl Figures {
 pub(super) enum StageError {
     #[error("cannot set an import's figures aside in {dir}: {source}")]
     File { dir: PathBuf, source: io::Error },
+    /// A figure's engine is a byte in the file: 256 engines in one import at most (a
+    /// text names one or a handful).
+    #[error("an import naming more than 256 engines cannot be set aside")]
+    Engines,
 }
 
 impl StageError {
@@ -106,7 +110,7 @@ impl Staged {
             let start = self.text.len();
             // whether they are warm-up rounds' figures is the group's rank's to say
             for &(_, m) in &group.rows {
-                let engine = self.engine_number(m.engine);
+                let engine = self.engine_number(m.engine)?;
                 put(m, engine, &mut self.text);
             }
             groups.push((group.rank, group.rows.len(), self.text.len() - start));
@@ -191,7 +195,7 @@ impl Staged {
     }
 
     /// `engine`'s number in the file.
-    fn engine_number(&mut self, engine: EngineKind) -> u8 {
+    fn engine_number(&mut self, engine: EngineKind) -> Result<u8, StageError> {
         let number = match self.engines.iter().position(|&e| e == engine) {
             Some(number) => number,
             None => {
@@ -199,7 +203,7 @@ impl Staged {
                 self.engines.len() - 1
             }
         };
-        u8::try_from(number).expect("a handful of engines in one import")
+        u8::try_from(number).map_err(|_| StageError::Engines)
     }
 }
 
@@ -384,6 +388,23 @@ mod tests {
         assert_eq!(taken(&mut staged, 0), [], "taken once");
         staged.drop_run(1);
         assert_eq!(taken(&mut staged, 1), [], "dropped");
+    }
+
+    /// 256 engines fit a figure's byte; the 257th is refused, not wrapped round.
+    #[test]
+    fn an_import_of_more_engines_than_a_byte_numbers_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut staged = Staged::beside(&dir.path().join("h.db"));
+        let engine = |i: usize| EngineKind::named(&format!("e{i}")).unwrap();
+        for i in 0..256 {
+            staged
+                .add(0, vec![figure(TestKind::Write, 1, engine(i))])
+                .unwrap();
+        }
+        let refused = staged.add(0, vec![figure(TestKind::Write, 1, engine(256))]);
+        assert!(matches!(refused, Err(StageError::Engines)), "{refused:?}");
+        let again = staged.add(0, vec![figure(TestKind::Write, 1, engine(255))]);
+        assert!(again.is_ok());
     }
 
     /// Run `slot`'s figures, (test, file size) each, as `take` hands them over.
