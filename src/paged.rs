@@ -127,12 +127,11 @@ pub fn history<E>(
 where
     E: From<StoreError> + From<OutputError>,
 {
-    let read = |runs| listed_page(filter, runs);
+    let read = |runs| ListedPage::of(filter, runs);
     let walk = Walk::Summaries;
     match format {
         Format::Csv => {
-            let listing =
-                |(runs, summaries): &(Vec<Run>, Summaries)| render::history_csv(runs, summaries);
+            let listing = |page: &ListedPage| render::history_csv(&page.runs, &page.summaries);
             write::<_, E>(store, filter, walk, read, Csv::new(listing), out)?
         }
         Format::Json => write::<_, E>(store, filter, walk, read, HistoryJson::new(), out)?,
@@ -161,21 +160,53 @@ where
 }
 
 /// A page of runs as `history` lists them, with the summaries of their measured
-/// rounds (the listing's headline figures).
-fn listed_page(filter: &RunFilter, walked: Vec<Walked>) -> (Vec<Run>, Summaries) {
-    let mut summaries = Summaries::with_capacity(walked.len());
-    let mut runs = Vec::with_capacity(walked.len());
-    for Walked {
-        run,
-        summaries: of_run,
-        ..
-    } in walked
-    {
-        summaries.insert(run.id.unwrap_or_default(), of_run);
-        runs.push(run);
+/// rounds (the listing's headline figures): those of a run that keeps none made by the
+/// printer, on its thread, from the figures the walk copied out (`store::Pending`).
+#[derive(Default)]
+struct ListedPage {
+    runs: Vec<Run>,
+    summaries: Summaries,
+    /// The summaries left to make, by the run's id.
+    pending: Vec<(i64, Pending)>,
+}
+
+impl ListedPage {
+    fn of(filter: &RunFilter, walked: Vec<Walked>) -> ListedPage {
+        let mut page = ListedPage {
+            runs: Vec::with_capacity(walked.len()),
+            summaries: Summaries::with_capacity(walked.len()),
+            pending: Vec::new(),
+        };
+        for Walked {
+            run,
+            summaries,
+            pending,
+        } in walked
+        {
+            let id = run.id.unwrap_or_default();
+            match pending {
+                Some(pending) => page.pending.push((id, pending)),
+                None => {
+                    page.summaries.insert(id, summaries);
+                }
+            }
+            page.runs.push(run);
+        }
+        as_listed(filter, &mut page.runs);
+        page
     }
-    as_listed(filter, &mut runs);
-    (runs, summaries)
+
+    /// Makes the summaries left to make.
+    fn decode(&mut self) -> Result<(), StoreError> {
+        // a listing's walk leaves summaries, never a run's results
+        let mut no_results = Run::default();
+        for (id, pending) in self.pending.drain(..) {
+            let mut summaries = Vec::new();
+            pending.decode_into(&mut no_results, &mut summaries)?;
+            self.summaries.insert(id, summaries);
+        }
+        Ok(())
+    }
 }
 
 /// Runs as `history` shows them: a run whose process was killed is aborted (failed,
@@ -201,8 +232,9 @@ impl<F> Csv<F> {
     }
 }
 
-impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
-    fn page(&mut self, page: &mut P, out: &mut Pieces) -> Result<(), Stop> {
+impl<F: Fn(&ListedPage) -> Listing + Send> Document<ListedPage> for Csv<F> {
+    fn page(&mut self, page: &mut ListedPage, out: &mut Pieces) -> Result<(), Stop> {
+        page.decode()?;
         let listing = (self.listing)(page);
         self.pages += 1;
         out.write_all(
@@ -218,7 +250,7 @@ impl<P: Default, F: Fn(&P) -> Listing + Send> Document<P> for Csv<F> {
     fn end(self) -> String {
         match self.pages {
             // the header alone, when no run matched
-            0 => (self.listing)(&P::default()).to_csv(),
+            0 => (self.listing)(&ListedPage::default()).to_csv(),
             _ => String::new(),
         }
     }
@@ -259,14 +291,11 @@ impl HistoryJson {
     }
 }
 
-impl Document<(Vec<Run>, Summaries)> for HistoryJson {
-    fn page(
-        &mut self,
-        (runs, summaries): &mut (Vec<Run>, Summaries),
-        out: &mut Pieces,
-    ) -> Result<(), Stop> {
-        for run in runs {
-            let of_run = summaries.get(&run.id.unwrap_or_default());
+impl Document<ListedPage> for HistoryJson {
+    fn page(&mut self, page: &mut ListedPage, out: &mut Pieces) -> Result<(), Stop> {
+        page.decode()?;
+        for run in &page.runs {
+            let of_run = page.summaries.get(&run.id.unwrap_or_default());
             let element = render::HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice));
             self.array.write_element(&element, out)?;
         }
@@ -325,9 +354,11 @@ impl ExportPage {
 
     /// Decodes every run's pending results into it.
     fn decode(&mut self) -> Result<(), StoreError> {
+        // an export's walk reads results, never summaries
+        let mut no_summaries = Vec::new();
         for (run, pending) in self.runs.iter_mut().zip(&mut self.pending) {
             if let Some(pending) = pending.take() {
-                pending.decode_into(run)?;
+                pending.decode_into(run, &mut no_summaries)?;
             }
         }
         Ok(())

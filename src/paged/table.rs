@@ -2,7 +2,7 @@
 //! are as wide as their widest cell and the rates' unit suits their least figure, so
 //! the runs' lines are set aside in a temporary file, measured, then written.
 
-use super::{Spool, listed_page};
+use super::{ListedPage, Spool};
 use crate::output::Output;
 use crate::render::{self, HistoryLine, Places, TextStyle};
 use crate::selector::RunFilter;
@@ -29,9 +29,10 @@ impl HistoryTable {
             places: Places::default(),
         };
         store::walk_pages(store, filter, Walk::Summaries, |runs| {
-            let (runs, summaries) = listed_page(filter, runs);
-            runs.iter().for_each(|run| table.places.add(run));
-            for line in HistoryLine::of_runs(&runs, &summaries) {
+            // decoded as they were walked (`walk_pages`): nothing left pending
+            let page = ListedPage::of(filter, runs);
+            page.runs.iter().for_each(|run| table.places.add(run));
+            for line in HistoryLine::of_runs(&page.runs, &page.summaries) {
                 table.least = table.least.min(RateUnit::least_shown(line.figures()));
                 table.lines.push(&line)?;
             }

@@ -73,40 +73,70 @@ pub const SERIES_COLUMNS: &[&str] = &[
 pub struct Walked {
     pub run: Run,
     pub summaries: Vec<RowSummary>,
-    /// The results, read but not decoded yet, of a backend that leaves that to whoever
-    /// takes the run ([`walk_pending`]); `run` holds none of them until then.
+    /// The results (or the figures its summaries are made of), read but not decoded
+    /// yet, of a backend that leaves that to whoever takes the run ([`walk_pending`]);
+    /// `run` or `summaries` holds none of them until then.
     pub pending: Option<Pending>,
 }
 
 impl Walked {
-    /// Decodes the pending results into the run.
+    /// Decodes the pending results into the run, or its summaries.
     pub fn decode(&mut self) -> Result<(), StoreError> {
         match self.pending.take() {
-            Some(pending) => pending.decode_into(&mut self.run),
+            Some(pending) => pending.decode_into(&mut self.run, &mut self.summaries),
             None => Ok(()),
         }
     }
 }
 
-/// A run's results as read, and how they become the run's: SQLite's walk copies them
-/// out as SQLite holds them, which is a fraction of decoding them, so that a walk whose
-/// runs are printed on another thread decodes them there (`paged.rs`).
-pub struct Pending(Box<Decode>);
+/// A run's rows as read, and how they become the run's: SQLite's walk copies them out
+/// as SQLite holds them, which is a fraction of decoding them, so that a walk whose
+/// runs are printed on another thread decodes them there (`paged.rs`). They are an
+/// export's results, or the figures a listing summarizes for a run that keeps no
+/// summaries.
+pub struct Pending(Decode);
+
+enum Decode {
+    Results(Box<IntoRun>),
+    Summaries(Box<MakeSummaries>),
+}
 
 /// How pending results become a run's.
-type Decode = dyn FnOnce(&mut Run) -> Result<(), StoreError> + Send;
+type IntoRun = dyn FnOnce(&mut Run) -> Result<(), StoreError> + Send;
+
+/// How pending figures become a run's summaries.
+type MakeSummaries = dyn FnOnce() -> Result<Vec<RowSummary>, StoreError> + Send;
 
 impl Pending {
-    pub fn new(
+    /// Results that `decode` puts into their run.
+    pub fn results(
         decode: impl FnOnce(&mut Run) -> Result<(), StoreError> + Send + 'static,
     ) -> Pending {
-        Pending(Box::new(decode))
+        Pending(Decode::Results(Box::new(decode)))
     }
 
-    /// Decodes the results into `run`; the error is the store's for a value this iozone
-    /// cannot read, as a walk that decodes them itself would fail.
-    pub fn decode_into(self, run: &mut Run) -> Result<(), StoreError> {
-        (self.0)(run)
+    /// A run's summaries, which `decode` makes.
+    pub fn summaries(
+        decode: impl FnOnce() -> Result<Vec<RowSummary>, StoreError> + Send + 'static,
+    ) -> Pending {
+        Pending(Decode::Summaries(Box::new(decode)))
+    }
+
+    /// Decodes the results into `run`, or makes its `summaries`; the error is the
+    /// store's for a value this iozone cannot read, as a walk that decodes them itself
+    /// would fail.
+    pub fn decode_into(
+        self,
+        run: &mut Run,
+        summaries: &mut Vec<RowSummary>,
+    ) -> Result<(), StoreError> {
+        match self.0 {
+            Decode::Results(decode) => decode(run),
+            Decode::Summaries(decode) => {
+                *summaries = decode()?;
+                Ok(())
+            }
+        }
     }
 }
 

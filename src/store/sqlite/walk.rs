@@ -52,6 +52,10 @@ struct Beside<'c> {
     results: CachedStatement<'c>,
     detail: Detail,
     summaries: Option<CachedStatement<'c>>,
+    /// Whether a run that keeps no summaries is summarized by whoever takes it, from
+    /// its figures copied out ([`Beside::pending_summaries`]): `history`'s walk, whose
+    /// runs are printed on another thread with the time to spare.
+    defer_summaries: bool,
     /// How many measured and warm-up rounds the last run had: the next run's lists are
     /// made that large at once, since a history's runs are mostly alike, rather than
     /// grown (and copied) four times each for 20 rounds. A large run leaves the one
@@ -86,6 +90,7 @@ impl<'c> Beside<'c> {
             results: conn.prepare_cached(&statements::select_results("", one, detail))?,
             detail,
             summaries,
+            defer_summaries: walk == Walk::Summaries,
             rounds: (0, 0),
             copied: (0, 0),
             path: path.into(),
@@ -120,10 +125,18 @@ impl<'c> Beside<'c> {
             rows.push(row.summary)
         })?;
         // a run with one figure per key keeps no summaries: they are its figures
-        match rows.is_empty() {
-            true => rows = RowSummary::of(&self.figures(id)?.results),
+        match (rows.is_empty(), self.defer_summaries) {
+            (true, true) => {
+                let pending = Some(self.pending_summaries(id)?);
+                return Ok(Walked {
+                    run,
+                    summaries: Vec::new(),
+                    pending,
+                });
+            }
+            (true, false) => rows = RowSummary::of(&self.figures(id)?.results),
             // in key order, as those derived come
-            false => rows.sort_by_key(|r| r.key(&Params::default())),
+            (false, _) => rows.sort_by_key(|r| r.key(&Params::default())),
         }
         Ok(Walked {
             run,
@@ -132,17 +145,34 @@ impl<'c> Beside<'c> {
         })
     }
 
-    /// The results of run `id` copied out, to be decoded by whoever takes the run: a
-    /// walk of whole runs is an export's, which prints them on another thread.
-    fn pending(&mut self, id: i64) -> rusqlite::Result<Pending> {
+    /// The figures of run `id` copied out, to be summarized by whoever takes the run
+    /// (as [`Beside::figures`] reads them, in SQLite's order: [`RowSummary::of`] sorts).
+    fn pending_summaries(&mut self, id: i64) -> rusqlite::Result<Pending> {
+        let copied = self.copy(id)?;
+        let path = Arc::clone(&self.path);
+        Ok(Pending::summaries(move || {
+            let figures = copied.decode_as_read().map_err(|e| sql_error(&path, e))?;
+            Ok(RowSummary::of(&figures.results))
+        }))
+    }
+
+    /// The result rows of run `id`, copied out as SQLite holds them.
+    fn copy(&mut self, id: i64) -> rusqlite::Result<CopiedRows> {
         let mut copied = CopiedRows::new(self.detail.columns(), self.copied);
         let mut rows = self.results.query([id])?;
         while let Some(row) = rows.next()? {
             copied.copy(row)?;
         }
         self.copied = copied.room();
+        Ok(copied)
+    }
+
+    /// The results of run `id` copied out, to be decoded by whoever takes the run: a
+    /// walk of whole runs is an export's, which prints them on another thread.
+    fn pending(&mut self, id: i64) -> rusqlite::Result<Pending> {
+        let copied = self.copy(id)?;
         let path = Arc::clone(&self.path);
-        Ok(Pending::new(move |run: &mut Run| {
+        Ok(Pending::results(move |run: &mut Run| {
             let results = copied.decode().map_err(|e| sql_error(&path, e))?;
             results.fill(run);
             Ok(())
