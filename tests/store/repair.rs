@@ -180,7 +180,7 @@ fn a_database_poisoned_by_an_older_iozone_is_found_and_repaired() {
 /// A result an older iozone let in fails the export as the run's own columns do,
 /// naming the column, though the export decodes results on its printing thread.
 #[test]
-fn an_unreadable_result_fails_the_export_naming_its_column() {
+fn an_unreadable_result_fails_the_export_and_the_listing_naming_its_column() {
     let db = Db::sqlite();
     for f in ["iozone3/single-32m-r64k.txt", "fio/buffered-write-4k.json"] {
         db.ok(&["import", fixture(f).to_str().unwrap()]);
@@ -198,6 +198,10 @@ fn an_unreadable_result_fails_the_export_naming_its_column() {
         conn.execute_batch(&update).unwrap();
         for format in ["json", "csv"] {
             let err = refused(&db, &["export", "--format", format], needle);
+            assert!(err.contains("db check --repair"), "{err}");
+            // the run keeps no summaries: a listing summarizes its figures, on the
+            // printer's thread too
+            let err = refused(&db, &["history", "--all", "--format", format], needle);
             assert!(err.contains("db check --repair"), "{err}");
         }
     }
