@@ -315,20 +315,23 @@ if wanted("fio vs fio"):
     a, b, again, still = alternated(first, second)
     report("fio vs fio, 64k read qd4", a, b, None, again, still, None)
 
+def taking_turns(i):
+    """Whether round `i`'s first run records latency, then its second: who goes first
+    takes turns, as in the rows above, so that what a run leaves behind (its file's
+    deletion, writeback) falls on each side alike."""
+    return [i % 2 == 0, i % 2 == 1]
+
+def without(latency):
+    return [] if latency else ["--no-latency"]
+
 if wanted("latency"):
     print()
     print("latency recording cost, 4 KiB random reads direct at depth 32 (per completion / without)")
     on, off = [], []
     for i in range(rounds):
-        # who goes first takes turns, as in the rows above: a run follows the other
-        # side's, and what that one left behind (its file's deletion, writeback) falls
-        # on each side alike
-        for latency in [i % 2 == 0, i % 2 == 1]:
-            if latency:
-                on.append(iozone_uring("random_read", 4096, 32, "direct", uring_size))
-            else:
-                off.append(iozone_uring("random_read", 4096, 32, "direct", uring_size,
-                                        ["--no-latency"]))
+        for latency in taking_turns(i):
+            (on if latency else off).append(iozone_uring(
+                "random_read", 4096, 32, "direct", uring_size, without(latency)))
     o, f = statistics.median(on), statistics.median(off)
     cost = (1 - o / f) * 100
     misses += cost > 3.0
@@ -338,15 +341,10 @@ if wanted("latency"):
     print("latency recording cost, 512 B buffered (iozone with sampled latency / without)")
     on, off = {"write": [], "read": []}, {"write": [], "read": []}
     for i in range(rounds):
-        if i % 2 == 0:
-            a = iozone_run(512, "buffered")
-            b = iozone_run(512, "buffered", ["--no-latency"])
-        else:
-            b = iozone_run(512, "buffered", ["--no-latency"])
-            a = iozone_run(512, "buffered")
-        for test in on:
-            on[test].append(a[test])
-            off[test].append(b[test])
+        for latency in taking_turns(i):
+            figures = iozone_run(512, "buffered", without(latency))
+            for test, side in (on if latency else off).items():
+                side.append(figures[test])
     for test in ["write", "read"]:
         o, f = statistics.median(on[test]), statistics.median(off[test])
         cost = (1 - o / f) * 100

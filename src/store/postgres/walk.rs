@@ -51,15 +51,13 @@ pub(super) fn walk(
         .map(|v| &**v as &(dyn postgres::types::ToSql + Sync))
         .collect();
     let portal = tx.bind(&numbered(&statement.sql), &params)?;
-    loop {
+    'batches: loop {
         let mut rows = tx.query_portal_raw(&portal, BATCH)?;
         while let Some(row) = rows.next()? {
             if each(shape.walked(&row, walk)?).is_break() {
                 // the rest of this batch is dropped as it arrives, and the portal
                 // with the transaction
-                drop(rows);
-                tx.rollback()?;
-                return Ok(());
+                break 'batches;
             }
         }
         // a batch the statement's end completed, not one the limit suspended
