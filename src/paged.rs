@@ -12,11 +12,11 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 
 use crate::export::{self, JsonExport};
-use crate::model::{Run, RunStatus, Summaries};
+use crate::model::{RowSummary, Run, RunStatus, Summaries};
 use crate::output::{Output, OutputError};
 use crate::render::{self, Listing};
 use crate::selector::RunFilter;
-use crate::store::{self, Pending, Store, StoreError, Walk, Walked};
+use crate::store::{self, Pending, RunResults, Store, StoreError, Walk, Walked};
 
 use pipeline::{Pieces, Stop};
 use spool::Spool;
@@ -167,7 +167,7 @@ struct ListedPage {
     runs: Vec<Run>,
     summaries: Summaries,
     /// The summaries left to make, by the run's id.
-    pending: Vec<(i64, Pending)>,
+    pending: Vec<(i64, Pending<Vec<RowSummary>>)>,
 }
 
 impl ListedPage {
@@ -180,11 +180,12 @@ impl ListedPage {
         for Walked {
             run,
             summaries,
-            pending,
+            pending_summaries,
+            ..
         } in walked
         {
             let id = run.id.unwrap_or_default();
-            match pending {
+            match pending_summaries {
                 Some(pending) => page.pending.push((id, pending)),
                 None => {
                     page.summaries.insert(id, summaries);
@@ -198,12 +199,8 @@ impl ListedPage {
 
     /// Makes the summaries left to make.
     fn decode(&mut self) -> Result<(), StoreError> {
-        // a listing's walk leaves summaries, never a run's results
-        let mut no_results = Run::default();
         for (id, pending) in self.pending.drain(..) {
-            let mut summaries = Vec::new();
-            pending.decode_into(&mut no_results, &mut summaries)?;
-            self.summaries.insert(id, summaries);
+            self.summaries.insert(id, pending.decode()?);
         }
         Ok(())
     }
@@ -343,22 +340,22 @@ impl Document<ExportPage> for ExportJson {
 struct ExportPage {
     runs: Vec<Run>,
     /// Each run's results, when the store left them to decode.
-    pending: Vec<Option<Pending>>,
+    pending: Vec<Option<Pending<RunResults>>>,
 }
 
 impl ExportPage {
     fn of(walked: Vec<Walked>) -> ExportPage {
-        let (runs, pending) = walked.into_iter().map(|w| (w.run, w.pending)).unzip();
+        let (runs, pending) = (walked.into_iter())
+            .map(|w| (w.run, w.pending_results))
+            .unzip();
         ExportPage { runs, pending }
     }
 
     /// Decodes every run's pending results into it.
     fn decode(&mut self) -> Result<(), StoreError> {
-        // an export's walk reads results, never summaries
-        let mut no_summaries = Vec::new();
         for (run, pending) in self.runs.iter_mut().zip(&mut self.pending) {
             if let Some(pending) = pending.take() {
-                pending.decode_into(run, &mut no_summaries)?;
+                pending.decode()?.fill(run);
             }
         }
         Ok(())

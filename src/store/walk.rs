@@ -10,7 +10,7 @@
 use std::ops::ControlFlow;
 
 use super::columns::{Column, RUN_COLUMNS};
-use super::{Detail, RunFilter, Store, StoreError};
+use super::{Detail, RunFilter, RunResults, Store, StoreError};
 use crate::model::{RowSummary, Run};
 
 /// What a walk reads of each run beside its record.
@@ -67,80 +67,63 @@ pub const SERIES_COLUMNS: &[&str] = &[
     "threads",
 ];
 
+/// Who decodes the rows a walk reads beside a run's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decoding {
+    /// The walk, before it hands the run on ([`walk`]).
+    Walk,
+    /// Whoever takes the run, on another thread ([`walk_pending`]): a backend that
+    /// copies rows out for less than it decodes them (SQLite) leaves them
+    /// [pending](Walked::decode), and the walk's thread does less.
+    Taker,
+}
+
 /// A run as a walk reads it: its record (with its results when the walk reads them),
 /// and its summaries when the walk reads those.
 #[derive(Debug, Default)]
 pub struct Walked {
     pub run: Run,
     pub summaries: Vec<RowSummary>,
-    /// The results (or the figures its summaries are made of), read but not decoded
-    /// yet, of a backend that leaves that to whoever takes the run ([`walk_pending`]);
-    /// `run` or `summaries` holds none of them until then.
-    pub pending: Option<Pending>,
+    /// The results, read but left to the taker to decode ([`Decoding::Taker`]): `run`
+    /// holds none of them until then.
+    pub pending_results: Option<Pending<RunResults>>,
+    /// The summaries, left to the taker to make from the figures read, for a run that
+    /// keeps none ([`Decoding::Taker`]): `summaries` is empty until then.
+    pub pending_summaries: Option<Pending<Vec<RowSummary>>>,
 }
 
 impl Walked {
-    /// Decodes the pending results into the run, or its summaries.
+    /// Decodes what is pending into the run and its summaries.
     pub fn decode(&mut self) -> Result<(), StoreError> {
-        match self.pending.take() {
-            Some(pending) => pending.decode_into(&mut self.run, &mut self.summaries),
-            None => Ok(()),
+        if let Some(results) = self.pending_results.take() {
+            results.decode()?.fill(&mut self.run);
         }
-    }
-}
-
-/// A run's rows as read, and how they become the run's: SQLite's walk copies them out
-/// as SQLite holds them, which is a fraction of decoding them, so that a walk whose
-/// runs are printed on another thread decodes them there (`paged.rs`). They are an
-/// export's results, or the figures a listing summarizes for a run that keeps no
-/// summaries.
-pub struct Pending(Decode);
-
-enum Decode {
-    Results(Box<IntoRun>),
-    Summaries(Box<MakeSummaries>),
-}
-
-/// How pending results become a run's.
-type IntoRun = dyn FnOnce(&mut Run) -> Result<(), StoreError> + Send;
-
-/// How pending figures become a run's summaries.
-type MakeSummaries = dyn FnOnce() -> Result<Vec<RowSummary>, StoreError> + Send;
-
-impl Pending {
-    /// Results that `decode` puts into their run.
-    pub fn results(
-        decode: impl FnOnce(&mut Run) -> Result<(), StoreError> + Send + 'static,
-    ) -> Pending {
-        Pending(Decode::Results(Box::new(decode)))
-    }
-
-    /// A run's summaries, which `decode` makes.
-    pub fn summaries(
-        decode: impl FnOnce() -> Result<Vec<RowSummary>, StoreError> + Send + 'static,
-    ) -> Pending {
-        Pending(Decode::Summaries(Box::new(decode)))
-    }
-
-    /// Decodes the results into `run`, or makes its `summaries`; the error is the
-    /// store's for a value this iozone cannot read, as a walk that decodes them itself
-    /// would fail.
-    pub fn decode_into(
-        self,
-        run: &mut Run,
-        summaries: &mut Vec<RowSummary>,
-    ) -> Result<(), StoreError> {
-        match self.0 {
-            Decode::Results(decode) => decode(run),
-            Decode::Summaries(decode) => {
-                *summaries = decode()?;
-                Ok(())
-            }
+        if let Some(summaries) = self.pending_summaries.take() {
+            self.summaries = summaries.decode()?;
         }
+        Ok(())
     }
 }
 
-impl std::fmt::Debug for Pending {
+/// Rows as read, and how they become a `T`: SQLite's walk copies them out as SQLite
+/// holds them, which is a fraction of decoding them, so that a walk whose runs are
+/// printed on another thread decodes them there (`paged.rs`).
+pub struct Pending<T>(Box<dyn FnOnce() -> Result<T, StoreError> + Send>);
+
+impl<T> Pending<T> {
+    /// Rows that `decode` makes a `T` of.
+    pub fn new(decode: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> Pending<T> {
+        Pending(Box::new(decode))
+    }
+
+    /// The `T` the rows make; the error is the store's for a value this iozone cannot
+    /// read, as a walk that decodes them itself would fail.
+    pub fn decode(self) -> Result<T, StoreError> {
+        (self.0)()
+    }
+}
+
+impl<T> std::fmt::Debug for Pending<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Pending")
     }
@@ -156,20 +139,27 @@ pub fn walk<E: From<StoreError>>(
     store: &dyn Store,
     filter: &RunFilter,
     walk: Walk,
-    mut each: impl FnMut(Walked) -> Result<(), E>,
+    each: impl FnMut(Walked) -> Result<(), E>,
 ) -> Result<(), E> {
-    walk_pending(store, filter, walk, |mut run| {
-        run.decode()?;
-        each(run)
-    })
+    walk_with(store, filter, walk, Decoding::Walk, each)
 }
 
-/// [`walk`], each run handed on with its results [`Walked::pending`] when the backend
-/// left them so: for a walk that decodes them on another thread.
+/// [`walk`], each run handed on with what the backend left pending ([`Walked::decode`]):
+/// for a walk that decodes on another thread.
 pub fn walk_pending<E: From<StoreError>>(
     store: &dyn Store,
     filter: &RunFilter,
     walk: Walk,
+    each: impl FnMut(Walked) -> Result<(), E>,
+) -> Result<(), E> {
+    walk_with(store, filter, walk, Decoding::Taker, each)
+}
+
+fn walk_with<E: From<StoreError>>(
+    store: &dyn Store,
+    filter: &RunFilter,
+    walk: Walk,
+    decoding: Decoding,
     mut each: impl FnMut(Walked) -> Result<(), E>,
 ) -> Result<(), E> {
     debug_assert!(
@@ -177,7 +167,7 @@ pub fn walk_pending<E: From<StoreError>>(
         "a walk host by host has no limit"
     );
     let mut failed = None;
-    store.walk(filter, walk, &mut |run| match each(run) {
+    store.walk(filter, walk, decoding, &mut |run| match each(run) {
         Ok(()) => ControlFlow::Continue(()),
         Err(e) => {
             failed = Some(e);

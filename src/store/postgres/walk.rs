@@ -156,8 +156,7 @@ impl Shape {
             results.fill(&mut run);
             return Ok(Walked {
                 run,
-                summaries: Vec::new(),
-                pending: None,
+                ..Walked::default()
             });
         }
         let kept = get::<Records>(row, SUMMARIES)?.0;
@@ -179,7 +178,7 @@ impl Shape {
         Ok(Walked {
             run,
             summaries,
-            pending: None,
+            ..Walked::default()
         })
     }
 

@@ -15,7 +15,7 @@ use super::copied::CopiedRows;
 use super::{SqliteStore, sql_error};
 use crate::model::{Params, RowSummary, Run};
 use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
-use crate::store::walk::{Each, Pending, Walk, Walked};
+use crate::store::walk::{Decoding, Each, Pending, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults, statements};
 
 impl SqliteStore {
@@ -23,13 +23,14 @@ impl SqliteStore {
         &self,
         filter: &RunFilter,
         walk: Walk,
+        decoding: Decoding,
         each: &mut Each,
     ) -> rusqlite::Result<()> {
         let read = self.reading()?;
         let columns = walk.run_columns();
         let statement = statements::walk_runs("", filter, &columns, walk.by_host());
         let mut runs = self.conn.prepare(&statement.sql)?;
-        let mut beside = Beside::prepare(&self.conn, walk, &self.path)?;
+        let mut beside = Beside::prepare(&self.conn, walk, decoding, &self.path)?;
         let mut rows = runs.query(values(&statement))?;
         while let Some(row) = rows.next()? {
             let run = decode(row, columns.iter().copied(), Run::default())?;
@@ -52,10 +53,11 @@ struct Beside<'c> {
     results: CachedStatement<'c>,
     detail: Detail,
     summaries: Option<CachedStatement<'c>>,
-    /// Whether a run that keeps no summaries is summarized by whoever takes it, from
-    /// its figures copied out ([`Beside::pending_summaries`]): `history`'s walk, whose
-    /// runs are printed on another thread with the time to spare.
-    defer_summaries: bool,
+    /// Whether the results, and the figures of a run that keeps no summaries, are
+    /// copied out for whoever takes the run to decode ([`Beside::copy`]): `export`'s and
+    /// `history`'s walks, whose runs are printed on another thread with the time to
+    /// spare.
+    decoding: Decoding,
     /// How many measured and warm-up rounds the last run had: the next run's lists are
     /// made that large at once, since a history's runs are mostly alike, rather than
     /// grown (and copied) four times each for 20 rounds. A large run leaves the one
@@ -68,7 +70,12 @@ struct Beside<'c> {
 }
 
 impl<'c> Beside<'c> {
-    fn prepare(conn: &'c Connection, walk: Walk, path: &Path) -> rusqlite::Result<Beside<'c>> {
+    fn prepare(
+        conn: &'c Connection,
+        walk: Walk,
+        decoding: Decoding,
+        path: &Path,
+    ) -> rusqlite::Result<Beside<'c>> {
         let one = "run_id = ?";
         let labels = match walk.labels() {
             true => Some((
@@ -90,7 +97,7 @@ impl<'c> Beside<'c> {
             results: conn.prepare_cached(&statements::select_results("", one, detail))?,
             detail,
             summaries,
-            defer_summaries: walk == Walk::Summaries,
+            decoding,
             rounds: (0, 0),
             copied: (0, 0),
             path: path.into(),
@@ -113,46 +120,59 @@ impl<'c> Beside<'c> {
             run.tags = tags;
         }
         let Some(summaries) = &mut self.summaries else {
-            let pending = Some(self.pending(id)?);
+            let pending_results = match self.decoding {
+                Decoding::Taker => Some(self.pending_results(id)?),
+                Decoding::Walk => {
+                    let mut results = self.figures(id)?;
+                    results.sort();
+                    results.fill(&mut run);
+                    None
+                }
+            };
             return Ok(Walked {
                 run,
                 summaries: Vec::new(),
-                pending,
+                pending_results,
+                pending_summaries: None,
             });
         };
         let mut rows = Vec::new();
         each(summaries, id, SUMMARY_COLUMNS, SummaryRow::blank(), |row| {
             rows.push(row.summary)
         })?;
+        let mut pending_summaries = None;
         // a run with one figure per key keeps no summaries: they are its figures
-        match (rows.is_empty(), self.defer_summaries) {
-            (true, true) => {
-                let pending = Some(self.pending_summaries(id)?);
-                return Ok(Walked {
-                    run,
-                    summaries: Vec::new(),
-                    pending,
-                });
-            }
-            (true, false) => rows = RowSummary::of(&self.figures(id)?.results),
+        match (rows.is_empty(), self.decoding) {
+            (true, Decoding::Taker) => pending_summaries = Some(self.pending_summaries(id)?),
+            (true, Decoding::Walk) => rows = RowSummary::of(&self.figures(id)?.results),
             // in key order, as those derived come
             (false, _) => rows.sort_by_key(|r| r.key(&Params::default())),
         }
         Ok(Walked {
             run,
             summaries: rows,
-            pending: None,
+            pending_results: None,
+            pending_summaries,
         })
     }
 
     /// The figures of run `id` copied out, to be summarized by whoever takes the run
     /// (as [`Beside::figures`] reads them, in SQLite's order: [`RowSummary::of`] sorts).
-    fn pending_summaries(&mut self, id: i64) -> rusqlite::Result<Pending> {
+    fn pending_summaries(&mut self, id: i64) -> rusqlite::Result<Pending<Vec<RowSummary>>> {
         let copied = self.copy(id)?;
         let path = Arc::clone(&self.path);
-        Ok(Pending::summaries(move || {
+        Ok(Pending::new(move || {
             let figures = copied.decode_as_read().map_err(|e| sql_error(&path, e))?;
             Ok(RowSummary::of(&figures.results))
+        }))
+    }
+
+    /// The results of run `id` copied out, to be decoded by whoever takes the run.
+    fn pending_results(&mut self, id: i64) -> rusqlite::Result<Pending<RunResults>> {
+        let copied = self.copy(id)?;
+        let path = Arc::clone(&self.path);
+        Ok(Pending::new(move || {
+            copied.decode().map_err(|e| sql_error(&path, e))
         }))
     }
 
@@ -165,18 +185,6 @@ impl<'c> Beside<'c> {
         }
         self.copied = copied.room();
         Ok(copied)
-    }
-
-    /// The results of run `id` copied out, to be decoded by whoever takes the run: a
-    /// walk of whole runs is an export's, which prints them on another thread.
-    fn pending(&mut self, id: i64) -> rusqlite::Result<Pending> {
-        let copied = self.copy(id)?;
-        let path = Arc::clone(&self.path);
-        Ok(Pending::results(move |run: &mut Run| {
-            let results = copied.decode().map_err(|e| sql_error(&path, e))?;
-            results.fill(run);
-            Ok(())
-        }))
     }
 
     /// The results of run `id`, in the order SQLite finds them: for

@@ -125,18 +125,20 @@ fn insert_group(
     id: i64,
     rows: &[key_order::Insert],
 ) -> rusqlite::Result<()> {
-    statements_of(id, rows)
-        .iter()
-        .try_for_each(|values| inserts.insert(values))
+    statements_of(id, rows).try_for_each(|values| inserts.insert(&values))
 }
 
-/// The values of `rows`, results of run `id` in key order, a statement's rows each.
-fn statements_of(id: i64, rows: &[key_order::Insert]) -> Vec<Rows> {
+/// The values of `rows`, results of run `id` in key order, a statement's rows each,
+/// encoded as they are asked for.
+fn statements_of<'r>(
+    id: i64,
+    rows: &'r [key_order::Insert<'r>],
+) -> impl Iterator<Item = Rows> + 'r {
     // each column's encoding, looked up once: a row's values are then written in one go
     let encodings: Vec<_> = columns::inserted(RESULT_COLUMNS)
         .map(|c| c.encode)
         .collect();
-    let statement = |chunk: &[key_order::Insert]| {
+    let statement = move |chunk: &[key_order::Insert]| {
         let mut values = Rows::new(encodings.len());
         for &(warmup, m) in chunk {
             let row = ResultRow {
@@ -148,7 +150,7 @@ fn statements_of(id: i64, rows: &[key_order::Insert]) -> Vec<Rows> {
         }
         values
     };
-    rows.chunks(ROWS_PER_INSERT).map(statement).collect()
+    rows.chunks(ROWS_PER_INSERT).map(statement)
 }
 
 /// The runs passed in parts that are open: the id each was given, by number, and
@@ -219,8 +221,7 @@ pub(super) fn save_part(
             // one's inserts: an import's parsing thread is done by now
             let encode = |group: &Figures| {
                 let rows = group.figures().iter().map(|m| (group.warmup(), m));
-                let statements = statements_of(id, &rows.collect::<Vec<_>>());
-                Vec::from_iter(statements.into_iter().map(Rows::shaped))
+                Vec::from_iter(statements_of(id, &rows.collect::<Vec<_>>()).map(Rows::shaped))
             };
             let mut inserts = Inserts::new(conn, insert_results_head());
             let mut insert = |statements: Vec<Rows>| -> Result<(), PartError> {
