@@ -31,7 +31,7 @@ use std::path::PathBuf;
 pub use columns::Detail;
 pub use location::{Location, NotALocation, mask_url};
 pub use postgres::PgStore;
-pub use sqlite::{SqliteStore, lock_waits, set_busy_timeout};
+pub use sqlite::{SqliteStore, StageError, lock_waits, set_busy_timeout};
 pub use sync::{Moved, move_runs};
 pub use walk::{
     Decoding, PAGE, Pager, Pending, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages,
@@ -89,10 +89,9 @@ pub enum StoreError {
         path.display()
     )]
     MarkedDamaged { path: PathBuf },
-    /// An import's figures could not be set aside until their run closed: the temporary
-    /// file beside the database (the message names its directory and why).
-    #[error("{0}")]
-    Staging(String),
+    /// An import's figures could not be set aside until their run closed.
+    #[error(transparent)]
+    Staging(#[from] StageError),
     #[error("run {uuid} cannot be stored: {problem}")]
     Unstorable {
         uuid: uuid::Uuid,

@@ -32,6 +32,7 @@ use self::bind::{decode, values};
 use self::busy::wait_for_lock;
 pub use self::busy::{lock_waits, set_busy_timeout};
 use self::schema::{Schema, identify, marked_damaged, user_version};
+pub use self::staged::StageError;
 use self::write::{derive_summaries, insert_results, insert_run, save_in};
 use super::columns::{self, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
@@ -292,7 +293,7 @@ impl SqliteStore {
                 Batch::Part(part) => {
                     added += write::save_part(&tx, &mut open, part).map_err(|e| match e {
                         write::PartError::Sql(e) => err(e),
-                        write::PartError::Staged(e) => StoreError::Staging(e.to_string()),
+                        write::PartError::Staged(e) => StoreError::Staging(e),
                     })?
                 }
                 Batch::End => break,

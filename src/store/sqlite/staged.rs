@@ -62,7 +62,7 @@ impl Figures {
 
 /// What setting figures aside failed at: the temporary file, or its text.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum StageError {
+pub enum StageError {
     #[error("cannot set an import's figures aside in {dir}: {source}")]
     File { dir: PathBuf, source: io::Error },
     /// A figure's engine is a byte in the file: 256 engines in one import at most (a
