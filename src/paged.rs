@@ -12,7 +12,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 
 use crate::export::{self, JsonExport};
-use crate::model::{RowSummary, Run, RunStatus, Summaries};
+use crate::model::{Run, RunStatus, Summaries};
 use crate::output::{Output, OutputError};
 use crate::render::{self, Listing};
 use crate::selector::RunFilter;
@@ -128,7 +128,7 @@ where
     E: From<StoreError> + From<OutputError>,
 {
     let read = |runs| ListedPage::of(filter, runs);
-    let walk = Walk::Summaries;
+    let walk = Walk::Headlines;
     match format {
         Format::Csv => {
             let listing = |page: &ListedPage| render::history_csv(&page.runs, &page.summaries);
@@ -160,14 +160,11 @@ where
 }
 
 /// A page of runs as `history` lists them, with the summaries of their measured
-/// rounds (the listing's headline figures): those of a run that keeps none made by the
-/// printer, on its thread, from the figures the walk copied out (`store::Pending`).
+/// rounds its headline figures are read from.
 #[derive(Default)]
 struct ListedPage {
     runs: Vec<Run>,
     summaries: Summaries,
-    /// The summaries left to make, by the run's id.
-    pending: Vec<(i64, Pending<Vec<RowSummary>>)>,
 }
 
 impl ListedPage {
@@ -175,34 +172,13 @@ impl ListedPage {
         let mut page = ListedPage {
             runs: Vec::with_capacity(walked.len()),
             summaries: Summaries::with_capacity(walked.len()),
-            pending: Vec::new(),
         };
-        for Walked {
-            run,
-            summaries,
-            pending_summaries,
-            ..
-        } in walked
-        {
-            let id = run.id.unwrap_or_default();
-            match pending_summaries {
-                Some(pending) => page.pending.push((id, pending)),
-                None => {
-                    page.summaries.insert(id, summaries);
-                }
-            }
+        for Walked { run, summaries, .. } in walked {
+            page.summaries.insert(run.id.unwrap_or_default(), summaries);
             page.runs.push(run);
         }
         as_listed(filter, &mut page.runs);
         page
-    }
-
-    /// Makes the summaries left to make.
-    fn decode(&mut self) -> Result<(), StoreError> {
-        for (id, pending) in self.pending.drain(..) {
-            self.summaries.insert(id, pending.decode()?);
-        }
-        Ok(())
     }
 }
 
@@ -231,7 +207,6 @@ impl<F> Csv<F> {
 
 impl<F: Fn(&ListedPage) -> Listing + Send> Document<ListedPage> for Csv<F> {
     fn page(&mut self, page: &mut ListedPage, out: &mut Pieces) -> Result<(), Stop> {
-        page.decode()?;
         let listing = (self.listing)(page);
         self.pages += 1;
         out.write_all(
@@ -290,7 +265,6 @@ impl HistoryJson {
 
 impl Document<ListedPage> for HistoryJson {
     fn page(&mut self, page: &mut ListedPage, out: &mut Pieces) -> Result<(), Stop> {
-        page.decode()?;
         for run in &page.runs {
             let of_run = page.summaries.get(&run.id.unwrap_or_default());
             let element = render::HistoryElement::new(run, of_run.map_or(&[], Vec::as_slice));
@@ -345,9 +319,7 @@ struct ExportPage {
 
 impl ExportPage {
     fn of(walked: Vec<Walked>) -> ExportPage {
-        let (runs, pending) = (walked.into_iter())
-            .map(|w| (w.run, w.pending_results))
-            .unzip();
+        let (runs, pending) = (walked.into_iter()).map(|w| (w.run, w.pending)).unzip();
         ExportPage { runs, pending }
     }
 

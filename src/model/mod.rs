@@ -23,7 +23,7 @@ pub use process::RunProcess;
 pub use row::{KeyParts, RowKey, by_row, throughputs};
 
 pub use storable::{EARLIEST, LATEST, MAX_COUNT, Unstorable, instant_in_range};
-pub use summary::{RowSummary, Summaries};
+pub use summary::{HEADLINE_TESTS, RowSummary, Summaries, headline};
 
 use std::collections::BTreeMap;
 use std::fmt;

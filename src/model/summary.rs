@@ -39,6 +39,22 @@ pub struct RowSummary {
     pub log_variance: Option<f64>,
 }
 
+/// The tests a listing of runs heads each run with (`history`): its write and read.
+pub const HEADLINE_TESTS: [TestKind; 2] = [TestKind::Write, TestKind::Read];
+
+/// The median throughput of `test` at the run's largest file size and record size,
+/// through its first engine and cache mode (a run of several has one headline: the
+/// combination named first on its command line, the run's `Params::engine`/`cache`),
+/// from the run's summaries: the figure a listing heads the run with.
+pub fn headline(params: &Params, summaries: &[RowSummary], test: TestKind) -> Option<f64> {
+    let first = (params.engine(), params.cache());
+    summaries
+        .iter()
+        .filter(|s| s.test == test && (s.engine, s.cache) == first)
+        .max_by_key(|s| (s.file_size, s.record_size))?
+        .median
+}
+
 impl RowSummary {
     /// The summaries of `results` (measured figures, warm-up left out), a row per key
     /// in key order: `Summary` for the median and spread, `RunLevel` for the level, as

@@ -28,7 +28,7 @@ impl HistoryTable {
             least: f64::INFINITY,
             places: Places::default(),
         };
-        store::walk_pages(store, filter, Walk::Summaries, |runs| {
+        store::walk_pages(store, filter, Walk::Headlines, |runs| {
             // decoded as they were walked (`walk_pages`): nothing left pending
             let page = ListedPage::of(filter, runs);
             page.runs.iter().for_each(|run| table.places.add(run));

@@ -10,21 +10,8 @@ use super::cells;
 use super::listing::Listing;
 use super::runs::{Places, RunColumn, numeric_indices};
 use crate::facts::Fact;
-use crate::model::{Params, RowSummary, Run, TestKind};
+use crate::model::{RowSummary, Run, TestKind, headline};
 use crate::units::{ByteSize, RateUnit};
-
-/// The median throughput of `test` at the run's largest file size and record size,
-/// through its first engine and cache mode (a run of several has one headline: the
-/// combination named first on its command line, the run's `Params::engine`/`cache`),
-/// from the run's summaries.
-pub fn headline(params: &Params, summaries: &[RowSummary], test: TestKind) -> Option<f64> {
-    let first = (params.engine(), params.cache());
-    summaries
-        .iter()
-        .filter(|s| s.test == test && (s.engine, s.cache) == first)
-        .max_by_key(|s| (s.file_size, s.record_size))?
-        .median
-}
 
 pub fn local_time(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string()

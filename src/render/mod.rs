@@ -26,8 +26,7 @@ pub use compare::{SideInfo, compare_csv, compare_json, compare_text};
 pub use environment::environment_listing;
 pub use fleet::{fleet_csv, fleet_json, fleet_text};
 pub use history::{
-    HistoryElement, HistoryLine, headline, history_csv, history_frame, history_json,
-    history_listing,
+    HistoryElement, HistoryLine, history_csv, history_frame, history_json, history_listing,
 };
 pub use html::{MAX_CHARTS, MAX_TABLED, ReportInput, SeriesHistory, history_tabled, report_html};
 pub use json_array::{JsonArray, write_at};

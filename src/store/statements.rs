@@ -74,6 +74,15 @@ pub fn select_results(schema: &str, which_runs: &str, detail: Detail) -> String 
     )
 }
 
+/// The results `which` picks (a condition on `run_id` and `test`), largest file and
+/// record size first, through the table's key.
+pub fn select_largest_first(schema: &str, which: &str, detail: Detail) -> String {
+    format!(
+        "SELECT {} FROM {schema}results WHERE {which} ORDER BY file_size DESC, record_size DESC",
+        columns::select_list(detail.columns())
+    )
+}
+
 /// The summaries of the runs `which_runs` picks (a condition on `run_id`).
 pub fn select_summaries(schema: &str, which_runs: &str) -> String {
     format!(

@@ -11,6 +11,8 @@ use std::ops::ControlFlow;
 
 use super::columns::{Column, RUN_COLUMNS};
 use super::{Detail, RunFilter, RunResults, Store, StoreError};
+#[cfg(doc)]
+use crate::model::{HEADLINE_TESTS, headline};
 use crate::model::{RowSummary, Run};
 
 /// What a walk reads of each run beside its record.
@@ -18,8 +20,11 @@ use crate::model::{RowSummary, Run};
 pub enum Walk {
     /// The whole record, labels and tags, and the results in `Detail` (`export`).
     Results(Detail),
-    /// The whole record, labels and tags, and the summaries (`history`).
-    Summaries,
+    /// The whole record, labels and tags, and the summaries a listing's headlines are
+    /// read from (`history`, [`headline`]): those a run keeps, or, of a run that keeps
+    /// none, at least those of the rows a headline is ([`HEADLINE_TESTS`] at the
+    /// largest sizes through the first engine and cache), not every row's.
+    Headlines,
     /// Only what a series is made of (the run's id and start, where it ran, its depth
     /// and workers: [`SERIES_COLUMNS`]) and the summaries (`trend`, `report`). With
     /// `by_host`, the runs come host by host, every run of a host together (in no
@@ -86,20 +91,14 @@ pub struct Walked {
     pub summaries: Vec<RowSummary>,
     /// The results, read but left to the taker to decode ([`Decoding::Taker`]): `run`
     /// holds none of them until then.
-    pub pending_results: Option<Pending<RunResults>>,
-    /// The summaries, left to the taker to make from the figures read, for a run that
-    /// keeps none ([`Decoding::Taker`]): `summaries` is empty until then.
-    pub pending_summaries: Option<Pending<Vec<RowSummary>>>,
+    pub pending: Option<Pending<RunResults>>,
 }
 
 impl Walked {
-    /// Decodes what is pending into the run and its summaries.
+    /// Decodes the pending results into the run.
     pub fn decode(&mut self) -> Result<(), StoreError> {
-        if let Some(results) = self.pending_results.take() {
+        if let Some(results) = self.pending.take() {
             results.decode()?.fill(&mut self.run);
-        }
-        if let Some(summaries) = self.pending_summaries.take() {
-            self.summaries = summaries.decode()?;
         }
         Ok(())
     }

@@ -89,16 +89,9 @@ impl CopiedRows {
 
     /// The run's results, in the listing order: SQLite's error for the first value
     /// this iozone cannot read, as a read that decodes as it goes fails.
-    pub fn decode(self) -> rusqlite::Result<RunResults> {
-        let mut results = self.decode_as_read()?;
-        results.sort();
-        Ok(results)
-    }
-
-    /// The run's results in the order SQLite handed them over, for what sorts them its
-    /// own way ([`crate::model::RowSummary::of`]).
-    pub fn decode_as_read(mut self) -> rusqlite::Result<RunResults> {
+    pub fn decode(mut self) -> rusqlite::Result<RunResults> {
         self.decode_copied()?;
+        self.decoded.sort();
         Ok(self.decoded)
     }
 

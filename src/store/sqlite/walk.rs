@@ -13,7 +13,9 @@ use rusqlite::{CachedStatement, Connection};
 use super::bind::{decode, values};
 use super::copied::CopiedRows;
 use super::{SqliteStore, sql_error};
-use crate::model::{Params, RowSummary, Run};
+#[cfg(doc)]
+use crate::model::headline;
+use crate::model::{HEADLINE_TESTS, Measurement, Params, RowSummary, Run};
 use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use crate::store::walk::{Decoding, Each, Pending, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults, statements};
@@ -53,10 +55,12 @@ struct Beside<'c> {
     results: CachedStatement<'c>,
     detail: Detail,
     summaries: Option<CachedStatement<'c>>,
-    /// Whether the results, and the figures of a run that keeps no summaries, are
-    /// copied out for whoever takes the run to decode ([`Beside::copy`]): `export`'s and
-    /// `history`'s walks, whose runs are printed on another thread with the time to
-    /// spare.
+    /// A test's measured figures, largest sizes first, for the headlines of a run that
+    /// keeps no summaries ([`Beside::headline_figures`]), when the walk reads only those.
+    headlines: Option<CachedStatement<'c>>,
+    /// Whether the results are copied out for whoever takes the run to decode
+    /// ([`Beside::copy`]): `export`'s walk, whose runs are printed on another thread
+    /// with the time to spare.
     decoding: Decoding,
     /// How many measured and warm-up rounds the last run had: the next run's lists are
     /// made that large at once, since a history's runs are mostly alike, rather than
@@ -92,11 +96,20 @@ impl<'c> Beside<'c> {
             true => Some(conn.prepare_cached(&statements::select_summaries("", one))?),
             false => None,
         };
+        let headlines = match walk {
+            Walk::Headlines => Some(conn.prepare_cached(&statements::select_largest_first(
+                "",
+                "run_id = ?1 AND warmup = 0 AND test = ?2",
+                detail,
+            ))?),
+            _ => None,
+        };
         Ok(Beside {
             labels,
             results: conn.prepare_cached(&statements::select_results("", one, detail))?,
             detail,
             summaries,
+            headlines,
             decoding,
             rounds: (0, 0),
             copied: (0, 0),
@@ -120,8 +133,8 @@ impl<'c> Beside<'c> {
             run.tags = tags;
         }
         let Some(summaries) = &mut self.summaries else {
-            let pending_results = match self.decoding {
-                Decoding::Taker => Some(self.pending_results(id)?),
+            let pending = match self.decoding {
+                Decoding::Taker => Some(self.pending(id)?),
                 Decoding::Walk => {
                     let mut results = self.figures(id)?;
                     results.sort();
@@ -132,43 +145,57 @@ impl<'c> Beside<'c> {
             return Ok(Walked {
                 run,
                 summaries: Vec::new(),
-                pending_results,
-                pending_summaries: None,
+                pending,
             });
         };
         let mut rows = Vec::new();
         each(summaries, id, SUMMARY_COLUMNS, SummaryRow::blank(), |row| {
             rows.push(row.summary)
         })?;
-        let mut pending_summaries = None;
         // a run with one figure per key keeps no summaries: they are its figures
-        match (rows.is_empty(), self.decoding) {
-            (true, Decoding::Taker) => pending_summaries = Some(self.pending_summaries(id)?),
-            (true, Decoding::Walk) => rows = RowSummary::of(&self.figures(id)?.results),
+        match (rows.is_empty(), self.headlines.is_some()) {
+            (true, true) => rows = RowSummary::of(&self.headline_figures(id, &run.params)?),
+            (true, false) => rows = RowSummary::of(&self.figures(id)?.results),
             // in key order, as those derived come
             (false, _) => rows.sort_by_key(|r| r.key(&Params::default())),
         }
         Ok(Walked {
             run,
             summaries: rows,
-            pending_results: None,
-            pending_summaries,
+            pending: None,
         })
     }
 
-    /// The figures of run `id` copied out, to be summarized by whoever takes the run
-    /// (as [`Beside::figures`] reads them, in SQLite's order: [`RowSummary::of`] sorts).
-    fn pending_summaries(&mut self, id: i64) -> rusqlite::Result<Pending<Vec<RowSummary>>> {
-        let copied = self.copy(id)?;
-        let path = Arc::clone(&self.path);
-        Ok(Pending::new(move || {
-            let figures = copied.decode_as_read().map_err(|e| sql_error(&path, e))?;
-            Ok(RowSummary::of(&figures.results))
-        }))
+    /// The measured figures of run `id` that its headlines are summarized from: of each
+    /// headline test, those at the largest file and record size through the run's
+    /// first engine and cache ([`headline`]'s row). SQLite hands a test's figures over
+    /// largest sizes first, so the walk reads a row or two a test rather than every
+    /// row of the run: its slowest part when it read them all.
+    fn headline_figures(&mut self, id: i64, params: &Params) -> rusqlite::Result<Vec<Measurement>> {
+        let statement = self.headlines.as_mut().expect("a walk of headlines");
+        let columns = self.detail.columns();
+        let first = (params.engine(), params.cache());
+        let mut figures = Vec::new();
+        for test in HEADLINE_TESTS {
+            let mut rows = statement.query(rusqlite::params![id, test.name()])?;
+            let mut largest = None;
+            while let Some(row) = rows.next()? {
+                let m = decode(row, columns, ResultRow::blank())?.measurement;
+                let sizes = (m.file_size, m.record_size);
+                if largest.is_some_and(|l| l != sizes) {
+                    break;
+                }
+                if (m.engine, m.cache) == first {
+                    largest = Some(sizes);
+                    figures.push(m);
+                }
+            }
+        }
+        Ok(figures)
     }
 
     /// The results of run `id` copied out, to be decoded by whoever takes the run.
-    fn pending_results(&mut self, id: i64) -> rusqlite::Result<Pending<RunResults>> {
+    fn pending(&mut self, id: i64) -> rusqlite::Result<Pending<RunResults>> {
         let copied = self.copy(id)?;
         let path = Arc::clone(&self.path);
         Ok(Pending::new(move || {

@@ -247,7 +247,7 @@ fn every_read(store: &dyn Store) -> Result<(), TestCaseError> {
     )
     .unwrap();
     prop_assert_eq!(seen, runs.len());
-    for read in [Walk::Results(Detail::Full), Walk::Summaries] {
+    for read in [Walk::Results(Detail::Full), Walk::Headlines] {
         let mut walked = 0;
         walk(store, &RunFilter::default(), read, |_| {
             walked += 1;

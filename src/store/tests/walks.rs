@@ -9,10 +9,12 @@ use std::ops::ControlFlow;
 
 use super::summaries::{sorted, varied_runs};
 use super::*;
+use crate::model::{HEADLINE_TESTS, headline};
 
 on_every_backend!(
     a_walk_reads_what_the_listing_and_the_reads_by_id_read,
     a_walk_of_series_reads_their_columns_and_summaries,
+    a_walk_of_headlines_reads_the_figures_they_are_made_of,
     a_walk_host_by_host_brings_each_hosts_runs_together,
     a_walk_stops_at_the_first_error,
     the_statement_after_a_walk_stopped_at_its_first_run_runs_whole,
@@ -79,7 +81,7 @@ fn filters() -> Vec<RunFilter> {
 fn walked(store: &dyn Store, filter: &RunFilter, read: Walk) -> Vec<Walked> {
     let mut runs = Vec::new();
     walk(store, filter, read, |run| {
-        assert!(run.pending_results.is_none() && run.pending_summaries.is_none());
+        assert!(run.pending.is_none());
         runs.push(run);
         Ok::<_, StoreError>(())
     })
@@ -122,14 +124,99 @@ fn a_walk_reads_what_the_listing_and_the_reads_by_id_read(backend: &Backend) {
             assert!(walked.iter().all(|w| w.summaries.is_empty()));
         }
         let summaries = store.summaries_of(&ids).unwrap();
-        let walked = walked_by(store.as_ref(), &filter, Walk::Summaries, decoding);
+        let walked = walked_by(store.as_ref(), &filter, Walk::Headlines, decoding);
         let runs: Vec<Run> = walked.iter().map(|w| w.run.clone()).collect();
         assert_eq!(runs, listed, "{filter:?}, {decoding:?}");
         for w in &walked {
-            let of_run = sorted(summaries[&w.run.id.unwrap()].clone());
-            assert_eq!(w.summaries, of_run, "{filter:?}, {decoding:?}");
+            assert_same_headlines(&w.run, &w.summaries, &summaries[&w.run.id.unwrap()]);
         }
     }
+}
+
+/// `walked`, the summaries a walk of headlines read for `run`, head it as `all` (every
+/// one of its summaries) do, and are among them: every one when the run keeps some.
+fn assert_same_headlines(run: &Run, walked: &[RowSummary], all: &[RowSummary]) {
+    for test in HEADLINE_TESTS {
+        let bits = |summaries| headline(&run.params, summaries, test).map(f64::to_bits);
+        assert_eq!(bits(walked), bits(all), "{test:?} of run {:?}", run.id);
+    }
+    assert!(walked.iter().all(|w| all.contains(w)), "{walked:?}");
+    if RowSummary::kept_for(&run.results) {
+        assert_eq!(walked, sorted(all.to_vec()));
+    }
+}
+
+/// A walk of headlines reads, of a run that keeps no summaries, the figures its
+/// headlines are made of (and SQLite's no others): those at the largest sizes through
+/// its first engine and cache, not another engine's or mode's larger sizes, nor a
+/// warm-up round's, even when the largest is not finite or the first combination never
+/// read.
+fn a_walk_of_headlines_reads_the_figures_they_are_made_of(backend: &Backend) {
+    let mut store = backend.open();
+    let figure = |test, mb: u64, kb: u64, engine, cache, throughput| Measurement {
+        test,
+        file_size: ByteSize(mb << 20),
+        record_size: ByteSize(kb << 10),
+        repetition: 1,
+        engine,
+        cache,
+        throughput,
+        ..sample_run("h", 0).results[0].clone()
+    };
+    let (mmap, posix, flush, direct) = (
+        EngineKind::Mmap,
+        EngineKind::Posix,
+        CacheMode::Flush,
+        CacheMode::Direct,
+    );
+    let mut runs = Vec::new();
+    for (i, largest) in [1.5e9, f64::INFINITY, 0.0].into_iter().enumerate() {
+        let mut run = sample_run("host1", i as i64);
+        run.params.engines = vec![mmap, posix];
+        run.params.caches = vec![flush, direct];
+        run.results.clear();
+        run.warmup.clear();
+        let mut speed = 1.0e8;
+        for test in [TestKind::Write, TestKind::Rewrite, TestKind::Read] {
+            for (mb, kb) in [(1, 4), (1, 64), (4, 4), (4, 64)] {
+                for (engine, cache) in [(mmap, flush), (posix, flush), (mmap, direct)] {
+                    speed += 1.0e7;
+                    run.results.push(figure(test, mb, kb, engine, cache, speed));
+                }
+            }
+            // larger, but not the run's first engine or mode, or a warm-up round
+            run.results.push(figure(test, 16, 64, posix, flush, 9e9));
+            run.results.push(figure(test, 16, 64, mmap, direct, 9e9));
+            run.warmup.push(figure(test, 64, 64, mmap, flush, 9e9));
+        }
+        run.results
+            .push(figure(TestKind::Write, 8, 4, mmap, flush, largest));
+        if i == 2 {
+            // reads through the first combination never made
+            run.results
+                .retain(|m| m.test != TestKind::Read || (m.engine, m.cache) != (mmap, flush));
+        }
+        runs.push(run);
+    }
+    assert!(runs.iter().all(|r| !RowSummary::kept_for(&r.results)));
+    store.save_runs(&runs).unwrap();
+    let walked = walked(store.as_ref(), &RunFilter::default(), Walk::Headlines);
+    assert_eq!(walked.len(), runs.len());
+    for w in &walked {
+        let run = runs.iter().find(|r| r.uuid == w.run.uuid).unwrap();
+        assert_same_headlines(run, &w.summaries, &RowSummary::of(&run.results));
+        // SQLite reads a row a headline test, no more (PostgreSQL sends every row)
+        if let Backend::Sqlite { .. } = backend {
+            assert!(
+                w.summaries.len() <= HEADLINE_TESTS.len(),
+                "{:?}",
+                w.summaries
+            );
+        }
+    }
+    let write = |w: &Walked| headline(&w.run.params, &w.summaries, TestKind::Write);
+    let heads: Vec<_> = walked.iter().rev().map(write).collect();
+    assert_eq!(heads, [Some(1.5e9), None, Some(0.0)]);
 }
 
 fn a_walk_of_series_reads_their_columns_and_summaries(backend: &Backend) {
@@ -208,7 +295,7 @@ fn a_walk_stops_at_the_first_error(backend: &Backend) {
     planted(store.as_mut());
     for read in [
         Walk::Results(Detail::Full),
-        Walk::Summaries,
+        Walk::Headlines,
         Walk::Series { by_host: true },
     ] {
         let mut seen = 0;
@@ -245,7 +332,7 @@ fn a_walk_stops_at_the_first_error(backend: &Backend) {
 fn the_statement_after_a_walk_stopped_at_its_first_run_runs_whole(backend: &Backend) {
     let mut store = backend.open();
     let planted = planted(store.as_mut());
-    for read in [Walk::Results(Detail::Full), Walk::Summaries] {
+    for read in [Walk::Results(Detail::Full), Walk::Headlines] {
         for _ in 0..20 {
             let mut seen = 0;
             let each = &mut |_| {
