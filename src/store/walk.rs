@@ -22,7 +22,7 @@ pub enum Walk {
     Results(Detail),
     /// The whole record, labels and tags, and the summaries a listing's headlines are
     /// read from (`history`, [`headline`]): those a run keeps, or, of a run that keeps
-    /// none, at least those of the rows a headline is ([`HEADLINE_TESTS`] at the
+    /// none, those of the rows its headlines are made of ([`HEADLINE_TESTS`] at the
     /// largest sizes through the first engine and cache), not every row's.
     Headlines,
     /// Only what a series is made of (the run's id and start, where it ran, its depth

@@ -20,7 +20,7 @@ use postgres_protocol::types;
 use super::bind::{bound, numbered};
 use super::errors::Fail;
 use super::read::get;
-use crate::model::{Params, RowSummary, Run};
+use crate::model::{HEADLINE_TESTS, Params, RowSummary, Run};
 use crate::store::columns::{self, Column, Kind, ResultRow, SUMMARY_COLUMNS, SummaryRow, Value};
 use crate::store::statements::{self, Statement};
 use crate::store::walk::{Each, Walk, Walked};
@@ -79,12 +79,35 @@ pub(super) fn walk(
 /// meet a few dozen runs: in batches of three, each crosses batches.
 const BATCH: i32 = if cfg!(test) { 3 } else { 4096 };
 
+/// The figures `x` of run `r` its headlines are made of (`model::headline`): of each
+/// headline test, the measured figures at the largest sizes through the run's first
+/// engine and cache (its `engine` and `cache` columns), those sizes found through the
+/// results' key, largest first, once a test.
+fn headline_figures() -> String {
+    let tests: Vec<String> = (HEADLINE_TESTS.iter())
+        .map(|t| format!("'{}'", t.name()))
+        .collect();
+    format!(
+        "unnest(ARRAY[{}]) h (test) CROSS JOIN LATERAL (SELECT y.file_size, y.record_size \
+         FROM iozone.results y WHERE y.run_id = r.id AND NOT y.warmup AND y.test = h.test \
+         AND y.engine = r.engine AND y.cache = r.cache \
+         ORDER BY y.file_size DESC, y.record_size DESC LIMIT 1) m \
+         JOIN iozone.results x ON x.run_id = r.id AND NOT x.warmup AND x.test = h.test \
+         AND x.file_size = m.file_size AND x.record_size = m.record_size \
+         AND x.engine = r.engine AND x.cache = r.cache",
+        tests.join(", ")
+    )
+}
+
 /// What the walk's rows hold: the run's columns, and the columns of each table beside.
 struct Shape {
     run: Vec<&'static Column<Run>>,
     labels: bool,
     detail: Detail,
     summaries: bool,
+    /// Whether a run that keeps no summaries sends only the figures its headlines are
+    /// made of ([`Walk::Headlines`]).
+    headlines: bool,
 }
 
 impl Shape {
@@ -97,6 +120,7 @@ impl Shape {
                 _ => Detail::Figures,
             },
             summaries: walk.summaries(),
+            headlines: walk == Walk::Headlines,
         }
     }
 
@@ -120,8 +144,12 @@ impl Shape {
             true => " AND NOT EXISTS (SELECT 1 FROM iozone.run_summaries s WHERE s.run_id = r.id)",
             false => "",
         };
+        let from = match self.headlines {
+            true => headline_figures(),
+            false => "iozone.results x".into(),
+        };
         let results = format!(
-            "ARRAY(SELECT ROW({}) FROM iozone.results x WHERE x.run_id = r.id{which})",
+            "ARRAY(SELECT ROW({}) FROM {from} WHERE x.run_id = r.id{which})",
             named(beside(self.detail.columns()), "x")
         );
         let summaries = match self.summaries {
