@@ -319,7 +319,7 @@ struct ExportPage {
 
 impl ExportPage {
     fn of(walked: Vec<Walked>) -> ExportPage {
-        let (runs, pending) = (walked.into_iter()).map(|w| (w.run, w.pending)).unzip();
+        let (runs, pending) = walked.into_iter().map(|w| (w.run, w.pending)).unzip();
         ExportPage { runs, pending }
     }
 

@@ -34,7 +34,7 @@ pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, StageError, lock_waits, set_busy_timeout};
 pub use sync::{Moved, move_runs};
 pub use walk::{
-    Decoding, PAGE, Pager, Pending, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages,
+    PAGE, Pager, Pending, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages,
     walk_pending,
 };
 
@@ -285,16 +285,10 @@ pub trait Store: Send {
 
     /// Every run `filter` selects (up to its limit), in its order (or host by host, as
     /// `walk` says), each handed to `each` with what `walk` reads beside it as soon as
-    /// it is read, in one pass over the database, until `each` says to stop, what it
-    /// read beside the record decoded by whom `decoding` says ([`walk()`] and
-    /// [`walk_pending`] are the ways to call it).
-    fn walk(
-        &self,
-        filter: &RunFilter,
-        walk: Walk,
-        decoding: Decoding,
-        each: &mut walk::Each,
-    ) -> Result<(), StoreError>;
+    /// it is read, in one pass over the database, until `each` says to stop
+    /// ([`walk()`] is the way to call it).
+    fn walk(&self, filter: &RunFilter, walk: Walk, each: &mut walk::Each)
+    -> Result<(), StoreError>;
 
     /// The summaries of several runs' results (one per row key), by run id: every id
     /// asked for has an entry.

@@ -72,25 +72,14 @@ pub const SERIES_COLUMNS: &[&str] = &[
     "threads",
 ];
 
-/// Who decodes the rows a walk reads beside a run's record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decoding {
-    /// The walk, before it hands the run on ([`walk`]).
-    Walk,
-    /// Whoever takes the run, on another thread ([`walk_pending`]): a backend that
-    /// copies rows out for less than it decodes them (SQLite) leaves them
-    /// [pending](Walked::decode), and the walk's thread does less.
-    Taker,
-}
-
 /// A run as a walk reads it: its record (with its results when the walk reads them),
 /// and its summaries when the walk reads those.
 #[derive(Debug, Default)]
 pub struct Walked {
     pub run: Run,
     pub summaries: Vec<RowSummary>,
-    /// The results, read but left to the taker to decode ([`Decoding::Taker`]): `run`
-    /// holds none of them until then.
+    /// The results, read but not decoded yet, of a backend that leaves that to whoever
+    /// takes the run ([`walk_pending`]); `run` holds none of them until then.
     pub pending: Option<Pending<RunResults>>,
 }
 
@@ -138,9 +127,12 @@ pub fn walk<E: From<StoreError>>(
     store: &dyn Store,
     filter: &RunFilter,
     walk: Walk,
-    each: impl FnMut(Walked) -> Result<(), E>,
+    mut each: impl FnMut(Walked) -> Result<(), E>,
 ) -> Result<(), E> {
-    walk_with(store, filter, walk, Decoding::Walk, each)
+    walk_pending(store, filter, walk, |mut run| {
+        run.decode()?;
+        each(run)
+    })
 }
 
 /// [`walk`], each run handed on with what the backend left pending ([`Walked::decode`]):
@@ -149,16 +141,6 @@ pub fn walk_pending<E: From<StoreError>>(
     store: &dyn Store,
     filter: &RunFilter,
     walk: Walk,
-    each: impl FnMut(Walked) -> Result<(), E>,
-) -> Result<(), E> {
-    walk_with(store, filter, walk, Decoding::Taker, each)
-}
-
-fn walk_with<E: From<StoreError>>(
-    store: &dyn Store,
-    filter: &RunFilter,
-    walk: Walk,
-    decoding: Decoding,
     mut each: impl FnMut(Walked) -> Result<(), E>,
 ) -> Result<(), E> {
     debug_assert!(
@@ -166,7 +148,7 @@ fn walk_with<E: From<StoreError>>(
         "a walk host by host has no limit"
     );
     let mut failed = None;
-    store.walk(filter, walk, decoding, &mut |run| match each(run) {
+    store.walk(filter, walk, &mut |run| match each(run) {
         Ok(()) => ControlFlow::Continue(()),
         Err(e) => {
             failed = Some(e);

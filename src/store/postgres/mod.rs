@@ -326,8 +326,6 @@ impl Store for PgStore {
         &self,
         filter: &RunFilter,
         read: super::Walk,
-        // rows are decoded as they arrive, each batch's while the server sends the next
-        _: super::Decoding,
         each: &mut super::walk::Each,
     ) -> Result<(), StoreError> {
         self.read(|client| walk::walk(client, filter, read, each))

@@ -37,7 +37,7 @@ use self::write::{derive_summaries, insert_results, insert_run, save_in};
 use super::columns::{self, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use super::migrate;
 use super::statements;
-use super::walk::{Decoding, Each, Walk};
+use super::walk::{Each, Walk};
 use super::{
     Batch, CheckReport, Detail, Repaired, RunFilter, RunRef, RunResults, Store, StoreError,
 };
@@ -530,14 +530,8 @@ impl Store for SqliteStore {
         self.results(ids, detail).map_err(|e| self.err(e))
     }
 
-    fn walk(
-        &self,
-        filter: &RunFilter,
-        walk: Walk,
-        decoding: Decoding,
-        each: &mut Each,
-    ) -> Result<(), StoreError> {
-        (self.walk_runs(filter, walk, decoding, each)).map_err(|e| self.err(e))
+    fn walk(&self, filter: &RunFilter, walk: Walk, each: &mut Each) -> Result<(), StoreError> {
+        self.walk_runs(filter, walk, each).map_err(|e| self.err(e))
     }
 
     fn summaries_of(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<RowSummary>>, StoreError> {

@@ -17,7 +17,7 @@ use super::{SqliteStore, sql_error};
 use crate::model::headline;
 use crate::model::{HEADLINE_TESTS, Measurement, Params, RowSummary, Run};
 use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
-use crate::store::walk::{Decoding, Each, Pending, Walk, Walked};
+use crate::store::walk::{Each, Pending, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults, statements};
 
 impl SqliteStore {
@@ -25,14 +25,13 @@ impl SqliteStore {
         &self,
         filter: &RunFilter,
         walk: Walk,
-        decoding: Decoding,
         each: &mut Each,
     ) -> rusqlite::Result<()> {
         let read = self.reading()?;
         let columns = walk.run_columns();
         let statement = statements::walk_runs("", filter, &columns, walk.by_host());
         let mut runs = self.conn.prepare(&statement.sql)?;
-        let mut beside = Beside::prepare(&self.conn, walk, decoding, &self.path)?;
+        let mut beside = Beside::prepare(&self.conn, walk, &self.path)?;
         let mut rows = runs.query(values(&statement))?;
         while let Some(row) = rows.next()? {
             let run = decode(row, columns.iter().copied(), Run::default())?;
@@ -58,10 +57,6 @@ struct Beside<'c> {
     /// A test's measured figures, largest sizes first, for the headlines of a run that
     /// keeps no summaries ([`Beside::headline_figures`]), when the walk reads only those.
     headlines: Option<CachedStatement<'c>>,
-    /// Whether the results are copied out for whoever takes the run to decode
-    /// ([`Beside::copy`]): `export`'s walk, whose runs are printed on another thread
-    /// with the time to spare.
-    decoding: Decoding,
     /// How many measured and warm-up rounds the last run had: the next run's lists are
     /// made that large at once, since a history's runs are mostly alike, rather than
     /// grown (and copied) four times each for 20 rounds. A large run leaves the one
@@ -74,12 +69,7 @@ struct Beside<'c> {
 }
 
 impl<'c> Beside<'c> {
-    fn prepare(
-        conn: &'c Connection,
-        walk: Walk,
-        decoding: Decoding,
-        path: &Path,
-    ) -> rusqlite::Result<Beside<'c>> {
+    fn prepare(conn: &'c Connection, walk: Walk, path: &Path) -> rusqlite::Result<Beside<'c>> {
         let one = "run_id = ?";
         let labels = match walk.labels() {
             true => Some((
@@ -110,7 +100,6 @@ impl<'c> Beside<'c> {
             detail,
             summaries,
             headlines,
-            decoding,
             rounds: (0, 0),
             copied: (0, 0),
             path: path.into(),
@@ -133,15 +122,7 @@ impl<'c> Beside<'c> {
             run.tags = tags;
         }
         let Some(summaries) = &mut self.summaries else {
-            let pending = match self.decoding {
-                Decoding::Taker => Some(self.pending(id)?),
-                Decoding::Walk => {
-                    let mut results = self.figures(id)?;
-                    results.sort();
-                    results.fill(&mut run);
-                    None
-                }
-            };
+            let pending = Some(self.pending(id)?);
             return Ok(Walked {
                 run,
                 summaries: Vec::new(),
@@ -194,24 +175,20 @@ impl<'c> Beside<'c> {
         Ok(figures)
     }
 
-    /// The results of run `id` copied out, to be decoded by whoever takes the run.
+    /// The results of run `id` copied out as SQLite holds them, to be decoded by
+    /// whoever takes the run: a walk of whole runs is an export's, which prints them on
+    /// another thread.
     fn pending(&mut self, id: i64) -> rusqlite::Result<Pending<RunResults>> {
-        let copied = self.copy(id)?;
-        let path = Arc::clone(&self.path);
-        Ok(Pending::new(move || {
-            copied.decode().map_err(|e| sql_error(&path, e))
-        }))
-    }
-
-    /// The result rows of run `id`, copied out as SQLite holds them.
-    fn copy(&mut self, id: i64) -> rusqlite::Result<CopiedRows> {
         let mut copied = CopiedRows::new(self.detail.columns(), self.copied);
         let mut rows = self.results.query([id])?;
         while let Some(row) = rows.next()? {
             copied.copy(row)?;
         }
         self.copied = copied.room();
-        Ok(copied)
+        let path = Arc::clone(&self.path);
+        Ok(Pending::new(move || {
+            copied.decode().map_err(|e| sql_error(&path, e))
+        }))
     }
 
     /// The results of run `id`, in the order SQLite finds them: for

@@ -1,9 +1,8 @@
 //! Walks: every run a filter selects, read in one pass, must be what the listing and
 //! the reads by id give for the same runs (records, labels, tags, results, summaries),
 //! in the same order and up to the same limit; a walk host by host brings each host's
-//! runs together; what a walk leaves to its taker to decode decodes to the same; and a
-//! walk stops when told, with the error that stopped it, leaving nothing on the
-//! connection that the next statement meets.
+//! runs together; and a walk stops when told, with the error that stopped it, leaving
+//! nothing on the connection that the next statement meets.
 
 use std::ops::ControlFlow;
 
@@ -89,44 +88,23 @@ fn walked(store: &dyn Store, filter: &RunFilter, read: Walk) -> Vec<Walked> {
     runs
 }
 
-/// [`walked`] as `decoding` says: by the walk, or left pending and decoded here, as
-/// a taker on another thread would.
-fn walked_by(store: &dyn Store, filter: &RunFilter, read: Walk, decoding: Decoding) -> Vec<Walked> {
-    if decoding == Decoding::Walk {
-        return walked(store, filter, read);
-    }
-    let mut runs = Vec::new();
-    walk_pending(store, filter, read, |run| {
-        runs.push(run);
-        Ok::<_, StoreError>(())
-    })
-    .unwrap();
-    for run in &mut runs {
-        run.decode().unwrap();
-    }
-    runs
-}
-
 fn a_walk_reads_what_the_listing_and_the_reads_by_id_read(backend: &Backend) {
     let mut store = backend.open();
     planted(store.as_mut());
-    for (filter, decoding) in filters()
-        .into_iter()
-        .flat_map(|f| [(f.clone(), Decoding::Walk), (f, Decoding::Taker)])
-    {
+    for filter in filters() {
         let listed = store.list_runs(&filter).unwrap();
         let ids: Vec<i64> = listed.iter().filter_map(|r| r.id).collect();
         for detail in [Detail::Full, Detail::Figures] {
             let whole = with_results(store.as_ref(), listed.clone(), detail).unwrap();
-            let walked = walked_by(store.as_ref(), &filter, Walk::Results(detail), decoding);
+            let walked = walked(store.as_ref(), &filter, Walk::Results(detail));
             let runs: Vec<Run> = walked.iter().map(|w| w.run.clone()).collect();
-            assert_eq!(runs, whole, "{filter:?}, {detail:?}, {decoding:?}");
+            assert_eq!(runs, whole, "{filter:?}, {detail:?}");
             assert!(walked.iter().all(|w| w.summaries.is_empty()));
         }
         let summaries = store.summaries_of(&ids).unwrap();
-        let walked = walked_by(store.as_ref(), &filter, Walk::Headlines, decoding);
+        let walked = walked(store.as_ref(), &filter, Walk::Headlines);
         let runs: Vec<Run> = walked.iter().map(|w| w.run.clone()).collect();
-        assert_eq!(runs, listed, "{filter:?}, {decoding:?}");
+        assert_eq!(runs, listed, "{filter:?}");
         for w in &walked {
             assert_same_headlines(&w.run, &w.summaries, &summaries[&w.run.id.unwrap()]);
         }
@@ -314,9 +292,7 @@ fn a_walk_stops_at_the_first_error(backend: &Backend) {
             more += 1;
             ControlFlow::Continue(())
         };
-        store
-            .walk(&RunFilter::default(), read, Decoding::Walk, each)
-            .unwrap();
+        store.walk(&RunFilter::default(), read, each).unwrap();
         assert!(more > 3);
     }
 }
@@ -336,9 +312,7 @@ fn the_statement_after_a_walk_stopped_at_its_first_run_runs_whole(backend: &Back
                 seen += 1;
                 ControlFlow::Break(())
             };
-            store
-                .walk(&RunFilter::default(), read, Decoding::Walk, each)
-                .unwrap();
+            store.walk(&RunFilter::default(), read, each).unwrap();
             assert_eq!(seen, 1);
             let whole = walked(store.as_ref(), &RunFilter::default(), read);
             assert_eq!(whole.len(), planted);
