@@ -394,6 +394,11 @@ impl Seen {
     fn row(&mut self, key: (u64, u32)) -> Option<&mut u32> {
         let of = |r: &Row1| (r.file_kb, r.record_kb);
         let last = self.sorted.last().and_then(|c| c.last()).map(of);
+        // a row's figures come together: each after its first is the last row's, found
+        // without halving (halving for each was a third of the parser's time)
+        if last == Some(key) {
+            return self.sorted.last_mut()?.last_mut().map(|r| &mut r.had);
+        }
         if last.is_none_or(|last| last < key) {
             if self.sorted.last().is_none_or(|c| c.len() == CHUNK) {
                 self.sorted.push(Vec::with_capacity(CHUNK));
