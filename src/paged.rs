@@ -18,7 +18,7 @@ use crate::render::{self, Listing};
 use crate::selector::RunFilter;
 use crate::store::{self, Pending, RunResults, Store, StoreError, Walk, Walked};
 
-use pipeline::{Pieces, Stop};
+use pipeline::{Pieces, Stop, Threads};
 use spool::Spool;
 pub use table::HistoryTable;
 
@@ -65,7 +65,8 @@ where
     E: From<StoreError> + From<OutputError>,
 {
     out.write(&document.head())?;
-    let (count, document) = pipeline::print_pages(out, document, |pages| {
+    let threads = Threads::for_cores(store.cores_serving());
+    let (count, document) = pipeline::print_pages(out, document, threads, |pages| {
         send_pages::<_, E>(store, filter, walk, &mut read, pages)
     })?;
     out.write(&document.end())?;

@@ -1,8 +1,10 @@
-//! A listing on two threads: this one walks the store and writes the output, a second
-//! one prints the pages of runs as they come, so that reading the database and
-//! printing JSON or CSV (about as long as each other for an export) overlap. Pages and
-//! printed text pass through short queues, so memory holds a few pages of runs and a
-//! few pieces of text whatever the database's size or a run's.
+//! A listing on two threads where the machine has a core for each: this one walks the
+//! store and writes the output, a second one prints the pages of runs as they come, so
+//! that reading the database and printing JSON or CSV (about as long as each other for
+//! an export) overlap. Pages and printed text pass through short queues, so memory
+//! holds a few pages of runs and a few pieces of text whatever the database's size or
+//! a run's. Where the store's server runs on this machine and takes a core itself, the
+//! pages are printed on this thread as they are read ([`Threads::One`]).
 
 use std::io;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError, channel, sync_channel};
@@ -46,12 +48,76 @@ impl From<StoreError> for Stop {
     }
 }
 
+/// Where the pages are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Threads {
+    /// On a thread of their own, while the next are read.
+    Two,
+    /// On the walk's thread, as each is read: a server on this machine that hands the
+    /// rows over keeps a core busy itself, and a third busy thread on two cores made
+    /// a PostgreSQL export slower, not faster (73 against 82 s, three rounds each).
+    One,
+}
+
+impl Threads {
+    /// Two threads when the machine has a core for each besides `busy_elsewhere`, the
+    /// cores another process keeps busy serving the walk.
+    pub fn for_cores(busy_elsewhere: usize) -> Threads {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        match cores >= 2 + busy_elsewhere {
+            true => Threads::Two,
+            false => Threads::One,
+        }
+    }
+}
+
 /// Runs `produce`, which hands pages to the sender it is given (and returns its own
-/// error or `E::from` an output's), while `printer` prints them on a thread of its
-/// own and their text is written to `out` on this one, in order. Returns what
-/// `produce` returns, and the printer, for what follows the last page. The printer's
-/// error comes first: its pages were sent before whatever `produce` failed on.
+/// error or `E::from` an output's), while `printer` prints them where `threads` says
+/// and their text is written to `out` on this thread, in order. Returns what `produce`
+/// returns, and the printer, for what follows the last page. The printer's error
+/// comes first: its pages were sent before whatever `produce` failed on.
 pub(super) fn print_pages<P, T, Q, E>(
+    out: &mut Output,
+    printer: T,
+    threads: Threads,
+    produce: impl FnOnce(&mut Pages<'_, P>) -> Result<Q, E>,
+) -> Result<(Q, T), E>
+where
+    P: Send,
+    T: Printer<P>,
+    E: From<OutputError> + From<StoreError>,
+{
+    match threads {
+        Threads::Two => print_apart(out, printer, produce),
+        Threads::One => print_here(out, printer, produce),
+    }
+}
+
+/// [`print_pages`] on this thread: each page printed as it is sent.
+fn print_here<P, T, Q, E>(
+    out: &mut Output,
+    mut printer: T,
+    produce: impl FnOnce(&mut Pages<'_, P>) -> Result<Q, E>,
+) -> Result<(Q, T), E>
+where
+    T: Printer<P>,
+    E: From<OutputError> + From<StoreError>,
+{
+    let mut pages = Pages {
+        route: Route::Here {
+            printer: &mut printer,
+            pieces: Pieces::new(To::Out { out, failed: None }),
+        },
+    };
+    let produced = produce(&mut pages)?;
+    if let Route::Here { mut pieces, .. } = pages.route {
+        pieces.hand_on().map_err(|_| pieces.failure())?;
+    }
+    Ok((produced, printer))
+}
+
+/// [`print_pages`] on two threads.
+fn print_apart<P, T, Q, E>(
     out: &mut Output,
     printer: T,
     produce: impl FnOnce(&mut Pages<'_, P>) -> Result<Q, E>,
@@ -71,25 +137,33 @@ where
         // of text then passes through a few pieces, not thousands allocated and freed
         let (written_sender, written) = channel::<Vec<u8>>();
         let (failed_sender, failed) = channel::<StoreError>();
-        let writer = Pieces {
-            gathered: Vec::with_capacity(PIECE),
-            sender: piece_sender,
-            written,
+        // made on the printer's thread: the pieces of [`Threads::One`] may hold the
+        // output, which stays on this one
+        let writer = move || {
+            Pieces::new(To::Queue {
+                sender: piece_sender,
+                written,
+            })
         };
         let printing = scope
             .spawn(move || print_all(printer, page_queue, writer, spent_sender, failed_sender));
         let mut pages = Pages {
-            sender: Some(page_sender),
-            pieces: &pieces,
-            written: written_sender,
-            spent: &spent,
-            failed: &failed,
-            out,
+            route: Route::Queue(Queue {
+                sender: page_sender,
+                pieces: &pieces,
+                written: written_sender,
+                spent: &spent,
+                failed: &failed,
+                out,
+            }),
         };
         let produced = produce(&mut pages);
         // no more pages: the printer ends once it has printed those queued
-        let out = pages.out;
-        drop(pages.sender);
+        let Route::Queue(queue) = pages.route else {
+            unreachable!("the pages were queued")
+        };
+        let out = queue.out;
+        drop(queue.sender);
         let written = match &produced {
             Ok(_) => pieces.iter().try_for_each(|piece| out.write_bytes(&piece)),
             // not written, but taken: the printer goes on to the pages sent, which came
@@ -118,14 +192,19 @@ where
 fn print_all<P, T: Printer<P>>(
     mut printer: T,
     pages: Receiver<P>,
-    mut writer: Pieces,
+    writer: impl FnOnce() -> Pieces<'static>,
     spent: Sender<P>,
     failed: Sender<StoreError>,
 ) -> T {
+    let mut writer = writer();
     for mut page in pages {
         let printed = printer.print(&mut page, &mut writer);
         let _ = spent.send(page);
-        match printed {
+        // what the page printed goes on now, however short (even nothing): a walk with
+        // the page queue full waits for a piece, and pages shorter than a piece (a
+        // listing's few runs that `--status running` keeps of 500) would keep it
+        // waiting for ever while this thread waits for the next page
+        match printed.and_then(|()| Ok(writer.pass()?)) {
             Ok(()) => {}
             Err(Stop::Output) => return printer,
             Err(Stop::Store(e)) => {
@@ -138,34 +217,80 @@ fn print_all<P, T: Printer<P>>(
     printer
 }
 
-/// Text printed on the second thread, handed back a piece at a time. A type of its
-/// own rather than any writer: a printer's many small writes (a comma, an indent) are
-/// then each a copy, not a call.
-pub(super) struct Pieces {
+/// Text printed, handed on a piece at a time. A type of its own rather than any writer:
+/// a printer's many small writes (a comma, an indent) are then each a copy, not a
+/// call.
+pub(super) struct Pieces<'o> {
     gathered: Vec<u8>,
-    sender: SyncSender<Vec<u8>>,
-    /// Pieces written, to print into again.
-    written: Receiver<Vec<u8>>,
+    to: To<'o>,
 }
 
-impl Pieces {
-    fn hand_on(&mut self) -> io::Result<()> {
-        if self.gathered.is_empty() {
-            return Ok(());
+/// Where the printed pieces go.
+enum To<'o> {
+    /// To the walk's thread, which writes them.
+    Queue {
+        sender: SyncSender<Vec<u8>>,
+        /// Pieces written, to print into again.
+        written: Receiver<Vec<u8>>,
+    },
+    /// Straight to the output, with its error when it failed.
+    Out {
+        out: &'o mut Output,
+        failed: Option<OutputError>,
+    },
+}
+
+impl<'o> Pieces<'o> {
+    fn new(to: To<'o>) -> Pieces<'o> {
+        Pieces {
+            gathered: Vec::with_capacity(PIECE),
+            to,
         }
-        let next = match self.written.try_recv() {
-            Ok(mut written) => {
-                written.clear();
-                written
+    }
+
+    /// Passes on the text gathered, when there is some.
+    fn hand_on(&mut self) -> io::Result<()> {
+        match self.gathered.is_empty() {
+            true => Ok(()),
+            false => self.pass(),
+        }
+    }
+
+    /// Passes on the text gathered, even none.
+    fn pass(&mut self) -> io::Result<()> {
+        match &mut self.to {
+            To::Queue { sender, written } => {
+                let next = match written.try_recv() {
+                    Ok(mut written) => {
+                        written.clear();
+                        written
+                    }
+                    Err(_) => Vec::with_capacity(PIECE),
+                };
+                let piece = std::mem::replace(&mut self.gathered, next);
+                (sender.send(piece)).map_err(|_| io::Error::other("the output failed"))
             }
-            Err(_) => Vec::with_capacity(PIECE),
-        };
-        let piece = std::mem::replace(&mut self.gathered, next);
-        (self.sender.send(piece)).map_err(|_| io::Error::other("the output failed"))
+            To::Out { out, failed } => {
+                let written = out.write_bytes(&self.gathered);
+                self.gathered.clear();
+                written.map_err(|e| {
+                    *failed = Some(e);
+                    io::Error::other("the output failed")
+                })
+            }
+        }
+    }
+
+    /// Why the output failed, once a piece could not be written to it.
+    fn failure(&mut self) -> OutputError {
+        match &mut self.to {
+            To::Out { failed, .. } => failed.take().expect("a write to the output failed"),
+            To::Queue { .. } => unreachable!("a queue's writer says why itself"),
+        }
     }
 }
 
-impl io::Write for Pieces {
+impl io::Write for Pieces<'_> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.write_all(bytes)?;
@@ -186,11 +311,25 @@ impl io::Write for Pieces {
     }
 }
 
-/// Where the walk hands its pages: to the printer's queue, writing the text printed
-/// so far whenever the queue is full, so that neither thread waits for the other
-/// for long and neither queue grows.
+/// Where the walk hands its pages.
 pub(super) struct Pages<'a, P> {
-    sender: Option<SyncSender<P>>,
+    route: Route<'a, P>,
+}
+
+enum Route<'a, P> {
+    /// To the printer's thread.
+    Queue(Queue<'a, P>),
+    /// To the printer, on this thread.
+    Here {
+        printer: &'a mut dyn Printer<P>,
+        pieces: Pieces<'a>,
+    },
+}
+
+/// The printer's queue, writing the text printed so far whenever the queue is full, so
+/// that neither thread waits for the other for long and neither queue grows.
+struct Queue<'a, P> {
+    sender: SyncSender<P>,
     pieces: &'a Receiver<Vec<u8>>,
     /// Where pieces go back once written.
     written: Sender<Vec<u8>>,
@@ -206,10 +345,34 @@ pub(super) struct Pages<'a, P> {
 impl<P> Pages<'_, P> {
     /// Hands `page` to the printer; its error if it stopped on a page it could not read.
     pub fn send<E: From<OutputError> + From<StoreError>>(&mut self, page: P) -> Result<(), E> {
-        let sender = self.sender.as_ref().expect("pages are sent until the end");
+        match &mut self.route {
+            Route::Queue(queue) => queue.send(page),
+            Route::Here { printer, pieces } => {
+                let mut page = page;
+                match printer.print(&mut page, pieces) {
+                    Ok(()) => Ok(()),
+                    Err(Stop::Store(e)) => Err(e.into()),
+                    Err(Stop::Output) => Err(pieces.failure().into()),
+                }
+            }
+        }
+    }
+
+    /// Writes the pieces printed so far, without waiting for more.
+    pub fn write_printed(&mut self) -> Result<(), OutputError> {
+        match &mut self.route {
+            Route::Queue(queue) => queue.write_printed(),
+            // written as they are printed
+            Route::Here { .. } => Ok(()),
+        }
+    }
+}
+
+impl<P> Queue<'_, P> {
+    fn send<E: From<OutputError> + From<StoreError>>(&mut self, page: P) -> Result<(), E> {
         let mut page = page;
         loop {
-            match sender.try_send(page) {
+            match self.sender.try_send(page) {
                 Ok(()) => break,
                 Err(TrySendError::Full(back)) => {
                     page = back;
@@ -240,8 +403,7 @@ impl<P> Pages<'_, P> {
         }
     }
 
-    /// Writes the pieces printed so far, without waiting for more.
-    pub fn write_printed(&mut self) -> Result<(), OutputError> {
+    fn write_printed(&mut self) -> Result<(), OutputError> {
         while let Ok(piece) = self.pieces.try_recv() {
             write(self.out, &self.written, piece)?;
         }
@@ -255,4 +417,99 @@ fn write(out: &mut Output, written: &Sender<Vec<u8>>, piece: Vec<u8>) -> Result<
     // the printer may have ended: the piece is then freed here
     let _ = written.send(piece);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::path::Path;
+
+    use super::*;
+    use crate::output::Policy;
+
+    const PAGES: usize = 40;
+    /// A page prints a tenth of a piece, so that the walk finds the page queue full
+    /// before the printer has a piece to hand it.
+    const LINES: usize = 3000;
+    /// Pages that print nothing, more of them in a row than the queue holds.
+    const EMPTY: std::ops::Range<usize> = 20..30;
+
+    /// Prints page `n` as many numbered lines, so that a listing is several pieces; fails
+    /// on page `unreadable` as on a value the store cannot read.
+    struct Numbers {
+        unreadable: Option<usize>,
+    }
+
+    impl Printer<usize> for Numbers {
+        fn print(&mut self, page: &mut usize, out: &mut Pieces) -> Result<(), Stop> {
+            if EMPTY.contains(page) {
+                return Ok(());
+            }
+            if self.unreadable == Some(*page) {
+                let reason = format!("page {page} is unreadable");
+                return Err(Stop::Store(StoreError::Corrupt {
+                    path: "test.db".into(),
+                    reason,
+                }));
+            }
+            (0..LINES).try_for_each(|line| writeln!(out, "{page} {line}"))?;
+            Ok(())
+        }
+    }
+
+    /// Prints every page through `threads` to `path`; how many pages were sent.
+    fn list(path: &Path, threads: Threads, printer: Numbers) -> anyhow::Result<usize> {
+        let mut out = Output::open(path, &Policy::default())?;
+        let (sent, _) = print_pages(&mut out, printer, threads, |pages| {
+            (0..PAGES).try_for_each(|page| pages.send::<anyhow::Error>(page))?;
+            Ok::<_, anyhow::Error>(PAGES)
+        })?;
+        out.finish()?;
+        Ok(sent)
+    }
+
+    #[test]
+    fn either_way_the_pages_are_written_whole_and_in_order() {
+        let expected: String = (0..PAGES)
+            .filter(|page| !EMPTY.contains(page))
+            .flat_map(|page| (0..LINES).map(move |line| format!("{page} {line}\n")))
+            .collect();
+        assert!(expected.len() > 2 * PIECE, "the listing spans pieces");
+        let dir = tempfile::tempdir().unwrap();
+        for threads in [Threads::One, Threads::Two] {
+            let path = dir.path().join(format!("{threads:?}"));
+            let sent = list(&path, threads, Numbers { unreadable: None }).unwrap();
+            assert_eq!(sent, PAGES);
+            let written = std::fs::read_to_string(&path).unwrap();
+            assert!(written == expected, "{threads:?}: {} bytes", written.len());
+        }
+    }
+
+    #[test]
+    fn either_way_a_page_that_cannot_be_read_fails_the_listing_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        for threads in [Threads::One, Threads::Two] {
+            let path = dir.path().join(format!("{threads:?}"));
+            let printer = Numbers {
+                unreadable: Some(7),
+            };
+            let failed = list(&path, threads, printer).unwrap_err().to_string();
+            assert!(
+                failed.contains("page 7 is unreadable"),
+                "{threads:?}: {failed}"
+            );
+            // the output was abandoned, not left half-written
+            assert!(!path.exists(), "{threads:?}");
+        }
+    }
+
+    #[test]
+    fn either_way_an_output_that_fails_stops_the_listing_with_its_error() {
+        for threads in [Threads::One, Threads::Two] {
+            let printer = Numbers { unreadable: None };
+            let failed = list(Path::new("/dev/full"), threads, printer).unwrap_err();
+            let failed = failed.to_string();
+            assert!(failed.contains("No space left"), "{threads:?}: {failed}");
+        }
+    }
 }

@@ -232,6 +232,13 @@ pub trait Store: Send {
     /// Where the data lives, for messages (never with credentials).
     fn location(&self) -> String;
 
+    /// How many of this machine's cores the store's server keeps busy while a walk
+    /// reads it: none for a file read in this process or a server elsewhere. A listing
+    /// prints on a core of its own only when one is left.
+    fn cores_serving(&self) -> usize {
+        0
+    }
+
     /// Records a run as `running` (its labels, tags, parameters and environment), before
     /// any measurement, and returns its id.
     fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError>;

@@ -20,8 +20,10 @@ mod write;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::time::Duration;
 
+use postgres::config::Host;
 use postgres::{Client, Config};
 use uuid::Uuid;
 
@@ -60,6 +62,8 @@ pub struct PgStore {
     secret: Option<String>,
     /// The schema version this store writes (the migrations it was opened with).
     known: usize,
+    /// Whether the server runs on this machine (every host the URL names is).
+    here: bool,
 }
 
 impl PgStore {
@@ -133,12 +137,14 @@ impl PgStore {
         let secret = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
+        let here = config.get_hosts().iter().all(on_this_machine);
         let client = dial(config).map_err(|reason| open(scrub(reason, secret.as_deref())))?;
         Ok(PgStore {
             client: RefCell::new(client),
             location,
             secret,
             known: MIGRATIONS.len(),
+            here,
         })
     }
 
@@ -194,6 +200,18 @@ impl PgStore {
     }
 }
 
+/// Whether `host` is this machine: a Unix socket, or a loopback name or address.
+fn on_this_machine(host: &Host) -> bool {
+    match host {
+        Host::Unix(_) => true,
+        Host::Tcp(name) => {
+            let name = name.trim_start_matches('[').trim_end_matches(']');
+            name.eq_ignore_ascii_case("localhost")
+                || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+    }
+}
+
 /// Connects, TLS as the URL's `sslmode` says (the server's certificate is verified
 /// against the system's roots), or says why not.
 fn dial(config: Config) -> Result<Client, String> {
@@ -224,6 +242,11 @@ fn dial(config: Config) -> Result<Client, String> {
 impl Store for PgStore {
     fn location(&self) -> String {
         self.location.clone()
+    }
+
+    /// The backend that hands a walk its rows is about as busy as the walk.
+    fn cores_serving(&self) -> usize {
+        usize::from(self.here)
     }
 
     fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError> {
@@ -370,5 +393,37 @@ impl Store for PgStore {
 
     fn repair(&mut self, report: &CheckReport) -> Result<Vec<Repaired>, StoreError> {
         self.write(|tx| check::repair(tx, report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_is_on_this_machine_by_socket_or_loopback() {
+        let here = |host: &str| {
+            let config: Config = format!("postgres://u@{host}/db").parse().unwrap();
+            config.get_hosts().iter().all(on_this_machine)
+        };
+        for host in [
+            "localhost",
+            "LOCALHOST:5433",
+            "127.0.0.1",
+            "127.0.0.2",
+            "[::1]",
+        ] {
+            assert!(here(host), "{host}");
+        }
+        for host in [
+            "db.example.org",
+            "10.0.0.5",
+            "[2001:db8::1]",
+            "localhost,db",
+        ] {
+            assert!(!here(host), "{host}");
+        }
+        let socket: Config = "host=/run/postgresql dbname=db".parse().unwrap();
+        assert!(socket.get_hosts().iter().all(on_this_machine));
     }
 }
