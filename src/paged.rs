@@ -16,7 +16,7 @@ use crate::model::{Run, RunStatus, Summaries};
 use crate::output::{Output, OutputError};
 use crate::render::{self, Listing};
 use crate::selector::RunFilter;
-use crate::store::{self, Pending, RunResults, Store, StoreError, Walk, Walked};
+use crate::store::{self, Pending, Rest, Store, StoreError, Walk, Walked};
 
 use pipeline::{Pieces, Stop, Threads};
 use spool::Spool;
@@ -239,7 +239,7 @@ impl Document<ExportPage> for ExportCsv {
         page.decode()?;
         self.pages += 1;
         export::write_csv(&page.runs, self.pages == 1, out)?;
-        page.forget_results();
+        page.forget_runs();
         Ok(())
     }
 
@@ -300,7 +300,7 @@ impl Document<ExportPage> for ExportJson {
     fn page(&mut self, page: &mut ExportPage, out: &mut Pieces) -> Result<(), Stop> {
         page.decode()?;
         (page.runs.iter()).try_for_each(|run| self.export.write_run(run, out))?;
-        page.forget_results();
+        page.forget_runs();
         Ok(())
     }
 
@@ -309,13 +309,14 @@ impl Document<ExportPage> for ExportJson {
     }
 }
 
-/// A page of whole runs as the export's walk hands them on: their results decoded by
-/// the printer, on its thread, which has the time (`store::Pending`).
+/// A page of whole runs as the export's walk hands them on: what the store left to
+/// decode (their results, perhaps their records) decoded by the printer, on its
+/// thread, which has the time (`store::Pending`).
 #[derive(Default)]
 struct ExportPage {
     runs: Vec<Run>,
-    /// Each run's results, when the store left them to decode.
-    pending: Vec<Option<Pending<RunResults>>>,
+    /// What the store left of each run to decode: its results, perhaps its record.
+    pending: Vec<Option<Pending<Rest>>>,
 }
 
 impl ExportPage {
@@ -334,13 +335,11 @@ impl ExportPage {
         Ok(())
     }
 
-    /// Frees the runs' results on this thread, which allocated them when the store left
-    /// them to decode: the page goes back to the walk's thread to be freed, and what a
-    /// thread allocated is cheapest freed by it.
-    fn forget_results(&mut self) {
-        for run in &mut self.runs {
-            run.results = Vec::new();
-            run.warmup = Vec::new();
-        }
+    /// Frees the runs on this thread, which allocated most of what they hold when the
+    /// store left it to decode (their results, with SQLite their records too): the page
+    /// goes back to the walk's thread to be freed, and what a thread allocated is
+    /// cheapest freed by it.
+    fn forget_runs(&mut self) {
+        self.runs.clear();
     }
 }

@@ -34,7 +34,7 @@ pub use postgres::PgStore;
 pub use sqlite::{SqliteStore, StageError, lock_waits, set_busy_timeout};
 pub use sync::{Moved, move_runs};
 pub use walk::{
-    PAGE, Pager, Pending, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages,
+    PAGE, Pager, Pending, Rest, SERIES_COLUMNS, Walk, Walked, for_each_page, walk, walk_pages,
     walk_pending,
 };
 

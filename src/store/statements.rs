@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::columns::{
-    self, Detail, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS,
-    SummaryRow, Value,
+    self, Column, Detail, FINISHED_COLUMNS, Kind, RESULT_COLUMNS, RUN_COLUMNS, ResultRow,
+    SUMMARY_COLUMNS, SummaryRow, Value,
 };
 use super::filter::{self, Param};
 use super::{RunFilter, RunRef, RunResults, StoreError};
@@ -66,20 +66,21 @@ pub fn select_runs(schema: &str) -> String {
     )
 }
 
-/// The results of the runs `which_runs` picks (a condition on `run_id`), in `detail`.
-pub fn select_results(schema: &str, which_runs: &str, detail: Detail) -> String {
+/// The `columns` of the results of the runs `which_runs` picks (a condition on
+/// `run_id`).
+pub fn select_results(schema: &str, which_runs: &str, columns: &[Column<ResultRow>]) -> String {
     format!(
         "SELECT {} FROM {schema}results WHERE {which_runs}",
-        columns::select_list(detail.columns())
+        columns::select_list(columns)
     )
 }
 
 /// The results `which` picks (a condition on `run_id` and `test`), largest file and
 /// record size first, through the table's key.
-pub fn select_largest_first(schema: &str, which: &str, detail: Detail) -> String {
+pub fn select_largest_first(schema: &str, which: &str, columns: &[Column<ResultRow>]) -> String {
     format!(
         "SELECT {} FROM {schema}results WHERE {which} ORDER BY file_size DESC, record_size DESC",
-        columns::select_list(detail.columns())
+        columns::select_list(columns)
     )
 }
 

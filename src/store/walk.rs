@@ -78,18 +78,42 @@ pub const SERIES_COLUMNS: &[&str] = &[
 pub struct Walked {
     pub run: Run,
     pub summaries: Vec<RowSummary>,
-    /// The results, read but not decoded yet, of a backend that leaves that to whoever
-    /// takes the run ([`walk_pending`]); `run` holds none of them until then.
-    pub pending: Option<Pending<RunResults>>,
+    /// What a backend read of the run but left to whoever takes it to decode
+    /// ([`walk_pending`]): its results, and with them perhaps its record; `run` holds
+    /// none of that until then (but its id, labels and tags).
+    pub pending: Option<Pending<Rest>>,
 }
 
 impl Walked {
-    /// Decodes the pending results into the run.
+    /// Decodes what is pending into the run.
     pub fn decode(&mut self) -> Result<(), StoreError> {
-        if let Some(results) = self.pending.take() {
-            results.decode()?.fill(&mut self.run);
+        if let Some(rest) = self.pending.take() {
+            rest.decode()?.fill(&mut self.run);
         }
         Ok(())
+    }
+}
+
+/// What a walk leaves of a run to decode: its results, and its record when the
+/// backend copied that out too (SQLite's walk of whole runs, whose thread is an
+/// export's critical path).
+#[derive(Debug, Default)]
+pub struct Rest {
+    pub record: Option<Run>,
+    pub results: RunResults,
+}
+
+impl Rest {
+    /// Fills `run`, which holds what the walk decoded itself: its record (but for
+    /// labels and tags, which come from tables of their own) when that was left too,
+    /// and its results.
+    pub fn fill(self, run: &mut Run) {
+        if let Some(mut record) = self.record {
+            record.labels = std::mem::take(&mut run.labels);
+            record.tags = std::mem::take(&mut run.tags);
+            *run = record;
+        }
+        self.results.fill(run);
     }
 }
 

@@ -76,7 +76,7 @@ pub(super) fn results(
     ids: &[i64],
     detail: Detail,
 ) -> Result<HashMap<i64, RunResults>, Fail> {
-    let sql = statements::select_results("iozone.", "run_id = ANY($1)", detail);
+    let sql = statements::select_results("iozone.", "run_id = ANY($1)", detail.columns());
     statements::group_results(ids, |add| {
         each_row(client, ids, &sql, detail.columns(), ResultRow::blank(), add)
     })

@@ -13,7 +13,7 @@ use super::bind::{read_value, undecodable};
 use crate::store::RunResults;
 use crate::store::columns::{self, Column, ResultRow};
 
-/// A value as SQLite holds it, its text or bytes a span of [`CopiedRows::texts`].
+/// A value as SQLite holds it, its text or bytes a span of the copied texts.
 #[derive(Clone, Copy, Debug)]
 enum Copied {
     Null,
@@ -57,34 +57,11 @@ impl CopiedRows {
 
     /// Copies `row`, a SELECT of the columns in order.
     pub fn copy(&mut self, row: &Row) -> rusqlite::Result<()> {
-        for idx in 0..self.columns.len() {
-            let value = match row.get_ref(idx)? {
-                ValueRef::Null => Copied::Null,
-                ValueRef::Integer(v) => Copied::Integer(v),
-                ValueRef::Real(v) => Copied::Real(v),
-                ValueRef::Text(text) => {
-                    let (start, end) = self.keep(text);
-                    Copied::Text { start, end }
-                }
-                ValueRef::Blob(bytes) => {
-                    let (start, end) = self.keep(bytes);
-                    Copied::Blob { start, end }
-                }
-            };
-            self.values.push(value);
-        }
+        copy_values(row, self.columns.len(), &mut self.values, &mut self.texts)?;
         if self.values.len() >= COPIED_AT_MOST {
             self.decode_copied()?;
         }
         Ok(())
-    }
-
-    /// `bytes` kept in the texts: their span there.
-    fn keep(&mut self, bytes: &[u8]) -> (u32, u32) {
-        let start = self.texts.len();
-        self.texts.extend_from_slice(bytes);
-        let offset = |at: usize| u32::try_from(at).expect("a run's copied texts stay under 4 GiB");
-        (offset(start), offset(self.texts.len()))
     }
 
     /// The run's results, in the listing order: SQLite's error for the first value
@@ -103,25 +80,92 @@ impl CopiedRows {
         let rows = self.values.len() / self.columns.len();
         self.decoded.results.reserve(rows);
         for row in self.values.chunks_exact(self.columns.len()) {
-            let read = |idx: usize, kind| {
-                let value = match row[idx] {
-                    Copied::Null => ValueRef::Null,
-                    Copied::Integer(v) => ValueRef::Integer(v),
-                    Copied::Real(v) => ValueRef::Real(v),
-                    Copied::Text { start, end } => {
-                        ValueRef::Text(&self.texts[start as usize..end as usize])
-                    }
-                    Copied::Blob { start, end } => {
-                        ValueRef::Blob(&self.texts[start as usize..end as usize])
-                    }
-                };
-                read_value(value, idx, kind, || self.columns[idx].name)
-            };
-            let row = columns::decode(self.columns, ResultRow::blank(), read, undecodable)?;
+            let row = decode_values(self.columns, row, &self.texts, ResultRow::blank())?;
             self.decoded.add(row);
         }
         self.values.clear();
         self.texts.clear();
         Ok(())
     }
+}
+
+/// One row copied out as SQLite holds it, as [`CopiedRows`] copies results: a run's
+/// record, which an export's walk leaves to the printer's thread too, since in time
+/// the walk is the export's critical path (SQLite's pages cost it more time an
+/// instruction than printing costs the printer).
+pub(super) struct CopiedRow<T: 'static> {
+    columns: &'static [Column<T>],
+    values: Vec<Copied>,
+    texts: Vec<u8>,
+}
+
+impl<T> CopiedRow<T> {
+    /// `row`'s values, of `columns` in order.
+    pub fn copy(columns: &'static [Column<T>], row: &Row) -> rusqlite::Result<CopiedRow<T>> {
+        let mut copied = CopiedRow {
+            columns,
+            values: Vec::with_capacity(columns.len()),
+            texts: Vec::new(),
+        };
+        copy_values(row, columns.len(), &mut copied.values, &mut copied.texts)?;
+        Ok(copied)
+    }
+
+    /// The row decoded into `blank`, as a row read as it comes would be.
+    pub fn decode(self, blank: T) -> rusqlite::Result<T> {
+        decode_values(self.columns, &self.values, &self.texts, blank)
+    }
+}
+
+/// Copies the first `width` values of `row` onto `values`, their texts and bytes onto
+/// `texts`.
+fn copy_values(
+    row: &Row,
+    width: usize,
+    values: &mut Vec<Copied>,
+    texts: &mut Vec<u8>,
+) -> rusqlite::Result<()> {
+    let mut keep = |bytes: &[u8]| {
+        let start = texts.len();
+        texts.extend_from_slice(bytes);
+        let offset = |at: usize| u32::try_from(at).expect("a run's copied texts stay under 4 GiB");
+        (offset(start), offset(texts.len()))
+    };
+    for idx in 0..width {
+        let value = match row.get_ref(idx)? {
+            ValueRef::Null => Copied::Null,
+            ValueRef::Integer(v) => Copied::Integer(v),
+            ValueRef::Real(v) => Copied::Real(v),
+            ValueRef::Text(text) => {
+                let (start, end) = keep(text);
+                Copied::Text { start, end }
+            }
+            ValueRef::Blob(bytes) => {
+                let (start, end) = keep(bytes);
+                Copied::Blob { start, end }
+            }
+        };
+        values.push(value);
+    }
+    Ok(())
+}
+
+/// The row of `columns` copied as `row` (its texts in `texts`), decoded into `blank`.
+fn decode_values<T>(
+    columns: &'static [Column<T>],
+    row: &[Copied],
+    texts: &[u8],
+    blank: T,
+) -> rusqlite::Result<T> {
+    let read = |idx: usize, kind| {
+        let value = match row[idx] {
+            Copied::Null => ValueRef::Null,
+            Copied::Integer(v) => ValueRef::Integer(v),
+            Copied::Real(v) => ValueRef::Real(v),
+            Copied::Text { start, end } => ValueRef::Text(&texts[start as usize..end as usize]),
+            Copied::Blob { start, end } => ValueRef::Blob(&texts[start as usize..end as usize]),
+        };
+        read_value(value, idx, kind, || columns[idx].name)
+    };
+    columns::decode(columns, blank, read, undecodable)
 }

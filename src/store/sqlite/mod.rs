@@ -216,7 +216,7 @@ impl SqliteStore {
     }
 
     fn results(&self, ids: &[i64], detail: Detail) -> rusqlite::Result<HashMap<i64, RunResults>> {
-        let sql = statements::select_results("", "run_id = ?", detail);
+        let sql = statements::select_results("", "run_id = ?", detail.columns());
         statements::group_results(ids, |add| {
             self.each_row(ids, &sql, detail.columns(), ResultRow::blank(), add)
         })

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use rusqlite::{CachedStatement, Connection};
 
 use super::bind::{decode, values};
-use super::copied::CopiedRows;
+use super::copied::{CopiedRow, CopiedRows};
 use super::{SqliteStore, sql_error};
 #[cfg(doc)]
 use crate::model::headline;
 use crate::model::{HEADLINE_TESTS, Measurement, Params, RowSummary, Run};
-use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
-use crate::store::walk::{Each, Pending, Walk, Walked};
+use crate::store::columns::{Column, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
+use crate::store::walk::{Each, Pending, Rest, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults, statements};
 
 impl SqliteStore {
@@ -32,10 +32,23 @@ impl SqliteStore {
         let statement = statements::walk_runs("", filter, &columns, walk.by_host());
         let mut runs = self.conn.prepare(&statement.sql)?;
         let mut beside = Beside::prepare(&self.conn, walk, &self.path)?;
+        // A walk of whole runs (an export's) leaves their records to whoever takes them,
+        // as it leaves their results: it reads only the id it needs for the rest.
+        let copy_records = matches!(walk, Walk::Results(_));
+        let id_at = columns.iter().position(|c| c.name == "id");
         let mut rows = runs.query(values(&statement))?;
         while let Some(row) = rows.next()? {
-            let run = decode(row, columns.iter().copied(), Run::default())?;
-            if each(beside.read(run)?).is_break() {
+            let (run, record) = match (copy_records, id_at) {
+                (true, Some(at)) => {
+                    let run = Run {
+                        id: Some(row.get(at)?),
+                        ..Run::default()
+                    };
+                    (run, Some(CopiedRow::copy(RUN_COLUMNS, row)?))
+                }
+                _ => (decode(row, columns.iter().copied(), Run::default())?, None),
+            };
+            if each(beside.read(run, record)?).is_break() {
                 break;
             }
         }
@@ -90,13 +103,17 @@ impl<'c> Beside<'c> {
             Walk::Headlines => Some(conn.prepare_cached(&statements::select_largest_first(
                 "",
                 "run_id = ?1 AND warmup = 0 AND test = ?2",
-                detail,
+                detail.of_one_run(),
             ))?),
             _ => None,
         };
         Ok(Beside {
             labels,
-            results: conn.prepare_cached(&statements::select_results("", one, detail))?,
+            results: conn.prepare_cached(&statements::select_results(
+                "",
+                one,
+                detail.of_one_run(),
+            ))?,
             detail,
             summaries,
             headlines,
@@ -106,8 +123,9 @@ impl<'c> Beside<'c> {
         })
     }
 
-    /// `run` with what the walk reads beside it.
-    fn read(&mut self, mut run: Run) -> rusqlite::Result<Walked> {
+    /// `run` with what the walk reads beside it; `record`, its record copied out when
+    /// the walk leaves that to decode too.
+    fn read(&mut self, mut run: Run, record: Option<CopiedRow<Run>>) -> rusqlite::Result<Walked> {
         let id = run.id.unwrap_or_default();
         if let Some((labels, tags)) = &mut self.labels {
             let mut found = labels.query([id])?;
@@ -122,7 +140,7 @@ impl<'c> Beside<'c> {
             run.tags = tags;
         }
         let Some(summaries) = &mut self.summaries else {
-            let pending = Some(self.pending(id)?);
+            let pending = Some(self.pending(id, record)?);
             return Ok(Walked {
                 run,
                 summaries: Vec::new(),
@@ -154,7 +172,7 @@ impl<'c> Beside<'c> {
     /// row of the run: its slowest part when it read them all.
     fn headline_figures(&mut self, id: i64, params: &Params) -> rusqlite::Result<Vec<Measurement>> {
         let statement = self.headlines.as_mut().expect("a walk of headlines");
-        let columns = self.detail.columns();
+        let columns = self.detail.of_one_run();
         let first = (params.engine(), params.cache());
         let mut figures = Vec::new();
         for test in HEADLINE_TESTS {
@@ -175,11 +193,15 @@ impl<'c> Beside<'c> {
         Ok(figures)
     }
 
-    /// The results of run `id` copied out as SQLite holds them, to be decoded by
-    /// whoever takes the run: a walk of whole runs is an export's, which prints them on
-    /// another thread.
-    fn pending(&mut self, id: i64) -> rusqlite::Result<Pending<RunResults>> {
-        let mut copied = CopiedRows::new(self.detail.columns(), self.copied);
+    /// The results of run `id` copied out as SQLite holds them, and its `record` if
+    /// copied too, to be decoded by whoever takes the run: a walk of whole runs is an
+    /// export's, which prints them on another thread.
+    fn pending(
+        &mut self,
+        id: i64,
+        record: Option<CopiedRow<Run>>,
+    ) -> rusqlite::Result<Pending<Rest>> {
+        let mut copied = CopiedRows::new(self.detail.of_one_run(), self.copied);
         let mut rows = self.results.query([id])?;
         while let Some(row) = rows.next()? {
             copied.copy(row)?;
@@ -187,7 +209,14 @@ impl<'c> Beside<'c> {
         self.copied = copied.room();
         let path = Arc::clone(&self.path);
         Ok(Pending::new(move || {
-            copied.decode().map_err(|e| sql_error(&path, e))
+            let decoded =
+                (record.map(|r| r.decode(Run::default())).transpose()).and_then(|record| {
+                    Ok(Rest {
+                        record,
+                        results: copied.decode()?,
+                    })
+                });
+            decoded.map_err(|e| sql_error(&path, e))
         }))
     }
 
@@ -201,7 +230,7 @@ impl<'c> Beside<'c> {
             results: Vec::with_capacity(self.rounds.0),
             warmup: Vec::with_capacity(self.rounds.1),
         };
-        let columns = self.detail.columns();
+        let columns = self.detail.of_one_run();
         each(&mut self.results, id, columns, ResultRow::blank(), |row| {
             results.add(row)
         })?;
