@@ -2,12 +2,14 @@
 //! back with nothing lost, or as CSV with one line per result for spreadsheets; and
 //! `show`'s CSV of one run's results, which shares the export's result columns.
 
+use std::io::Write;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::facts::Fact;
 use crate::model::{Latency, Measurement, MetadataTree, Run};
-use crate::render::{self, Listing};
+use crate::render::{self, Listing, MeasurementLines};
 
 /// Tells our export from any other JSON on import.
 pub const FORMAT: &str = "iozone-export";
@@ -46,6 +48,12 @@ impl Export {
 pub struct JsonExport {
     /// Runs written so far.
     runs: usize,
+    /// A run's text but for its measurements, printed before they are.
+    rest: Vec<u8>,
+    lines: MeasurementLines,
+    /// How the run's lists of measurements read in that text, empty.
+    results_empty: Vec<u8>,
+    warmup_empty: Vec<u8>,
 }
 
 /// How deep the export's runs are printed: inside the array inside the document.
@@ -60,16 +68,43 @@ impl JsonExport {
             .strip_suffix("[]\n}\n")
             .expect("the runs end the export")
             .to_string();
-        (JsonExport { runs: 0 }, head)
+        // each list at the start of a line as deep as the run's fields, where no other
+        // text of the run's can be: a deeper field is indented more, and a string holds
+        // no raw newline
+        let empty = |key: &str| format!("\n{}\"{key}\": []", "  ".repeat(RUN_DEPTH + 1));
+        let export = JsonExport {
+            runs: 0,
+            rest: Vec::new(),
+            lines: MeasurementLines::at(RUN_DEPTH + 1),
+            results_empty: empty("results").into_bytes(),
+            warmup_empty: empty("warmup").into_bytes(),
+        };
+        (export, head)
     }
 
     /// Writes the text of the next run to `out` as it is printed: pretty JSON, each
     /// line as deep as the run's place in the export, as serde_json prints the whole
-    /// document. The errors are `out`'s.
-    pub fn write_run(&mut self, run: &Run, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    /// document. The run's text but for its measurements is printed first, with its
+    /// lists of them empty, and they are written where those lists were, as they are
+    /// printed ([`MeasurementLines`]). The errors are `out`'s.
+    pub fn write_run(&mut self, run: &mut Run, out: &mut impl Write) -> std::io::Result<()> {
         out.write_all(if self.runs == 0 { b"[\n" } else { b",\n" })?;
         self.runs += 1;
-        render::write_at(RUN_DEPTH, run, out)
+        let results = std::mem::take(&mut run.results);
+        let warmup = std::mem::take(&mut run.warmup);
+        self.rest.clear();
+        let printed = render::write_at(RUN_DEPTH, &*run, &mut self.rest);
+        run.results = results;
+        run.warmup = warmup;
+        printed?;
+        // the warm-up rounds come after the results, near the end
+        let (rest, after) = split_at_list(&self.rest, &self.warmup_empty);
+        let (before, between) = split_at_list(rest, &self.results_empty);
+        out.write_all(before)?;
+        self.lines.write(&run.results, out)?;
+        out.write_all(between)?;
+        self.lines.write(&run.warmup, out)?;
+        out.write_all(after)
     }
 
     /// The text that closes the export.
@@ -79,6 +114,15 @@ impl JsonExport {
             _ => "\n  ]\n}\n".into(),
         }
     }
+}
+
+/// `text` before and after the last empty list `empty` in it (its key kept before it).
+fn split_at_list<'t>(text: &'t [u8], empty: &[u8]) -> (&'t [u8], &'t [u8]) {
+    let at = (text.windows(empty.len()))
+        .rposition(|w| w == empty)
+        .expect("a run's text holds its lists of measurements");
+    let value = at + empty.len() - "[]".len();
+    (&text[..value], &text[value + "[]".len()..])
 }
 
 /// Declares the CSV columns once: the enum the writer and the importer name them by,
@@ -335,11 +379,16 @@ mod tests {
             let mut runs: Vec<Run> = (0..n).map(|i| sample_run("h", i)).collect();
             if let Some(run) = runs.first_mut() {
                 run.labels.push("é€😀\n".repeat(50));
+                // text that reads as an empty list of measurements but for its escaping
+                let list = "\n      \"warmup\": []\n      \"results\": []";
+                run.labels.push(list.into());
+                run.tags.insert("results".into(), list.into());
+                run.warmup = run.results.clone();
             }
             let whole = to_json(runs.clone(), at);
             let (mut export, head) = JsonExport::begin(at);
             let mut text = head.into_bytes();
-            for run in &runs {
+            for run in &mut runs {
                 export.write_run(run, &mut text).unwrap();
             }
             text.extend_from_slice(export.end().as_bytes());
@@ -366,7 +415,7 @@ mod tests {
             }
         }
         let (mut export, _) = JsonExport::begin(Utc::now());
-        let failed = export.write_run(&sample_run("h", 0), &mut Full { left: 100 });
+        let failed = export.write_run(&mut sample_run("h", 0), &mut Full { left: 100 });
         assert_eq!(failed.unwrap_err().kind(), std::io::ErrorKind::StorageFull);
     }
 }

@@ -299,7 +299,7 @@ impl Document<ExportPage> for ExportJson {
 
     fn page(&mut self, page: &mut ExportPage, out: &mut Pieces) -> Result<(), Stop> {
         page.decode()?;
-        (page.runs.iter()).try_for_each(|run| self.export.write_run(run, out))?;
+        (page.runs.iter_mut()).try_for_each(|run| self.export.write_run(run, out))?;
         page.forget_runs();
         Ok(())
     }

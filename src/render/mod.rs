@@ -12,6 +12,7 @@ mod fleet;
 mod history;
 mod html;
 mod json_array;
+mod json_measurements;
 mod listing;
 pub mod printable;
 mod run_table;
@@ -30,6 +31,7 @@ pub use history::{
 };
 pub use html::{MAX_CHARTS, MAX_TABLED, ReportInput, SeriesHistory, history_tabled, report_html};
 pub use json_array::{JsonArray, write_at};
+pub use json_measurements::MeasurementLines;
 pub use listing::{Chunks, Layout, Listing, TextStyle};
 pub use run_table::run_table;
 pub use runs::Places;
