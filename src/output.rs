@@ -203,6 +203,11 @@ impl Output {
         })
     }
 
+    /// The error of text that could not be written to this output.
+    pub fn error(&self, source: io::Error) -> OutputError {
+        io_error(&self.name, source)
+    }
+
     /// Whether the output is stdout (`-`), not a path.
     pub fn is_stdout(&self) -> bool {
         self.name == "-"
@@ -292,10 +297,7 @@ fn advice(e: &io::Error) -> &'static str {
 }
 
 fn io_error(name: &str, source: io::Error) -> OutputError {
-    let path = match name {
-        "-" => "stdout".to_string(),
-        _ => name.to_string(),
-    };
+    let path = if name == "-" { "stdout" } else { name }.to_string();
     OutputError::Io { path, source }
 }
 

@@ -34,11 +34,35 @@ pub(super) enum Stop {
     Output,
     /// A page held a value the store cannot read: the listing fails with it.
     Store(StoreError),
+    /// The printer could not print a page (a value serde refused): the listing fails
+    /// with it, as a write to the output that failed.
+    Print(io::Error),
 }
 
+/// The error [`Pieces`] hands a printer when the text could not be passed on, told
+/// apart from a printer's own errors, which reach [`Stop`] as `io::Error`s too.
+#[derive(Debug, thiserror::Error)]
+#[error("the output failed")]
+struct OutputFailed;
+
 impl From<io::Error> for Stop {
-    fn from(_: io::Error) -> Stop {
-        Stop::Output
+    fn from(e: io::Error) -> Stop {
+        match e.get_ref().is_some_and(|inner| inner.is::<OutputFailed>()) {
+            true => Stop::Output,
+            false => Stop::Print(e),
+        }
+    }
+}
+
+impl Stop {
+    /// The listing's error for a printer that stopped on a page, but for a failed
+    /// write to the output, which its writer says.
+    fn into_error<E: From<OutputError> + From<StoreError>>(self, out: &Output) -> Option<E> {
+        match self {
+            Stop::Output => None,
+            Stop::Store(e) => Some(e.into()),
+            Stop::Print(e) => Some(out.error(e).into()),
+        }
     }
 }
 
@@ -136,7 +160,7 @@ where
         // pieces written, handed back to be printed into again: a listing's gigabyte
         // of text then passes through a few pieces, not thousands allocated and freed
         let (written_sender, written) = channel::<Vec<u8>>();
-        let (failed_sender, failed) = channel::<StoreError>();
+        let (failed_sender, failed) = channel::<Stop>();
         // made on the printer's thread: the pieces of [`Threads::One`] may hold the
         // output, which stays on this one
         let writer = move || {
@@ -154,7 +178,7 @@ where
                 written: written_sender,
                 spent: &spent,
                 failed: &failed,
-                out,
+                out: &mut *out,
             }),
         };
         let produced = produce(&mut pages);
@@ -162,10 +186,11 @@ where
         let Route::Queue(queue) = pages.route else {
             unreachable!("the pages were queued")
         };
-        let out = queue.out;
         drop(queue.sender);
         let written = match &produced {
-            Ok(_) => pieces.iter().try_for_each(|piece| out.write_bytes(&piece)),
+            Ok(_) => pieces
+                .iter()
+                .try_for_each(|piece| queue.out.write_bytes(&piece)),
             // not written, but taken: the printer goes on to the pages sent, which came
             // before what failed, and may fail on one of them
             Err(_) => {
@@ -177,8 +202,8 @@ where
         let printer = printing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        if let Ok(e) = failed.try_recv() {
-            return Err(e.into());
+        if let Some(e) = failed.try_recv().ok().and_then(|stop| stop.into_error(out)) {
+            return Err(e);
         }
         let produced = produced?;
         written?;
@@ -188,13 +213,13 @@ where
 
 /// The printer's loop: each page printed into pieces handed back, and then the page
 /// itself, until the pages end, nobody takes the pieces any more (the writer failed)
-/// or a page cannot be read (its error sent to `failed`).
+/// or a page cannot be read or printed (why sent to `failed`).
 fn print_all<P, T: Printer<P>>(
     mut printer: T,
     pages: Receiver<P>,
     writer: impl FnOnce() -> Pieces<'static>,
     spent: Sender<P>,
-    failed: Sender<StoreError>,
+    failed: Sender<Stop>,
 ) -> T {
     let mut writer = writer();
     for mut page in pages {
@@ -206,9 +231,8 @@ fn print_all<P, T: Printer<P>>(
         // waiting for ever while this thread waits for the next page
         match printed.and_then(|()| Ok(writer.pass()?)) {
             Ok(()) => {}
-            Err(Stop::Output) => return printer,
-            Err(Stop::Store(e)) => {
-                let _ = failed.send(e);
+            Err(stop) => {
+                let _ = failed.send(stop);
                 return printer;
             }
         }
@@ -268,14 +292,14 @@ impl<'o> Pieces<'o> {
                     Err(_) => Vec::with_capacity(PIECE),
                 };
                 let piece = std::mem::replace(&mut self.gathered, next);
-                (sender.send(piece)).map_err(|_| io::Error::other("the output failed"))
+                (sender.send(piece)).map_err(|_| io::Error::other(OutputFailed))
             }
             To::Out { out, failed } => {
                 let written = out.write_bytes(&self.gathered);
                 self.gathered.clear();
                 written.map_err(|e| {
                     *failed = Some(e);
-                    io::Error::other("the output failed")
+                    io::Error::other(OutputFailed)
                 })
             }
         }
@@ -286,6 +310,16 @@ impl<'o> Pieces<'o> {
         match &mut self.to {
             To::Out { failed, .. } => failed.take().expect("a write to the output failed"),
             To::Queue { .. } => unreachable!("a queue's writer says why itself"),
+        }
+    }
+
+    /// The listing's error for a printer that stopped on this thread.
+    fn stopped<E: From<OutputError> + From<StoreError>>(&mut self, stop: Stop) -> E {
+        match (stop, &self.to) {
+            (Stop::Output, _) => self.failure().into(),
+            (Stop::Store(e), _) => e.into(),
+            (Stop::Print(e), To::Out { out, .. }) => out.error(e).into(),
+            (Stop::Print(_), To::Queue { .. }) => unreachable!("a queue's printer sends it"),
         }
     }
 }
@@ -337,8 +371,8 @@ struct Queue<'a, P> {
     /// freed on the printer's, each block waited for a lock on this thread's arena of
     /// the system allocator (a fifth of a listing's time).
     spent: &'a Receiver<P>,
-    /// What the printer could not read, when it stopped for that.
-    failed: &'a Receiver<StoreError>,
+    /// Why the printer stopped, when it could not read or print a page.
+    failed: &'a Receiver<Stop>,
     out: &'a mut Output,
 }
 
@@ -349,11 +383,7 @@ impl<P> Pages<'_, P> {
             Route::Queue(queue) => queue.send(page),
             Route::Here { printer, pieces } => {
                 let mut page = page;
-                match printer.print(&mut page, pieces) {
-                    Ok(()) => Ok(()),
-                    Err(Stop::Store(e)) => Err(e.into()),
-                    Err(Stop::Output) => Err(pieces.failure().into()),
-                }
+                (printer.print(&mut page, pieces)).map_err(|stop| pieces.stopped(stop))
             }
         }
     }
@@ -394,12 +424,13 @@ impl<P> Queue<'_, P> {
         Ok(())
     }
 
-    /// Why the printer stopped: a page it could not read, or nothing here (the writer
-    /// failed, which it says itself).
-    fn stopped<E: From<StoreError>>(&self) -> Result<(), E> {
-        match self.failed.try_recv() {
-            Ok(e) => Err(e.into()),
-            Err(_) => Ok(()),
+    /// Why the printer stopped: a page it could not read or print, or nothing here
+    /// (the writer failed, which it says itself).
+    fn stopped<E: From<OutputError> + From<StoreError>>(&self) -> Result<(), E> {
+        let stop = self.failed.try_recv().ok();
+        match stop.and_then(|stop| stop.into_error(self.out)) {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 
@@ -435,9 +466,12 @@ mod tests {
     const EMPTY: std::ops::Range<usize> = 20..30;
 
     /// Prints page `n` as many numbered lines, so that a listing is several pieces; fails
-    /// on page `unreadable` as on a value the store cannot read.
+    /// on page `unreadable` as on a value the store cannot read, and on page
+    /// `unprintable` as on a value serde cannot print.
+    #[derive(Default)]
     struct Numbers {
         unreadable: Option<usize>,
+        unprintable: Option<usize>,
     }
 
     impl Printer<usize> for Numbers {
@@ -451,6 +485,10 @@ mod tests {
                     path: "test.db".into(),
                     reason,
                 }));
+            }
+            if self.unprintable == Some(*page) {
+                let keyed_by_pairs = std::collections::BTreeMap::from([((*page, 0), 0)]);
+                serde_json::to_writer(&mut *out, &keyed_by_pairs).map_err(io::Error::from)?;
             }
             (0..LINES).try_for_each(|line| writeln!(out, "{page} {line}"))?;
             Ok(())
@@ -478,7 +516,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for threads in [Threads::One, Threads::Two] {
             let path = dir.path().join(format!("{threads:?}"));
-            let sent = list(&path, threads, Numbers { unreadable: None }).unwrap();
+            let sent = list(&path, threads, Numbers::default()).unwrap();
             assert_eq!(sent, PAGES);
             let written = std::fs::read_to_string(&path).unwrap();
             assert!(written == expected, "{threads:?}: {} bytes", written.len());
@@ -492,6 +530,7 @@ mod tests {
             let path = dir.path().join(format!("{threads:?}"));
             let printer = Numbers {
                 unreadable: Some(7),
+                ..Numbers::default()
             };
             let failed = list(&path, threads, printer).unwrap_err().to_string();
             assert!(
@@ -506,10 +545,28 @@ mod tests {
     #[test]
     fn either_way_an_output_that_fails_stops_the_listing_with_its_error() {
         for threads in [Threads::One, Threads::Two] {
-            let printer = Numbers { unreadable: None };
+            let printer = Numbers::default();
             let failed = list(Path::new("/dev/full"), threads, printer).unwrap_err();
             let failed = failed.to_string();
             assert!(failed.contains("No space left"), "{threads:?}: {failed}");
+        }
+    }
+
+    #[test]
+    fn either_way_a_page_that_cannot_be_printed_fails_the_listing_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        for threads in [Threads::One, Threads::Two] {
+            let path = dir.path().join(format!("{threads:?}"));
+            let printer = Numbers {
+                unprintable: Some(7),
+                ..Numbers::default()
+            };
+            let failed = list(&path, threads, printer).unwrap_err().to_string();
+            assert!(
+                failed.contains("key must be a string"),
+                "{threads:?}: {failed}"
+            );
+            assert!(!path.exists(), "{threads:?}");
         }
     }
 }
