@@ -7,23 +7,29 @@
 # medians beside it ("med/med"). Also measures what latency recording costs (at depth 1
 # and at depth 32) and whether peak memory grows with the file size.
 #
-#   [SIZE=256M] [URING_SIZE=64M] [SEQ_SIZE=256M] [ROWS=REGEX] scripts/bench-vs-fio.sh [DIR] [ROUNDS]
+#   [SIZE=256M] [URING_SIZE=64M] [SEQ_SIZE=256M] [BUFFERED_SIZE=1G] [ROWS=REGEX]
+#   scripts/bench-vs-fio.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-vs-fio (on the filesystem under the checkout); ROUNDS
 # defaults to 5. ROWS keeps only the rows whose label it matches (Python regex, e.g.
 # ROWS='64k read direct qd4|128k read', ROWS='^psync' or ROWS='psync flush 4096': the
 # psync rows are labelled "psync CACHE RECORD", the extra sections "fio vs fio",
-# "latency" and "memory"). Needs about 300 MiB free in DIR (1 GiB for
-# the memory check). The io_uring rows, all O_DIRECT, at depth 1, 4, 8 and 32: 4 KiB
+# "latency" and "memory"). Needs about 1 GiB free in DIR (BUFFERED_SIZE,
+# and the memory check). The io_uring rows, all O_DIRECT, at depth 1, 4, 8 and 32: 4 KiB
 # random reads and writes of URING_SIZE files, 64 KiB and 128 KiB sequential reads,
 # writes and rewrites of SEQ_SIZE files; then 4 KiB random reads through the page cache
 # at depth 32, and fio against itself on the 64 KiB reads at depth 4: how far apart two
 # equal tools land here. Target: every io_uring row at >= 0.95 of fio.
 #
 # What each side reads: a file laid out the same way on both sides. iozone's read and
-# random tests read the file of their untimed fill, written through the page cache and
-# synced; fio reads a file its fill job wrote the same way (1 MiB buffered writes and
-# --end_fsync=1), so the filesystem's delayed allocation places both. Neither reads a
+# random tests read the file of their untimed fill, written through the page cache in
+# the record size and synced; fio reads a file its fill job wrote the same way (buffered
+# writes of the record size and --end_fsync=1), so the filesystem's delayed allocation
+# places both, and the page cache holds both in folios of the same size: with large
+# folios (ext4 on the kernel of 12-04) a buffered write makes folios as large as itself,
+# and fio's 4 KiB random reads at depth 32 of a cached file it had filled in 1 MiB
+# writes ran at 3131-3160 MiB/s, of one filled in 4 KiB writes at 2456-2566 (three
+# rounds each, alternated; iozone's between them 2758-2914). Neither reads a
 # file an O_DIRECT pass laid out (iozone's own write test, or fio filling with 4 MiB
 # direct writes), whose extents depend on the order writes completed. The write rows
 # both write a new file (fio: --fallocate=none): each write extends it, and ext4 waits
@@ -46,6 +52,22 @@
 # 5% as many bytes on DIR's device as the tool measured (8 MiB at least;
 # /proc/diskstats) is run again, up to 3 times: a benchmark that shares the disk
 # measures the sharing. Every row ends with the load average when it finished.
+#
+# File sizes: fio times a job in whole milliseconds (its JSON's `runtime`, and
+# `bw_bytes` from it), so a job of a few tens of milliseconds reads as faster than it
+# was by up to a millisecond's share: every round of a 64 MiB buffered random read at
+# depth 32 came out at 3555.6 MiB/s (64 MiB in 18 ms) on 12-04, and the 256 MiB
+# buffered psync reads of 64 KiB at 8258.1 MiB/s (31 ms). So the rows that read or
+# write through the page cache (psync buffered, and the io_uring buffered row) use
+# BUFFERED_SIZE files, which take a quarter of a second or more at those speeds.
+#
+# Buffers through the page cache: iozone's start on a page, as iozone3's do (and as
+# O_DIRECT needs), where fio's default memory is malloc's, 16 bytes past one. On the
+# CPU of 12-04 (with FSRM) the kernel copies a cached 64 KiB record into a buffer on a
+# 64-byte boundary 7-10% slower than into one 16 bytes off it (4 KiB: 7%; 512 B: 6%
+# faster aligned), with the same read(2) loop in C (docs/benchmarks.md). That is the
+# CPU's copy, not either engine, so wherever the kernel copies (psync, and the io_uring
+# buffered row) fio's buffers start on a page too (--mem_align=4096).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,10 +82,11 @@ fi
 cargo build --release --quiet
 mkdir -p "$dir"
 
-exec python3 - "$dir" "$rounds" "$size" "${URING_SIZE:-64M}" "${SEQ_SIZE:-256M}" "${ROWS:-}" <<'PY'
+exec python3 - "$dir" "$rounds" "$size" "${URING_SIZE:-64M}" "${SEQ_SIZE:-256M}" "${ROWS:-}" \
+  "${BUFFERED_SIZE:-1G}" <<'PY'
 import atexit, json, os, re, statistics, subprocess, sys, time
 
-dir, rounds, size, uring_size, seq_size, rows = sys.argv[1:7]
+dir, rounds, size, uring_size, seq_size, rows, buffered_size = sys.argv[1:8]
 rounds = int(rounds)
 
 def wanted(label):
@@ -72,9 +95,12 @@ iozone = os.path.abspath("target/release/iozone")
 fio_file = os.path.join(dir, "fio.tmp")
 MiB = 1 << 20
 
+def psync_size(cache):
+    return buffered_size if cache == "buffered" else size
+
 def iozone_run(record, cache, extra=()):
     out = subprocess.run(
-        [iozone, "run", "-s", size, "-r", str(record), "-i", "write,read", "-n", "1",
+        [iozone, "run", "-s", psync_size(cache), "-r", str(record), "-i", "write,read", "-n", "1",
          "--cache", cache, "-d", dir, "-q", "--format", "json", *extra],
         check=True, capture_output=True, text=True).stdout
     results = json.loads(out)["results"]
@@ -82,8 +108,8 @@ def iozone_run(record, cache, extra=()):
 
 def fio_job(rw, record, cache):
     args = ["fio", "--name=" + rw, "--filename=" + fio_file, "--rw=" + rw,
-            "--bs=" + str(record), "--size=" + size, "--ioengine=psync",
-            "--fallocate=none", "--output-format=json"]
+            "--bs=" + str(record), "--size=" + psync_size(cache), "--ioengine=psync",
+            "--fallocate=none", "--output-format=json", "--mem_align=4096"]
     if rw == "write" and cache == "flush":
         args.append("--end_fsync=1")   # the write's time includes its fsync, as ours
     if rw == "read":
@@ -107,7 +133,8 @@ def target(record, cache):
 
 psync = [(c, r) for c in ["buffered", "flush"] for r in [512, 4096, 65536] if wanted(f"psync {c} {r}")]
 if psync:
-    print(f"iozone vs fio (psync), {size} file, {rounds} alternating rounds, MiB/s medians, in {dir}, "
+    print(f"iozone vs fio (psync), {size} file ({buffered_size} buffered), {rounds} alternating "
+          f"rounds, MiB/s medians, in {dir}, "
           f"load {load()} at {time.strftime('%H:%M')}")
     print(f"{'cache':<9}{'record':>7}  {'test':<6}{'iozone':>9}{'fio':>9}{'ratio':>7}{'target':>8}  "
           f"verdict  iozone range / fio range   load")
@@ -183,11 +210,11 @@ def iozone_own(test, file_size):
     phases = 2 if test in ("read", "write", "rewrite") else 1
     return bytes_of(file_size) * (phases + (test != "write"))
 
-def fio_fill(file_size):
+def fio_fill(file_size, record):
     if os.path.exists(fio_file):
         os.remove(fio_file)
     subprocess.run(["fio", "--name=fill", "--filename=" + fio_file, "--rw=write",
-                    "--bs=1M", "--size=" + file_size, "--end_fsync=1",
+                    "--bs=" + str(record), "--size=" + file_size, "--end_fsync=1",
                     "--output-format=json"], check=True, capture_output=True)
 
 def fio_uring(rw, record, depth, direct, file_size, extra=()):
@@ -198,13 +225,14 @@ def fio_uring(rw, record, depth, direct, file_size, extra=()):
     if os.path.exists(fio_file):
         os.remove(fio_file)
     if rw != "write" or "--overwrite=1" in extra:
-        fio_fill(file_size)
+        fio_fill(file_size, record)
     args = ["fio", "--name=" + rw, "--filename=" + fio_file, "--rw=" + rw,
             "--bs=" + str(record), "--size=" + file_size, "--ioengine=io_uring",
             "--iodepth=" + str(depth), "--direct=" + ("1" if direct else "0"),
             "--fallocate=none", "--output-format=json", *extra]
     if not direct:
         args.append("--invalidate=0")   # buffered reads from the page cache, as ours
+        args.append("--mem_align=4096")  # the buffers on a page, as ours (above)
     job = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
     os.remove(fio_file)
     key = "write" if "write" in rw else "read"
@@ -251,7 +279,7 @@ for depth in [1, 4, 8, 32]:
         (f"64k rewrite direct qd{depth}", "write", "rewrite", 65536, depth, True, seq_size),
         (f"128k rewrite direct qd{depth}", "write", "rewrite", 131072, depth, True, seq_size),
     ]
-URING.append(("4k randread buffered qd32", "randread", "random_read", 4096, 32, False, uring_size))
+URING.append(("4k randread buffered qd32", "randread", "random_read", 4096, 32, False, buffered_size))
 
 def paired(ours, theirs):
     """The median of the rounds' own ratios: each round's two runs are next to each
