@@ -54,6 +54,16 @@ impl Walk {
         }
     }
 
+    /// The columns of `runs` that a walk of whole runs (an export's) copies as the store
+    /// holds them, for the printer to decode: the very columns [`Walk::run_columns`]
+    /// reads, in its order. None where the record is decoded as it is read.
+    pub(super) fn copied_columns(self) -> Option<&'static [Column<Run>]> {
+        match self {
+            Walk::Results(_) => Some(RUN_COLUMNS),
+            _ => None,
+        }
+    }
+
     /// Whether the runs come host by host rather than in the filter's order.
     pub(super) fn by_host(self) -> bool {
         matches!(self, Walk::Series { by_host: true })
@@ -248,5 +258,30 @@ pub fn for_each_page<E: From<StoreError>>(
         if !full || left == Some(0) {
             return Ok(());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copied_record_is_the_columns_the_walk_reads_in_their_order() {
+        let walks = [
+            Walk::Results(Detail::Full),
+            Walk::Results(Detail::Figures),
+            Walk::Headlines,
+            Walk::Series { by_host: false },
+            Walk::Series { by_host: true },
+        ];
+        for walk in walks {
+            let Some(copied) = walk.copied_columns() else {
+                continue;
+            };
+            let read: Vec<&str> = walk.run_columns().iter().map(|c| c.name).collect();
+            let copied: Vec<&str> = copied.iter().map(|c| c.name).collect();
+            assert_eq!(read, copied, "{walk:?}");
+        }
+        assert!(Walk::Results(Detail::Full).copied_columns().is_some());
     }
 }

@@ -16,7 +16,7 @@ use super::{SqliteStore, sql_error};
 #[cfg(doc)]
 use crate::model::headline;
 use crate::model::{HEADLINE_TESTS, Measurement, Params, RowSummary, Run};
-use crate::store::columns::{Column, RUN_COLUMNS, ResultRow, SUMMARY_COLUMNS, SummaryRow};
+use crate::store::columns::{Column, ResultRow, SUMMARY_COLUMNS, SummaryRow};
 use crate::store::walk::{Each, Pending, Rest, Walk, Walked};
 use crate::store::{Detail, RunFilter, RunResults, statements};
 
@@ -34,17 +34,17 @@ impl SqliteStore {
         let mut beside = Beside::prepare(&self.conn, walk, &self.path)?;
         // A walk of whole runs (an export's) leaves their records to whoever takes them,
         // as it leaves their results: it reads only the id it needs for the rest.
-        let copy_records = matches!(walk, Walk::Results(_));
+        let copied = walk.copied_columns();
         let id_at = columns.iter().position(|c| c.name == "id");
         let mut rows = runs.query(values(&statement))?;
         while let Some(row) = rows.next()? {
-            let (run, record) = match (copy_records, id_at) {
-                (true, Some(at)) => {
+            let (run, record) = match (copied, id_at) {
+                (Some(copied), Some(at)) => {
                     let run = Run {
                         id: Some(row.get(at)?),
                         ..Run::default()
                     };
-                    (run, Some(CopiedRow::copy(RUN_COLUMNS, row)?))
+                    (run, Some(CopiedRow::copy(copied, row)?))
                 }
                 _ => (decode(row, columns.iter().copied(), Run::default())?, None),
             };
