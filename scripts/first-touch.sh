@@ -11,8 +11,8 @@
 # (the first touch: the guest's page fault, zeroing, and the host's if it must back the
 # page), then memsets it all (every page already there), and prints both rates. Run it
 # twice in a row, then again after 20 s idle, to see the host take the memory back. On
-# 12-04: 2 GiB 2.8-3.0 GiB/s first touch (1.3-1.4 us a page); 8 GiB 0.46-0.52 GiB/s
-# (7.5-8.4 us) after an idle spell, 1.2-1.9 right after another run; memset 9-10 GiB/s
+# 12-04: 2 GiB 2.7-2.9 GiB/s first touch (1.3-1.4 us a page); 8 GiB 0.43-0.51 GiB/s
+# (7.5-8.9 us) after an idle spell, 1.2-1.9 right after another run; memset 9-10 GiB/s
 # throughout (docs/benchmarks.md, bench-import.sh).
 set -euo pipefail
 work=$(mktemp -d)
