@@ -63,11 +63,12 @@
 #
 # Buffers through the page cache: iozone's start on a page, as iozone3's do (and as
 # O_DIRECT needs), where fio's default memory is malloc's, 16 bytes past one. On the
-# CPU of 12-04 (with FSRM) the kernel copies a cached 64 KiB record into a buffer on a
-# 64-byte boundary 7-10% slower than into one 16 bytes off it (4 KiB: 7%; 512 B: 6%
-# faster aligned), with the same read(2) loop in C (docs/benchmarks.md). That is the
-# CPU's copy, not either engine, so wherever the kernel copies (psync, and the io_uring
-# buffered row) fio's buffers start on a page too (--mem_align=4096).
+# CPU of 12-04 (with FSRM) the kernel copied cached 64 KiB and 4 KiB records into a
+# buffer on a 64-byte boundary about 8% more slowly than into one off it (medians; 512 B
+# records 6% faster aligned), with the same read(2) loop in C (scripts/copy-alignment.sh,
+# docs/benchmarks.md). That is the CPU's copy, not either engine, so wherever the kernel
+# copies (psync, and the io_uring buffered row) fio's buffers start on a page too
+# (--mem_align=4096).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -7,8 +7,8 @@
 # Reads FILE whole in RECORD-byte read(2)s into a buffer OFFSET bytes past a 2 MiB
 # boundary, for each OFFSET in turn, three times over, and prints MiB/s for each. Read
 # FILE once before, so that it is in the page cache. On the CPU of 12-04 (with FSRM) a
-# buffer on a 64-byte boundary took 64 KiB records at 7.8-8.4 GiB/s and one 16 bytes
-# off it at 8.7-9.2 (docs/benchmarks.md, "The page-cache rows"): why bench-vs-fio.sh
+# buffer on a 64-byte boundary took 64 KiB records at a median 8281 MiB/s and one off
+# such a boundary at 8994 (docs/benchmarks.md, "The page-cache rows"): why bench-vs-fio.sh
 # puts fio's buffers on a page, as iozone's are, wherever the kernel copies.
 set -euo pipefail
 if [ $# -lt 3 ]; then
