@@ -8,7 +8,7 @@
 # and at depth 32) and whether peak memory grows with the file size.
 #
 #   [SIZE=256M] [URING_SIZE=64M] [SEQ_SIZE=256M] [BUFFERED_SIZE=1G] [ROWS=REGEX]
-#   scripts/bench-vs-fio.sh [DIR] [ROUNDS]
+#   [FLOOR=ROW] scripts/bench-vs-fio.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-vs-fio (on the filesystem under the checkout); ROUNDS
 # defaults to 5. ROWS keeps only the rows whose label it matches (Python regex, e.g.
@@ -18,8 +18,9 @@
 # and the memory check). The io_uring rows, all O_DIRECT, at depth 1, 4, 8 and 32: 4 KiB
 # random reads and writes of URING_SIZE files, 64 KiB and 128 KiB sequential reads,
 # writes and rewrites of SEQ_SIZE files; then 4 KiB random reads through the page cache
-# at depth 32, and fio against itself on the 64 KiB reads at depth 4: how far apart two
-# equal tools land here. Target: every io_uring row at >= 0.95 of fio.
+# at depth 32, and fio against itself on the 64 KiB reads at depth 4 (FLOOR names
+# another io_uring row, e.g. FLOOR='128k write direct qd32'): how far apart two equal
+# tools land here. Target: every io_uring row at >= 0.95 of fio.
 #
 # What each side reads: a file laid out the same way on both sides. iozone's read and
 # random tests read the file of their untimed fill, written through the page cache in
@@ -337,12 +338,18 @@ for label, rw, test, record, depth, direct, file_size in URING:
         (a, b, again, still), c = alternated(ours, theirs), None
     misses += report(label, a, b, c, again, still, 0.95)
 
-# the noise floor: fio against itself, the same way
+# the noise floor: fio against itself, the same way, on the row FLOOR names
+floor = os.environ.get("FLOOR", "64k read direct qd4")
 if wanted("fio vs fio"):
-    first = (lambda: fio_uring("read", 65536, 4, True, seq_size), fio_own("read", seq_size))
-    second = (lambda: fio_uring("read", 65536, 4, True, seq_size), fio_own("read", seq_size))
-    a, b, again, still = alternated(first, second)
-    report("fio vs fio, 64k read qd4", a, b, None, again, still, None)
+    rows_named = [row for row in URING if row[0] == floor]
+    if not rows_named:
+        sys.exit(f"FLOOR={floor!r} names no io_uring row")
+    _, rw, test, record, depth, direct, file_size = rows_named[0]
+    over = ["--overwrite=1"] if test == "rewrite" else []
+    side = (lambda: fio_uring(rw, record, depth, direct, file_size, over),
+            fio_own(rw, file_size, bool(over)))
+    a, b, again, still = alternated(side, side)
+    report(f"fio vs fio, {floor}", a, b, None, again, still, None)
 
 def taking_turns(i):
     """Whether round `i`'s first run records latency, then its second: who goes first
