@@ -66,6 +66,15 @@ impl Stop {
     }
 }
 
+/// The listing's error, if the printer's thread sent why it stopped (a page it could not
+/// read or print) to `failed`.
+fn stopped_apart<E: From<OutputError> + From<StoreError>>(
+    failed: &Receiver<Stop>,
+    out: &Output,
+) -> Option<E> {
+    failed.try_recv().ok().and_then(|stop| stop.into_error(out))
+}
+
 impl From<StoreError> for Stop {
     fn from(e: StoreError) -> Stop {
         Stop::Store(e)
@@ -202,7 +211,7 @@ where
         let printer = printing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        if let Some(e) = failed.try_recv().ok().and_then(|stop| stop.into_error(out)) {
+        if let Some(e) = stopped_apart(&failed, out) {
             return Err(e);
         }
         let produced = produced?;
@@ -315,11 +324,12 @@ impl<'o> Pieces<'o> {
 
     /// The listing's error for a printer that stopped on this thread.
     fn stopped<E: From<OutputError> + From<StoreError>>(&mut self, stop: Stop) -> E {
-        match (stop, &self.to) {
-            (Stop::Output, _) => self.failure().into(),
-            (Stop::Store(e), _) => e.into(),
-            (Stop::Print(e), To::Out { out, .. }) => out.error(e).into(),
-            (Stop::Print(_), To::Queue { .. }) => unreachable!("a queue's printer sends it"),
+        let To::Out { out, .. } = &self.to else {
+            unreachable!("a queue's printer sends why it stopped")
+        };
+        match stop.into_error(out) {
+            Some(e) => e,
+            None => self.failure().into(),
         }
     }
 }
@@ -427,8 +437,7 @@ impl<P> Queue<'_, P> {
     /// Why the printer stopped: a page it could not read or print, or nothing here
     /// (the writer failed, which it says itself).
     fn stopped<E: From<OutputError> + From<StoreError>>(&self) -> Result<(), E> {
-        let stop = self.failed.try_recv().ok();
-        match stop.and_then(|stop| stop.into_error(self.out)) {
+        match stopped_apart(self.failed, self.out) {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -523,23 +532,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn either_way_a_page_that_cannot_be_read_fails_the_listing_with_its_error() {
+    /// Lists through each route with a printer `printer` makes: the listing fails saying
+    /// `expected`, and leaves no output behind.
+    fn fails_whole(printer: impl Fn() -> Numbers, expected: &str) {
         let dir = tempfile::tempdir().unwrap();
         for threads in [Threads::One, Threads::Two] {
             let path = dir.path().join(format!("{threads:?}"));
-            let printer = Numbers {
-                unreadable: Some(7),
-                ..Numbers::default()
-            };
-            let failed = list(&path, threads, printer).unwrap_err().to_string();
-            assert!(
-                failed.contains("page 7 is unreadable"),
-                "{threads:?}: {failed}"
-            );
+            let failed = list(&path, threads, printer()).unwrap_err().to_string();
+            assert!(failed.contains(expected), "{threads:?}: {failed}");
             // the output was abandoned, not left half-written
             assert!(!path.exists(), "{threads:?}");
         }
+    }
+
+    #[test]
+    fn either_way_a_page_that_cannot_be_read_fails_the_listing_with_its_error() {
+        let printer = || Numbers {
+            unreadable: Some(7),
+            ..Numbers::default()
+        };
+        fails_whole(printer, "page 7 is unreadable");
     }
 
     #[test]
@@ -554,19 +566,10 @@ mod tests {
 
     #[test]
     fn either_way_a_page_that_cannot_be_printed_fails_the_listing_with_its_error() {
-        let dir = tempfile::tempdir().unwrap();
-        for threads in [Threads::One, Threads::Two] {
-            let path = dir.path().join(format!("{threads:?}"));
-            let printer = Numbers {
-                unprintable: Some(7),
-                ..Numbers::default()
-            };
-            let failed = list(&path, threads, printer).unwrap_err().to_string();
-            assert!(
-                failed.contains("key must be a string"),
-                "{threads:?}: {failed}"
-            );
-            assert!(!path.exists(), "{threads:?}");
-        }
+        let printer = || Numbers {
+            unprintable: Some(7),
+            ..Numbers::default()
+        };
+        fails_whole(printer, "key must be a string");
     }
 }
