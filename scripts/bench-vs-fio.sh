@@ -243,6 +243,13 @@ def fio_uring(rw, record, depth, direct, file_size, extra=()):
 def fio_own(rw, file_size, overwrite=False):
     return bytes_of(file_size) * (1 + (rw != "write" or overwrite))
 
+def fio_side(rw, test, record, depth, direct, file_size, extra=()):
+    """fio's side of an io_uring row: its run, and the bytes it moves. A rewrite is fio's
+    overwrite: its file laid out first (untimed), as our rewrite's."""
+    over = ["--overwrite=1"] if test == "rewrite" else []
+    return (lambda: fio_uring(rw, record, depth, direct, file_size, [*extra, *over]),
+            fio_own(rw, file_size, bool(over)))
+
 def alternated(*sides):
     """`rounds` rounds of every side (a run and the bytes it moves), who goes first
     taking turns (two sides: iozone, fio, fio, iozone, ...), each round run again (up
@@ -325,14 +332,9 @@ for label, rw, test, record, depth, direct, file_size in URING:
     cache = "direct" if direct else "buffered"
     ours = (lambda: iozone_uring(test, record, depth, cache, file_size),
             iozone_own(test, file_size))
-    # fio's overwrite: its file laid out first (untimed), as our rewrite's
-    over = ["--overwrite=1"] if test == "rewrite" else []
-    theirs = (lambda: fio_uring(rw, record, depth, direct, file_size, over),
-              fio_own(rw, file_size, bool(over)))
+    theirs = fio_side(rw, test, record, depth, direct, file_size)
     if huge and record > 4096:
-        in_huge = (lambda: fio_uring(rw, record, depth, direct, file_size,
-                                     ["--mem=shmhuge", *over]),
-                   fio_own(rw, file_size, bool(over)))
+        in_huge = fio_side(rw, test, record, depth, direct, file_size, ["--mem=shmhuge"])
         a, b, c, again, still = alternated(ours, theirs, in_huge)
     else:
         (a, b, again, still), c = alternated(ours, theirs), None
@@ -344,10 +346,7 @@ if wanted("fio vs fio"):
     rows_named = [row for row in URING if row[0] == floor]
     if not rows_named:
         sys.exit(f"FLOOR={floor!r} names no io_uring row")
-    _, rw, test, record, depth, direct, file_size = rows_named[0]
-    over = ["--overwrite=1"] if test == "rewrite" else []
-    side = (lambda: fio_uring(rw, record, depth, direct, file_size, over),
-            fio_own(rw, file_size, bool(over)))
+    side = fio_side(*rows_named[0][1:])
     a, b, again, still = alternated(side, side)
     report(f"fio vs fio, {floor}", a, b, None, again, still, None)
 
