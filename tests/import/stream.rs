@@ -275,8 +275,10 @@ fn large_iozone3_output(bytes: usize) -> String {
     text + "\niozone test complete.\n"
 }
 
-/// A transaction killed before its commit spills pages into a WAL the `-shm` index
-/// does not name yet: the database is as it was, and every command reads it again.
+/// An import killed before its commit: with the database to itself it writes in a
+/// rollback journal, its pages spilled into the database and the originals of those
+/// they changed in the `-journal`; the next command, a reader first, puts them back,
+/// and the database is as it was, for every command, in WAL mode again.
 #[test]
 fn an_import_killed_before_its_commit_leaves_the_database_as_it_was() {
     let scratch = tempfile::tempdir().unwrap();
@@ -284,32 +286,127 @@ fn an_import_killed_before_its_commit_leaves_the_database_as_it_was() {
     let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
     ok(&db, &["import", small.to_str().unwrap()]);
     let before = runs(&db);
-    let large = scratch.path().join("auto.txt");
-    std::fs::write(&large, large_iozone3_output(8 << 20)).unwrap();
-    let mut import = iozone_process()
-        .env("IOZONE_DB", &db)
-        .args(["-q", "import"])
-        .arg(&large)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let size_before = std::fs::metadata(&db).unwrap().len();
+    let journal = scratch.path().join("h.db-journal");
+    let spilled = || std::fs::metadata(&db).unwrap().len() > size_before + (2 << 20);
+    kill_import_when(&db, &scratch.path().join("auto.txt"), || {
+        spilled() && journal.exists()
+    });
+    assert!(journal.exists(), "the killed import left no -journal");
+    assert_eq!(runs(&db), before);
+    assert!(
+        !journal.exists(),
+        "the reader did not put the journal's pages back"
+    );
+    let (code, out, err) = on(&db, &["db", "check"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("integrity      ok"), "{out}");
+    let (code, _, err) = on(&db, &["import", small.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(journal_mode(&db), "wal");
+}
+
+/// With another connection holding the database open, an import cannot leave WAL mode:
+/// it writes there, and one killed before its commit spills pages into a WAL the
+/// `-shm` index does not name yet, which every command reads past.
+#[test]
+fn an_import_beside_another_connection_writes_in_wal_mode_and_killed_changes_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("h.db");
+    let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
+    ok(&db, &["import", small.to_str().unwrap()]);
+    let before = runs(&db);
+    let other = rusqlite::Connection::open(&db).unwrap();
+    let count = || -> i64 {
+        other
+            .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
+            .unwrap()
+    };
+    assert_eq!(count(), 2);
     let wal = scratch.path().join("h.db-wal");
     let spilled = || std::fs::metadata(&wal).is_ok_and(|m| m.len() > 2 << 20);
-    while !spilled() {
-        assert!(
-            import.try_wait().unwrap().is_none(),
-            "the import ended before its pages spilled into the WAL"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    import.kill().unwrap();
-    import.wait().unwrap();
+    kill_import_when(&db, &scratch.path().join("auto.txt"), spilled);
+    assert!(!scratch.path().join("h.db-journal").exists());
+    assert_eq!(count(), 2);
+    drop(other);
     assert_eq!(runs(&db), before);
     let (code, out, err) = on(&db, &["db", "check"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("integrity      ok"), "{out}");
     let (code, _, err) = on(&db, &["import", small.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
+    assert_eq!(journal_mode(&db), "wal");
+}
+
+/// An import whose database sits on a read-only mount since a kill left its `-journal`
+/// cannot be read as it is: a reader refuses it in one line that says why.
+#[test]
+fn a_journal_left_beside_a_database_no_one_here_can_write_is_refused_in_one_line() {
+    if !require_root("remount a tmpfs read-only under a killed import's journal") {
+        return;
+    }
+    // the figures set aside (48 bytes each) and the database's pages (about 70)
+    let mount = Mount::tmpfs("160m", "");
+    let db = mount.path().join("h.db");
+    let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
+    ok(&db, &["import", small.to_str().unwrap()]);
+    let size_before = std::fs::metadata(&db).unwrap().len();
+    let journal = mount.path().join("h.db-journal");
+    let scratch = tempfile::tempdir().unwrap();
+    kill_import_when(&db, &scratch.path().join("auto.txt"), || {
+        journal.exists() && std::fs::metadata(&db).unwrap().len() > size_before + (2 << 20)
+    });
+    remount(mount.path(), "remount,ro");
+    let (code, _, err) = on(&db, &["history"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("-journal"), "{err}");
+    remount(mount.path(), "remount,rw");
+    let (code, out, err) = on(&db, &["history", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        serde_json::from_str::<Vec<serde_json::Value>>(&out)
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+/// Starts an import of an 8 MB iozone3 output (written to `file`) into `db` and kills
+/// it once `ready` holds, which it must before the import ends.
+fn kill_import_when(db: &Path, file: &Path, ready: impl Fn() -> bool) {
+    std::fs::write(file, large_iozone3_output(8 << 20)).unwrap();
+    let mut import = iozone_process()
+        .env("IOZONE_DB", db)
+        .args(["-q", "import"])
+        .arg(file)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while !ready() {
+        assert!(
+            import.try_wait().unwrap().is_none(),
+            "the import ended before its pages spilled"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    import.kill().unwrap();
+    import.wait().unwrap();
+}
+
+fn remount(dir: &Path, options: &str) {
+    let status = std::process::Command::new("mount")
+        .args(["-o", options])
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mount -o {options} {}", dir.display());
+}
+
+fn journal_mode(db: &Path) -> String {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("PRAGMA journal_mode", [], |row| row.get(0))
+        .unwrap()
 }
 
 /// An iozone3 table's figures wait beside the database until their run closes: where

@@ -101,6 +101,14 @@ pub(super) fn read_as_is(path: &Path) -> bool {
     let no_write_bits = std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o222 == 0);
     (no_write_bits || unwritable(path).is_some())
         && wal(path).is_none_or(|wal| wal_applied(path, wal))
+        && !journal(path)
+}
+
+/// Whether a rollback journal with anything in it lies beside the database: a bulk
+/// write going on, or the pages one a killed process left must put back (`journal.rs`).
+/// Read as it is, such a database would show that write's half-done pages.
+pub(super) fn journal(path: &Path) -> bool {
+    std::fs::metadata(beside(path, "-journal")).is_ok_and(|m| m.len() > 0)
 }
 
 /// Why the database file cannot be read, when it cannot.

@@ -8,13 +8,15 @@
 //! WAL from another database (a backup restored beside a stale one) is refused, since
 //! SQLite would read its pages as the database's and the first checkpoint would copy
 //! them in; one left by a process killed while closing the database (checkpointed, its
-//! index deleted) is opened, and SQLite rebuilds the index from it.
+//! index deleted) is opened, and SQLite rebuilds the index from it. An import that has
+//! the database to itself writes in a rollback journal, each page once (`journal.rs`).
 
 mod bind;
 mod busy;
 mod check;
 mod copied;
 mod files;
+mod journal;
 mod key_order;
 mod schema;
 mod shared;
@@ -139,12 +141,31 @@ impl SqliteStore {
                 reason,
             });
         }
+        if files::journal(path) {
+            Self::put_back_journal(path)?;
+        }
         let store = Self::read_only(path, files::read_as_is(path))?;
         if user_version(&store.conn).map_err(|e| store.err(e))? < migrate::SQLITE.len() {
             drop(store);
             return Self::open(path);
         }
         Ok(store)
+    }
+
+    /// Puts back what a bulk write a killed process left in the `-journal` beside the
+    /// database had changed (`journal.rs`): a read-only connection cannot, and would
+    /// fail on its first read.
+    fn put_back_journal(path: &Path) -> Result<(), StoreError> {
+        if let Some(reason) = files::unwritable(path) {
+            return Err(StoreError::Open {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "a killed import left its -journal beside it, whose pages only a \
+                     user who can write the database can put back ({reason})"
+                ),
+            });
+        }
+        journal::put_back(&connect(path)?).map_err(|e| sql_error(path, e))
     }
 
     /// A read-only connection, on a database whose `-wal` (if it holds pages) was
@@ -465,7 +486,9 @@ impl Store for SqliteStore {
         self.conn
             .pragma_update(None, "foreign_keys", false)
             .map_err(err)?;
+        let journal = journal::Rollback::enter(&self.conn).map_err(err)?;
         let saved = self.save_batches_in_transaction(batch, next);
+        journal.leave(&self.conn);
         self.conn
             .pragma_update(None, "foreign_keys", true)
             .map_err(err)?;
