@@ -14,7 +14,8 @@
 #
 # Beside each import, its anchor: SQLite inserting the same rows by itself. The sqlite3
 # shell copies the results table the import wrote into an empty database of the same
-# page size and journal mode, in the table's key order, through a `WHERE` that keeps
+# page size and journal mode (a rollback journal: an import that has the database to
+# itself writes in one, docs/recording.md), in the table's key order, through a `WHERE` that keeps
 # every row but turns off SQLite's transfer of whole records, so that each row is
 # decoded, checked and inserted as an import's are. That is the least any import of
 # the file into this schema costs here: no parsing, no binding, no staging.
@@ -76,7 +77,7 @@ anchor() {
     sed 's/"results"/anchor_results/; s/TABLE results /TABLE anchor_results /')
   rows=$(sqlite3 "$db" "SELECT count(*) FROM results")
   sqlite3 "$copy" "PRAGMA page_size = $(sqlite3 "$db" 'PRAGMA page_size')" \
-    'PRAGMA journal_mode = WAL' >/dev/null
+    'PRAGMA journal_mode = DELETE' >/dev/null
   start=$(date +%s.%N)
   sqlite3 "$copy" "ATTACH '$db' AS imported" "$schema" \
     'INSERT INTO anchor_results SELECT * FROM imported.results WHERE run_id IS NOT NULL'
