@@ -8,7 +8,7 @@
 # and at depth 32) and whether peak memory grows with the file size.
 #
 #   [SIZE=256M] [URING_SIZE=64M] [SEQ_SIZE=256M] [BUFFERED_SIZE=1G] [ROWS=REGEX]
-#   [FLOOR=ROW] scripts/bench-vs-fio.sh [DIR] [ROUNDS]
+#   [FLOOR=ROW] [ROUNDS_LOG=FILE] scripts/bench-vs-fio.sh [DIR] [ROUNDS]
 #
 # DIR defaults to target/bench-vs-fio (on the filesystem under the checkout); ROUNDS
 # defaults to 5. ROWS keeps only the rows whose label it matches (Python regex, e.g.
@@ -20,7 +20,9 @@
 # writes and rewrites of SEQ_SIZE files; then 4 KiB random reads through the page cache
 # at depth 32, and fio against itself on the 64 KiB reads at depth 4 (FLOOR names
 # another io_uring row, e.g. FLOOR='128k write direct qd32'): how far apart two equal
-# tools land here. Target: every io_uring row at >= 0.95 of fio.
+# tools land here. Target: every io_uring row at >= 0.95 of fio. ROUNDS_LOG appends each
+# io_uring row's rounds to FILE, a JSON line a row (its label, the time, and each side's
+# MiB/s round by round), so rounds of several executions can be pooled.
 #
 # What each side reads: a file laid out the same way on both sides. iozone's read and
 # random tests read the file of their untimed fill, written through the page cache in
@@ -85,10 +87,10 @@ cargo build --release --quiet
 mkdir -p "$dir"
 
 exec python3 - "$dir" "$rounds" "$size" "${URING_SIZE:-64M}" "${SEQ_SIZE:-256M}" "${ROWS:-}" \
-  "${BUFFERED_SIZE:-1G}" <<'PY'
+  "${BUFFERED_SIZE:-1G}" "${ROUNDS_LOG:-}" <<'PY'
 import atexit, json, os, re, statistics, subprocess, sys, time
 
-dir, rounds, size, uring_size, seq_size, rows, buffered_size = sys.argv[1:8]
+dir, rounds, size, uring_size, seq_size, rows, buffered_size, rounds_log = sys.argv[1:9]
 rounds = int(rounds)
 
 def wanted(label):
@@ -297,7 +299,15 @@ def paired(ours, theirs):
     side's median."""
     return statistics.median(o / t for o, t in zip(ours, theirs))
 
+def logged(label, ours, theirs, huge):
+    if rounds_log:
+        with open(rounds_log, "a") as log:
+            row = {"label": label, "at": time.strftime("%Y-%m-%dT%H:%M:%S"), "iozone": ours,
+                   "fio": theirs, "fio_huge": huge}
+            log.write(json.dumps(row) + "\n")
+
 def report(label, ours, theirs, huge, again, still, want):
+    logged(label, ours, theirs, huge)
     o, f = statistics.median(ours), statistics.median(theirs)
     ratio = paired(ours, theirs)
     verdict = "    " if want is None else "ok  " if ratio >= want else "MISS"
