@@ -298,12 +298,7 @@ fn an_import_killed_before_its_commit_leaves_the_database_as_it_was() {
         !journal.exists(),
         "the reader did not put the journal's pages back"
     );
-    let (code, out, err) = on(&db, &["db", "check"]);
-    assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("integrity      ok"), "{out}");
-    let (code, _, err) = on(&db, &["import", small.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{err}");
-    assert_eq!(journal_mode(&db), "wal");
+    usable_again_in_wal_mode(&db, &small);
 }
 
 /// With another connection holding the database open, an import cannot leave WAL mode:
@@ -330,12 +325,7 @@ fn an_import_beside_another_connection_writes_in_wal_mode_and_killed_changes_not
     assert_eq!(count(), 2);
     drop(other);
     assert_eq!(runs(&db), before);
-    let (code, out, err) = on(&db, &["db", "check"]);
-    assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("integrity      ok"), "{out}");
-    let (code, _, err) = on(&db, &["import", small.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{err}");
-    assert_eq!(journal_mode(&db), "wal");
+    usable_again_in_wal_mode(&db, &small);
 }
 
 /// An import whose database sits on a read-only mount since a kill left its `-journal`
@@ -392,6 +382,17 @@ fn kill_import_when(db: &Path, file: &Path, ready: impl Fn() -> bool) {
     }
     import.kill().unwrap();
     import.wait().unwrap();
+}
+
+/// After a killed import: `db check` finds the database whole, the import runs again,
+/// and the database is in WAL mode.
+fn usable_again_in_wal_mode(db: &Path, small: &Path) {
+    let (code, out, err) = on(db, &["db", "check"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("integrity      ok"), "{out}");
+    let (code, _, err) = on(db, &["import", small.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(journal_mode(db), "wal");
 }
 
 fn remount(dir: &Path, options: &str) {
