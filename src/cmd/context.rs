@@ -5,7 +5,7 @@
 //! library to it): the library is handed what it says.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
@@ -68,14 +68,14 @@ impl Context {
     /// The database for a command that only reads: opened read-only, never created.
     pub fn read_store(&self) -> anyhow::Result<Box<dyn Store>> {
         let (location, _) = self.location()?;
-        Ok(store::open_to_read(&location)?)
+        Ok(waiting(&self.shell, || store::open_to_read(&location))?)
     }
 
     /// The database for `db check --repair`: opened to write, even when `db check`
     /// marked it damaged.
     pub fn repair_store(&self) -> anyhow::Result<Box<dyn Store>> {
         let (location, _) = self.location()?;
-        Ok(store::open_to_repair(&location)?)
+        Ok(waiting(&self.shell, || store::open_to_repair(&location))?)
     }
 
     /// The database, opened (and created, with its directory, when it is the default).
@@ -91,8 +91,35 @@ impl Context {
                 )
             })?;
         }
-        Ok(store::open(&location)?)
+        Ok(waiting(&self.shell, || store::open(&location))?)
     }
+}
+
+/// After how long a wait for the database is said on stderr.
+const QUIET_WAIT: Duration = Duration::from_secs(1);
+
+/// `work` (a call into the store), with a line on stderr once it has waited about a
+/// second for another process's lock on the database (SQLite counts its waits; a
+/// call that is merely slow says nothing). Opening waits too: a reader while an import
+/// writes in a rollback journal, a writer while another holds the write lock.
+pub(crate) fn waiting<T>(shell: &Shell, work: impl FnOnce() -> T) -> T {
+    use std::sync::mpsc::RecvTimeoutError;
+    let before = store::lock_waits();
+    let started = Instant::now();
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while wait.recv_timeout(Duration::from_millis(100)) == Err(RecvTimeoutError::Timeout) {
+                if started.elapsed() >= QUIET_WAIT && store::lock_waits() > before {
+                    shell.status("Waiting", "for the database, locked by another process");
+                    return;
+                }
+            }
+        });
+        let value = work();
+        drop(done);
+        value
+    })
 }
 
 /// A variable that tunes a wait, in seconds ("60", "0.5"); unset or not a number of

@@ -22,6 +22,7 @@ use crate::render;
 use crate::shell::Shell;
 
 use super::Context;
+use super::context::waiting;
 use clients::Clients;
 pub(crate) use plan::plan_message;
 use plan::{params, plan_from};
@@ -116,7 +117,7 @@ fn begin(
     // a bad database is found before the measuring, not after
     let opened = match args.no_record || !leads {
         true => Ok(None),
-        false => record::waiting(shell, || context.open_store()).map(Some),
+        false => context.open_store().map(Some),
     };
     let mut store = settle(clients, opened)?;
     announce(shell, plan);
@@ -140,7 +141,7 @@ fn begin(
     }
     warn_if_busy(shell, &run);
     let begun = match &mut store {
-        Some(store) => record::waiting(shell, || store.begin_run(&run)).map(|id| {
+        Some(store) => waiting(shell, || store.begin_run(&run)).map(|id| {
             run.id = Some(id);
             mark_killed_runs(shell, store.as_mut());
         }),
@@ -242,7 +243,7 @@ fn measure(
         }
     };
     if let (Some(store), Some(id)) = (&mut store, run.id)
-        && let Err(e) = record::waiting(shell, || store.finish_run(id, &run))
+        && let Err(e) = waiting(shell, || store.finish_run(id, &run))
     {
         shell.warn(format!(
             "the run could not be marked {:?}: {e}{}",

@@ -312,3 +312,36 @@ fn history_works_on_a_read_only_mount() {
     );
     assert!(sidecars(&db).is_empty());
 }
+
+/// A reader that finds the database locked (an import writing in a rollback journal
+/// holds it whole) waits for it and says so once a second has gone, then reads.
+#[test]
+fn a_reader_kept_waiting_by_an_import_says_so_and_then_reads() {
+    let scene = Scene::new();
+    scene.run(&["-l", "waited"]);
+    let mut holder = rusqlite::Connection::open(&scene.db).unwrap();
+    let mode: String = holder
+        .query_row("PRAGMA journal_mode = DELETE", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "delete");
+    let lock = holder
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)
+        .unwrap();
+    let (child, _stderr, line) = crate::common::spawn_until(
+        crate::common::iozone_process()
+            .env("IOZONE_DB", &scene.db)
+            .args(["history", "--format", "json"])
+            .stdout(std::process::Stdio::piped()),
+        "Waiting",
+    );
+    assert!(
+        line.contains("for the database, locked by another process"),
+        "{line}"
+    );
+    lock.rollback().unwrap();
+    drop(holder);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed.len(), 1);
+}

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 
 use crate::cmd::Context;
+use crate::cmd::context::waiting;
 use crate::model::{Run, RunStatus};
-use crate::shell::Shell;
 use crate::store::{self, Store, StoreError};
 
 /// How long the final write is tried again, unless `IOZONE_RECORD_RETRY` (seconds,
@@ -22,9 +22,6 @@ const RETRY_FOR: Duration = Duration::from_secs(60);
 
 /// The longest pause between two tries.
 const MAX_PAUSE: Duration = Duration::from_secs(10);
-
-/// After how long a wait for the database is said on stderr.
-const QUIET_WAIT: Duration = Duration::from_secs(1);
 
 /// A run measured (and printed) but not recorded; main turns it into exit status 3.
 #[derive(Debug, thiserror::Error)]
@@ -50,29 +47,6 @@ pub enum NotRecorded {
         dir: PathBuf,
         error: std::io::Error,
     },
-}
-
-/// `work` (a call into the store), with a line on stderr once it has waited about a
-/// second for another process's lock on the database (SQLite counts its waits; a
-/// write that is merely slow says nothing).
-pub(super) fn waiting<T>(shell: &Shell, work: impl FnOnce() -> T) -> T {
-    use std::sync::mpsc::RecvTimeoutError;
-    let before = store::lock_waits();
-    let started = Instant::now();
-    let (done, wait) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            while wait.recv_timeout(Duration::from_millis(100)) == Err(RecvTimeoutError::Timeout) {
-                if started.elapsed() >= QUIET_WAIT && store::lock_waits() > before {
-                    shell.status("Waiting", "for the database, locked by another process");
-                    return;
-                }
-            }
-        });
-        let value = work();
-        drop(done);
-        value
-    })
 }
 
 /// Ends the run `run.id` in the store, trying again and then spooling as the module
