@@ -286,12 +286,12 @@ fn an_import_killed_before_its_commit_leaves_the_database_as_it_was() {
     let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
     ok(&db, &["import", small.to_str().unwrap()]);
     let before = runs(&db);
-    let size_before = std::fs::metadata(&db).unwrap().len();
     let journal = scratch.path().join("h.db-journal");
-    let spilled = || std::fs::metadata(&db).unwrap().len() > size_before + (2 << 20);
-    kill_import_when(&db, &scratch.path().join("auto.txt"), || {
-        spilled() && journal.exists()
-    });
+    kill_import_when(
+        &db,
+        &scratch.path().join("auto.txt"),
+        spilled_with_journal(&db),
+    );
     assert!(journal.exists(), "the killed import left no -journal");
     assert_eq!(runs(&db), before);
     assert!(
@@ -340,12 +340,12 @@ fn a_journal_left_beside_a_database_no_one_here_can_write_is_refused_in_one_line
     let db = mount.path().join("h.db");
     let small = crate::common::fixture("iozone3/auto-n64k-g4m.txt");
     ok(&db, &["import", small.to_str().unwrap()]);
-    let size_before = std::fs::metadata(&db).unwrap().len();
-    let journal = mount.path().join("h.db-journal");
     let scratch = tempfile::tempdir().unwrap();
-    kill_import_when(&db, &scratch.path().join("auto.txt"), || {
-        journal.exists() && std::fs::metadata(&db).unwrap().len() > size_before + (2 << 20)
-    });
+    kill_import_when(
+        &db,
+        &scratch.path().join("auto.txt"),
+        spilled_with_journal(&db),
+    );
     remount(mount.path(), "remount,ro");
     let (code, _, err) = on(&db, &["history"]);
     assert_eq!(code, Some(2), "{err}");
@@ -360,6 +360,16 @@ fn a_journal_left_beside_a_database_no_one_here_can_write_is_refused_in_one_line
             .len(),
         2
     );
+}
+
+/// Whether an import into `db` writing in a rollback journal has spilled pages: the
+/// database grown by 2 MiB since now, with a `-journal` beside it.
+fn spilled_with_journal(db: &Path) -> impl Fn() -> bool + '_ {
+    let size_before = std::fs::metadata(db).unwrap().len();
+    let mut journal = db.as_os_str().to_owned();
+    journal.push("-journal");
+    let journal = std::path::PathBuf::from(journal);
+    move || journal.exists() && std::fs::metadata(db).unwrap().len() > size_before + (2 << 20)
 }
 
 /// Starts an import of an 8 MB iozone3 output (written to `file`) into `db` and kills
